@@ -1,0 +1,232 @@
+package reactor
+
+import (
+	"errors"
+	"fmt"
+	"net/netip"
+	"sync/atomic"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/reactorviz/reactorviz/reactor/trace"
+)
+
+// ServerBootstrap binds server channels on a boss group and hands their
+// accepted children to a worker group (C2, C26). Boss and Worker may be the
+// same group: the single-reactor model.
+type ServerBootstrap struct {
+	Boss   *EventLoopGroup
+	Worker *EventLoopGroup
+	// ChildInit builds each child's pipeline; it runs on the child's loop
+	// during registration (Netty's ChannelInitializer).
+	ChildInit func(ch *Channel)
+	// ReusePort sets SO_REUSEPORT so several server channels can share one
+	// port (see BindN).
+	ReusePort bool
+	// MaxConnections caps open children per server channel (0: no cap);
+	// connections beyond it are accepted and closed at once.
+	MaxConnections int
+}
+
+// ServerChannel is a listening socket registered with one boss loop for
+// life: every accept happens on that loop's thread (C3).
+type ServerChannel struct {
+	ch       *Channel
+	addr     netip.AddrPort
+	boot     *ServerBootstrap
+	conns    atomic.Int64
+	accepted atomic.Int64
+	refused  atomic.Int64
+}
+
+// Addr returns the bound address (with the kernel-chosen port for ":0").
+func (s *ServerChannel) Addr() netip.AddrPort { return s.addr }
+
+// EventLoop returns the boss loop the server channel lives on.
+func (s *ServerChannel) EventLoop() *EventLoop { return s.ch.loop }
+
+// Accepted returns how many connections this server channel accepted.
+func (s *ServerChannel) Accepted() int64 { return s.accepted.Load() }
+
+// Close closes the listening socket. Any goroutine.
+func (s *ServerChannel) Close() error { return s.ch.Close() }
+
+// Bind opens one server channel on addr and registers it with the boss
+// group's next loop; the registration is a task on that loop, which starts
+// its thread. It returns once the channel is registered.
+func (b *ServerBootstrap) Bind(addr string) (*ServerChannel, error) {
+	if b.Boss == nil || b.Worker == nil {
+		return nil, errors.New("server bootstrap: boss and worker groups are required")
+	}
+	fd, bound, err := listenTCP(addr, b.ReusePort)
+	if err != nil {
+		return nil, err
+	}
+	boss := b.Boss.Next()
+	s := &ServerChannel{addr: bound, boot: b}
+	s.ch = newChannel(fd, kindServer, boss)
+	s.ch.server = s
+	done := make(chan error, 1)
+	err = boss.ExecuteNamed("bind", func() { done <- boss.register0(s.ch, nil, nil) })
+	if err != nil {
+		unix.Close(fd)
+		return nil, err
+	}
+	if err := <-done; err != nil {
+		return nil, fmt.Errorf("bind %s: %w", addr, err)
+	}
+	return s, nil
+}
+
+// BindN binds n server channels. With ReusePort they share addr's port
+// (the first one's kernel-chosen port if addr ends in :0); without it each
+// gets its own port. Each lands on the boss group's next loop, so n server
+// channels can keep n boss loops accepting.
+func (b *ServerBootstrap) BindN(addr string, n int) ([]*ServerChannel, error) {
+	var out []*ServerChannel
+	for i := 0; i < n; i++ {
+		a := addr
+		if i > 0 && b.ReusePort {
+			a = out[0].Addr().String()
+		}
+		s, err := b.Bind(a)
+		if err != nil {
+			for _, o := range out {
+				_ = o.Close()
+			}
+			return nil, err
+		}
+		out = append(out, s)
+	}
+	return out, nil
+}
+
+// accept runs on the boss loop when the listening socket is readable: take
+// up to 16 connections (maxMessagesPerRead), and hand each to a worker chosen
+// round-robin, as a registration task on that worker (Netty's
+// ServerBootstrapAcceptor). The handoff is a queued task: it is what starts
+// an idle worker's thread.
+func (s *ServerChannel) accept() {
+	boss := s.ch.loop
+	for i := 0; i < maxMessagesPerRead; i++ {
+		fd, port, err := acceptChild(s.ch.fd)
+		switch err {
+		case nil:
+		case unix.EAGAIN, unix.ECONNABORTED, unix.EINTR:
+			return
+		case unix.EMFILE, unix.ENFILE:
+			s.backOff(err)
+			return
+		default:
+			s.ch.exception(err)
+			return
+		}
+		s.handOff(boss, fd, port)
+	}
+	if boss.cfg.Trigger == TriggerEdge {
+		// More may be pending and the edge will not be reported again.
+		_ = boss.submit("accept", s.accept, boss, false)
+	}
+}
+
+func (s *ServerChannel) handOff(boss *EventLoop, fd, port int) {
+	s.accepted.Add(1)
+	add(&boss.stats.accepted, 1)
+	worker := s.boot.Worker.Next()
+	child := newChannel(fd, kindChild, worker)
+	child.server, child.port = s, port
+	if boss.tracing() {
+		boss.emit(trace.Event{Kind: trace.KindAccept, A: int64(child.id), B: int64(fd), C: int64(port)})
+	}
+	if max := s.boot.MaxConnections; max > 0 && s.conns.Load() >= int64(max) {
+		s.refused.Add(1)
+		unix.Close(fd)
+		return
+	}
+	s.conns.Add(1)
+	init := s.boot.ChildInit
+	err := worker.submit("register", func() {
+		if err := worker.register0(child, init, boss); err != nil {
+			s.conns.Add(-1)
+		}
+	}, boss, true)
+	if err != nil {
+		s.conns.Add(-1)
+		unix.Close(fd) // Netty force-closes a child its loop rejects
+	}
+}
+
+// backOff stops accepting for a second when descriptors run out, so the
+// loop does not spin on a listening socket it cannot serve (Netty #1328).
+func (s *ServerChannel) backOff(err error) {
+	s.ch.exception(err)
+	s.ch.setInterest(0)
+	_, _ = s.ch.loop.Schedule("accept-resume", 1e9, func() {
+		if !s.ch.closed() {
+			s.ch.setInterest(unix.EPOLLIN)
+		}
+	})
+}
+
+// Bootstrap connects client channels through a loop group (C24): the
+// connect is non-blocking, the channel waits with interest OUT (OP_CONNECT),
+// finishes the connect when the socket becomes writable, then switches to
+// read interest and fires channelActive.
+type Bootstrap struct {
+	Group *EventLoopGroup
+	Init  func(ch *Channel)
+}
+
+// Connect starts a connection to addr on the group's next loop. done, if
+// not nil, is called on that loop once the connect succeeds or fails.
+func (b *Bootstrap) Connect(addr string, done func(ch *Channel, err error)) error {
+	if b.Group == nil {
+		return errors.New("bootstrap: group is required")
+	}
+	l := b.Group.Next()
+	return l.ExecuteNamed("connect", func() {
+		fd, finished, err := connectTCP(addr)
+		if err != nil {
+			if done != nil {
+				done(nil, err)
+			}
+			return
+		}
+		ch := newChannel(fd, kindClient, l)
+		ch.onActive = done
+		if !finished {
+			ch.flags |= flagConnecting
+			ch.interest = unix.EPOLLOUT
+		}
+		if err := l.register0(ch, b.Init, nil); err != nil {
+			if done != nil {
+				done(nil, err)
+			}
+			return
+		}
+		if finished {
+			ch.connected()
+		}
+	})
+}
+
+// finishConnect runs when a connecting socket turns writable: read SO_ERROR,
+// drop OUT interest (or select would spin on it, #924), go active.
+func (ch *Channel) finishConnect() {
+	if err := socketError(ch.fd); err != nil {
+		ch.fail(err)
+		return
+	}
+	ch.flags &^= flagConnecting
+	ch.connected()
+}
+
+func (ch *Channel) connected() {
+	ch.setInterest(ch.interest &^ unix.EPOLLOUT)
+	ch.updateReadInterest()
+	if cb := ch.onActive; cb != nil {
+		ch.onActive = nil
+		cb(ch, nil)
+	}
+	ch.activate()
+}

@@ -1,0 +1,465 @@
+package reactor
+
+import (
+	"errors"
+	"fmt"
+	"sync/atomic"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/reactorviz/reactorviz/reactor/internal/poll"
+	"github.com/reactorviz/reactorviz/reactor/trace"
+)
+
+type channelKind uint8
+
+const (
+	kindChild  channelKind = iota // accepted by a server channel
+	kindClient                    // connected by a Bootstrap
+	kindServer                    // a listening socket
+)
+
+const (
+	flagClosed uint16 = 1 << iota
+	flagActive
+	flagConnecting
+	flagNoAutoRead
+	flagUnwritable
+	flagScratch // out is the loop's shared scratch buffer
+	flagRegistered
+)
+
+var channelIDs atomic.Uint64
+
+// Channel is one socket registered with one loop for its whole life (C18).
+// Its fields belong to that loop's thread; from other goroutines use the
+// methods documented as safe for any goroutine.
+type Channel struct {
+	id       uint64
+	fd       int
+	kind     channelKind
+	flags    uint16
+	interest uint32
+	port     int // remote port, for traces
+	loop     *EventLoop
+	server   *ServerChannel // the acceptor, for server channels and their children
+	out      []byte         // pending output
+	pipeline Pipeline
+	onActive func(*Channel, error) // a client's connect callback
+
+	// Attr holds per-channel state for handlers. Loop thread only.
+	Attr any
+}
+
+func newChannel(fd int, kind channelKind, loop *EventLoop) *Channel {
+	return &Channel{id: channelIDs.Add(1), fd: fd, kind: kind, loop: loop}
+}
+
+// ID returns the channel's id, unique in the process.
+func (ch *Channel) ID() uint64 { return ch.id }
+
+// FD returns the socket descriptor.
+func (ch *Channel) FD() int { return ch.fd }
+
+// EventLoop returns the loop the channel belongs to. Any goroutine.
+func (ch *Channel) EventLoop() *EventLoop { return ch.loop }
+
+// Pipeline returns the channel's pipeline, for initializers.
+func (ch *Channel) Pipeline() *Pipeline { return &ch.pipeline }
+
+// RemotePort returns the peer's port.
+func (ch *Channel) RemotePort() int { return ch.port }
+
+// IsActive reports whether the channel is connected and open. Loop thread.
+func (ch *Channel) IsActive() bool { return ch.flags&flagActive != 0 && !ch.closed() }
+
+func (ch *Channel) closed() bool { return ch.flags&flagClosed != 0 }
+
+// WriteAndFlush sends a copy of b. Any goroutine: off the loop thread it
+// becomes a task on the channel's loop, as every Netty channel operation does.
+func (ch *Channel) WriteAndFlush(b []byte) error {
+	if ch.loop.InEventLoop() {
+		ch.write(b)
+		ch.flush()
+		return nil
+	}
+	c := append([]byte(nil), b...)
+	return ch.loop.ExecuteNamed("write", func() {
+		ch.write(c)
+		ch.flush()
+	})
+}
+
+// Close closes the channel. Any goroutine.
+func (ch *Channel) Close() error {
+	if ch.loop.InEventLoop() {
+		ch.closeWith("closed")
+		return nil
+	}
+	return ch.loop.ExecuteNamed("close", func() { ch.closeWith("closed") })
+}
+
+// SetAutoRead turns read interest on or off (Netty's autoRead). A channel
+// with autoRead off has interest 0: under nio semantics, the set-up for the
+// JDK epoll bug. Loop thread.
+func (ch *Channel) SetAutoRead(on bool) {
+	if on {
+		ch.flags &^= flagNoAutoRead
+	} else {
+		ch.flags |= flagNoAutoRead
+	}
+	ch.updateReadInterest()
+}
+
+func (ch *Channel) updateReadInterest() {
+	want := ch.interest &^ poll.In
+	if ch.flags&(flagNoAutoRead|flagUnwritable|flagConnecting) == 0 {
+		want |= poll.In
+	}
+	ch.setInterest(want)
+}
+
+// epollEvents is the registration mask for the channel's interest set.
+func (ch *Channel) epollEvents() uint32 {
+	ev := ch.interest
+	if ch.loop.cfg.Selector == SelectorEpoll && ch.kind != kindServer {
+		ev |= poll.RdHup // Netty's stream channels always ask for RDHUP
+	}
+	if ch.loop.cfg.Trigger == TriggerEdge {
+		ev |= poll.ET
+	}
+	return ev
+}
+
+func (ch *Channel) setInterest(ops uint32) {
+	if ops == ch.interest || ch.closed() {
+		return
+	}
+	old := ch.interest
+	ch.interest = ops
+	if ch.flags&flagRegistered != 0 {
+		if err := ch.loop.poller.Mod(ch.fd, ch.epollEvents()); err != nil {
+			ch.fail(err)
+			return
+		}
+	}
+	if l := ch.loop; l.tracing() {
+		l.emit(trace.Event{Kind: trace.KindInterest, A: int64(ch.id), B: int64(ch.fd), C: int64(ops), D: int64(old)})
+	}
+}
+
+// processReady handles one selected key in Netty's order (C21): a pending
+// connect first (else select would spin on OP_CONNECT, #924), then writes
+// (flushing frees memory sooner), then reads. Under epoll semantics an
+// error or hang-up goes to both, where the syscall surfaces it.
+func (ch *Channel) processReady(ready uint32) {
+	defer ch.recoverHandler()
+	if ch.kind == kindServer {
+		ch.server.accept()
+		return
+	}
+	if ch.flags&flagConnecting != 0 {
+		if ready&(poll.Out|poll.Err|poll.Hup) != 0 {
+			ch.finishConnect()
+		}
+		return
+	}
+	if ready&(poll.Out|poll.Err) != 0 && len(ch.out) > 0 {
+		ch.doWrite()
+		if ch.closed() {
+			return
+		}
+	}
+	if ready&(poll.In|poll.Err|poll.Hup|poll.RdHup) != 0 || ready == 0 {
+		ch.read()
+	}
+}
+
+// read reads into the loop's shared buffer and fires channelRead per read.
+// Level-triggered: up to 16 reads, stopping at a short read; the selector
+// reports the rest next time. Edge-triggered: read until EAGAIN, and when the
+// 16-read budget runs out first, queue a task to go on, because the edge
+// will not be reported again (Netty's epollInReady re-queue).
+func (ch *Channel) read() {
+	l := ch.loop
+	buf := l.readBuf
+	total := 0
+	edge := l.cfg.Trigger == TriggerEdge
+	for i := 0; i < maxMessagesPerRead; i++ {
+		n, err := unix.Read(ch.fd, buf)
+		switch {
+		case n > 0:
+			total += n
+			ch.readBytes(buf[:n])
+			if ch.closed() {
+				return
+			}
+			if !edge && n < len(buf) {
+				ch.readComplete(total)
+				return
+			}
+			continue
+		case err == nil:
+			ch.readComplete(total)
+			ch.closeWith("peer closed")
+			return
+		case err == unix.EAGAIN:
+			ch.readComplete(total)
+			return
+		case err == unix.EINTR:
+			continue
+		}
+		ch.readComplete(total)
+		ch.fail(err)
+		return
+	}
+	ch.readComplete(total)
+	if edge && !ch.closed() {
+		_ = l.submit("epollInReady", func() {
+			if !ch.closed() {
+				ch.read()
+			}
+		}, l, false)
+	}
+}
+
+func (ch *Channel) readBytes(b []byte) {
+	l := ch.loop
+	add(&l.stats.bytesRead, int64(len(b)))
+	if l.tracing() {
+		l.emit(trace.Event{Kind: trace.KindRead, A: int64(ch.id), B: int64(ch.fd), C: int64(len(b))})
+	}
+	if h, ctx := ch.pipeline.head(); h != nil {
+		h.ChannelRead(ctx, b)
+	}
+}
+
+func (ch *Channel) readComplete(total int) {
+	if total == 0 || ch.closed() {
+		return
+	}
+	if h, ctx := ch.pipeline.head(); h != nil {
+		h.ChannelReadComplete(ctx)
+	}
+}
+
+// write appends b to the pending output. The first writer in an iteration
+// borrows the loop's scratch buffer, so a request/response exchange that
+// flushes at once copies each reply once and allocates nothing.
+func (ch *Channel) write(b []byte) {
+	if ch.closed() || len(b) == 0 {
+		return
+	}
+	l := ch.loop
+	if ch.out == nil && l.scratch != nil {
+		ch.out, l.scratch = l.scratch[:0], nil
+		ch.flags |= flagScratch
+	}
+	ch.out = append(ch.out, b...)
+	if len(ch.out) > l.cfg.WriteHighWater && ch.flags&flagUnwritable == 0 {
+		// Backpressure: stop reading from a peer that does not read its
+		// replies, so it cannot grow our memory without bound.
+		ch.flags |= flagUnwritable
+		ch.updateReadInterest()
+	}
+}
+
+// flush writes the pending output now, unless the channel already waits
+// for EPOLLOUT (the kernel buffer is full; writing again would fail).
+func (ch *Channel) flush() {
+	if len(ch.out) == 0 || ch.interest&poll.Out != 0 || ch.closed() {
+		return
+	}
+	ch.doWrite()
+}
+
+// doWrite makes one write syscall. A partial write keeps the rest and arms
+// EPOLLOUT; once everything is written EPOLLOUT is disarmed again, or the
+// loop would spin on a socket that is always writable.
+func (ch *Channel) doWrite() {
+	l := ch.loop
+	n, err := unix.Write(ch.fd, ch.out)
+	if err != nil && err != unix.EAGAIN && err != unix.EINTR {
+		ch.fail(err)
+		return
+	}
+	n = max(n, 0)
+	add(&l.stats.bytesWritten, int64(n))
+	partial := n < len(ch.out)
+	if l.tracing() {
+		l.emit(trace.Event{Kind: trace.KindWrite, A: int64(ch.id), B: int64(ch.fd), C: int64(n), Flag: partial})
+	}
+	if !partial {
+		ch.releaseOut()
+		ch.setInterest(ch.interest &^ poll.Out)
+		ch.checkWritable()
+		return
+	}
+	rest := ch.out[n:]
+	if ch.flags&flagScratch != 0 {
+		// The scratch buffer goes back to the loop; the channel keeps a
+		// private copy of what the kernel did not take.
+		own := append([]byte(nil), rest...)
+		ch.releaseOut()
+		ch.out = own
+	} else {
+		ch.out = append(ch.out[:0], rest...)
+	}
+	ch.setInterest(ch.interest | poll.Out)
+	ch.checkWritable()
+}
+
+func (ch *Channel) releaseOut() {
+	if ch.flags&flagScratch != 0 {
+		ch.loop.scratch = ch.out[:0]
+		ch.flags &^= flagScratch
+	}
+	ch.out = nil
+}
+
+func (ch *Channel) checkWritable() {
+	if ch.flags&flagUnwritable != 0 && len(ch.out) <= ch.loop.cfg.WriteLowWater {
+		ch.flags &^= flagUnwritable
+		ch.updateReadInterest()
+	}
+}
+
+// fail reports an I/O error to the pipeline and closes the channel.
+func (ch *Channel) fail(err error) {
+	if ch.closed() {
+		return
+	}
+	ch.exception(err)
+	ch.closeWith(err.Error())
+}
+
+func (ch *Channel) exception(err error) {
+	l := ch.loop
+	add(&l.stats.exceptions, 1)
+	if l.tracing() {
+		l.emit(trace.Event{Kind: trace.KindException, A: int64(ch.id), B: int64(ch.fd), Str: err.Error()})
+	}
+	if h, ctx := ch.pipeline.head(); h != nil {
+		ch.safeCall(func() { h.ExceptionCaught(ctx, err) })
+	}
+}
+
+// recoverHandler turns a handler's panic into exceptionCaught, as Netty's
+// pipeline catches a Throwable from channelRead; the loop goes on.
+func (ch *Channel) recoverHandler() {
+	if r := recover(); r != nil {
+		add(&ch.loop.stats.taskPanics, 1)
+		ch.exception(fmt.Errorf("handler panic: %v", r))
+	}
+}
+
+func (ch *Channel) safeCall(fn func()) {
+	defer func() { _ = recover() }()
+	fn()
+}
+
+// closeWith closes the socket, removes it from the loop and fires
+// channelInactive. Loop thread.
+func (ch *Channel) closeWith(reason string) {
+	if ch.closed() {
+		return
+	}
+	l := ch.loop
+	ch.flags |= flagClosed
+	if ch.flags&flagRegistered != 0 {
+		_ = l.poller.Del(ch.fd)
+		l.removeChannel(ch)
+	}
+	unix.Close(ch.fd)
+	ch.releaseOut()
+	add(&l.stats.closed, 1)
+	if l.tracing() {
+		l.emit(trace.Event{Kind: trace.KindClose, A: int64(ch.id), B: int64(ch.fd), Str: reason})
+	}
+	if ch.server != nil && ch.kind == kindChild {
+		ch.server.conns.Add(-1)
+	}
+	if ch.onActive != nil {
+		cb := ch.onActive
+		ch.onActive = nil
+		cb(ch, fmt.Errorf("connect: %s", reason))
+	}
+	if ch.flags&flagActive != 0 {
+		ch.flags &^= flagActive
+		if h, ctx := ch.pipeline.head(); h != nil {
+			ch.safeCall(func() { h.ChannelInactive(ctx) })
+		}
+	}
+}
+
+// register0 runs on the channel's loop: add it to the table and the epoll
+// set, run the initializer, then fire channelActive (netty-behavior.md §9).
+func (l *EventLoop) register0(ch *Channel, init func(*Channel), from *EventLoop) error {
+	if l.State() >= trace.StateShuttingDown {
+		unix.Close(ch.fd)
+		return errors.New("register: event loop shutting down")
+	}
+	if init != nil {
+		init(ch)
+	}
+	ch.pipeline.bind(ch)
+	if ch.kind != kindServer && ch.flags&flagConnecting == 0 && ch.flags&flagNoAutoRead == 0 {
+		ch.interest = poll.In
+	}
+	if ch.kind == kindServer {
+		ch.interest = poll.In
+	}
+	if err := l.poller.Add(ch.fd, ch.epollEvents()); err != nil {
+		unix.Close(ch.fd)
+		return err
+	}
+	ch.flags |= flagRegistered
+	l.addChannel(ch)
+	if l.tracing() {
+		l.emit(trace.Event{Kind: trace.KindRegister, A: int64(ch.id), B: int64(ch.fd), C: int64(ch.interest)})
+	}
+	if ch.kind == kindChild {
+		ch.activate()
+	}
+	_ = from
+	return nil
+}
+
+func (ch *Channel) activate() {
+	ch.flags |= flagActive
+	if h, ctx := ch.pipeline.head(); h != nil {
+		defer ch.recoverHandler()
+		h.ChannelActive(ctx)
+	}
+}
+
+func (l *EventLoop) addChannel(ch *Channel) {
+	for ch.fd >= len(l.chans) {
+		l.chans = append(l.chans, make([]*Channel, max(64, len(l.chans)))...)
+	}
+	l.chans[ch.fd] = ch
+	add(&l.stats.channels, 1)
+}
+
+func (l *EventLoop) removeChannel(ch *Channel) {
+	if ch.fd < len(l.chans) && l.chans[ch.fd] == ch {
+		l.chans[ch.fd] = nil
+		add(&l.stats.channels, -1)
+	}
+}
+
+func (l *EventLoop) channelByFD(fd int) *Channel {
+	if fd >= 0 && fd < len(l.chans) {
+		return l.chans[fd]
+	}
+	return nil
+}
+
+// closeAll closes every channel of the loop (Netty's closeAll at shutdown).
+func (l *EventLoop) closeAll(reason string) {
+	for _, ch := range l.chans {
+		if ch != nil {
+			ch.closeWith(reason)
+		}
+	}
+}

@@ -1,0 +1,209 @@
+package reactor
+
+import (
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/reactorviz/reactorviz/reactor/trace"
+)
+
+// Breakpoints say when a loop pauses itself at its next phase boundary
+// (DESIGN.md E16, T3). They are judged at the gate from the loop's counters,
+// so emission sites pay nothing for them.
+type Breakpoints struct {
+	Rebuild     bool // the selector was rebuilt
+	Premature   bool // a select returned prematurely
+	DeadlineHit bool // runAllTasks stopped at a 64-task deadline check
+	Wakeup      bool // the loop's eventfd was written
+	TaskPanic   bool // a task or handler panicked
+	QueueAbove  int  // the task queue is deeper than this (0: off)
+}
+
+func (b Breakpoints) any() bool {
+	return b.Rebuild || b.Premature || b.DeadlineHit || b.Wakeup || b.TaskPanic || b.QueueAbove > 0
+}
+
+// gate is the loop's step gate. Disabled, a phase boundary costs one atomic
+// load. Enabled, the loop may sleep (slow motion), and while paused it really
+// stops: its clients' bytes wait in the kernel and its timers fall due.
+type gate struct {
+	enabled atomic.Bool
+	mu      sync.Mutex
+	cond    *sync.Cond
+	paused  bool
+	steps   int         // phase boundaries still allowed to pass while paused
+	untilAt trace.Phase // with stepIter, pause again at this phase
+	iter    bool
+	delay   time.Duration
+	bp      Breakpoints
+	reason  string
+	phase   trace.Phase // where the loop stands (or waits)
+	waiting bool
+	last    Stats // counters at the previous boundary, for breakpoints
+}
+
+func (g *gate) init() { g.cond = sync.NewCond(&g.mu) }
+
+// GateStatus reports where a loop's gate stands.
+type GateStatus struct {
+	Paused  bool
+	Waiting bool // the loop thread is parked at the gate
+	Phase   trace.Phase
+	Reason  string
+	Delay   time.Duration
+}
+
+// gateAt is the phase boundary check on the loop thread.
+func (l *EventLoop) gateAt(p trace.Phase) {
+	if !l.gate.enabled.Load() {
+		return
+	}
+	l.gateWait(p)
+}
+
+func (l *EventLoop) gateWait(p trace.Phase) {
+	g := &l.gate
+	g.mu.Lock()
+	g.phase = p
+	delay := g.delay
+	if reason := l.breakReason(); reason != "" && !g.paused {
+		g.paused, g.steps, g.iter, g.reason = true, 0, false, reason
+	}
+	if g.iter && p == g.untilAt && g.steps == 0 {
+		g.paused, g.iter = true, false
+	}
+	announced := false
+	for g.paused && g.steps == 0 && l.State() < trace.StateShuttingDown && !g.iter {
+		if !announced && l.tracing() {
+			l.emit(trace.Event{Kind: trace.KindPause, A: int64(p), Str: g.reason})
+		}
+		announced = true
+		g.waiting = true
+		g.cond.Wait()
+		g.waiting = false
+	}
+	if g.steps > 0 {
+		g.steps--
+	}
+	g.mu.Unlock()
+	if announced && l.tracing() {
+		l.emit(trace.Event{Kind: trace.KindResume, A: int64(p)})
+	}
+	if delay > 0 {
+		time.Sleep(delay)
+	}
+}
+
+// breakReason compares the counters with those at the previous boundary.
+// Called with the gate's lock held.
+func (l *EventLoop) breakReason() string {
+	g := &l.gate
+	if !g.bp.any() {
+		return ""
+	}
+	now := l.Stats()
+	prev := g.last
+	g.last = now
+	switch {
+	case g.bp.Rebuild && now.Rebuilds > prev.Rebuilds:
+		return "breakpoint: selector rebuilt"
+	case g.bp.Premature && now.Premature > prev.Premature:
+		return "breakpoint: premature select return"
+	case g.bp.DeadlineHit && now.DeadlineHits > prev.DeadlineHits:
+		return "breakpoint: task deadline hit"
+	case g.bp.Wakeup && now.WakeupsWritten > prev.WakeupsWritten:
+		return "breakpoint: wakeup written"
+	case g.bp.TaskPanic && now.TaskPanics+now.Exceptions > prev.TaskPanics+prev.Exceptions:
+		return "breakpoint: task or handler panic"
+	case g.bp.QueueAbove > 0 && now.QueueDepth > int64(g.bp.QueueAbove):
+		return "breakpoint: task queue above threshold"
+	}
+	return ""
+}
+
+func (g *gate) refresh() {
+	g.enabled.Store(g.paused || g.delay > 0 || g.bp.any() || g.iter || g.steps > 0)
+	g.cond.Broadcast()
+}
+
+// Pause stops the loop at its next phase boundary. Any goroutine. A loop
+// asleep in select is not woken for it: it is already still, and waking it
+// would add a wakeup the learner did not cause.
+func (l *EventLoop) Pause(reason string) {
+	g := &l.gate
+	g.mu.Lock()
+	g.paused, g.steps, g.iter, g.reason = true, 0, false, reason
+	g.refresh()
+	g.mu.Unlock()
+}
+
+// Resume lets a paused loop run on. Any goroutine.
+func (l *EventLoop) Resume() {
+	g := &l.gate
+	g.mu.Lock()
+	g.paused, g.steps, g.iter, g.reason = false, 0, false, ""
+	g.refresh()
+	g.mu.Unlock()
+}
+
+// Step lets a paused loop pass one phase boundary and pause at the next.
+func (l *EventLoop) Step() {
+	g := &l.gate
+	g.mu.Lock()
+	if g.paused {
+		g.steps++
+		g.reason = "step"
+	}
+	g.refresh()
+	g.mu.Unlock()
+}
+
+// StepIteration lets a paused loop run until it is back where it paused,
+// one full iteration later.
+func (l *EventLoop) StepIteration() {
+	g := &l.gate
+	g.mu.Lock()
+	if g.paused {
+		g.untilAt, g.iter, g.steps, g.reason = g.phase, true, 1, "step iteration"
+	}
+	g.refresh()
+	g.mu.Unlock()
+}
+
+// SetSlowMotion makes the loop sleep d at every phase boundary (0: off).
+func (l *EventLoop) SetSlowMotion(d time.Duration) {
+	g := &l.gate
+	g.mu.Lock()
+	g.delay = max(d, 0)
+	g.refresh()
+	g.mu.Unlock()
+}
+
+// SetBreakpoints replaces the loop's breakpoints.
+func (l *EventLoop) SetBreakpoints(bp Breakpoints) {
+	g := &l.gate
+	g.mu.Lock()
+	g.bp = bp
+	g.last = l.Stats()
+	g.refresh()
+	g.mu.Unlock()
+}
+
+// GateStatus returns the gate's state. Any goroutine.
+func (l *EventLoop) GateStatus() GateStatus {
+	g := &l.gate
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return GateStatus{Paused: g.paused, Waiting: g.waiting, Phase: g.phase, Reason: g.reason, Delay: g.delay}
+}
+
+// releaseGate lets a paused loop go for shutdown.
+func (l *EventLoop) releaseGate() {
+	g := &l.gate
+	g.mu.Lock()
+	g.paused, g.steps, g.iter, g.delay = false, 0, false, 0
+	g.bp = Breakpoints{}
+	g.refresh()
+	g.mu.Unlock()
+}

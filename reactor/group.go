@@ -1,0 +1,114 @@
+package reactor
+
+import (
+	"fmt"
+	"runtime"
+	"sync/atomic"
+	"time"
+)
+
+// Chooser names how a group picks its next loop (C4).
+const (
+	ChooserPowerOfTwo = "power-of-two" // idx & (n-1): a mask, cheaper than a division
+	ChooserGeneric    = "generic"      // idx % n
+)
+
+// EventLoopGroup is a fixed pool of EventLoops (C1). Loops are created
+// eagerly and start their threads lazily, on first use.
+type EventLoopGroup struct {
+	name    string
+	loops   []*EventLoop
+	idx     atomic.Uint64
+	pow2    bool
+	chooser string
+}
+
+// DefaultLoopCount is Netty's DEFAULT_EVENT_LOOP_THREADS: 2 × CPUs (C5).
+func DefaultLoopCount() int { return max(1, 2*runtime.NumCPU()) }
+
+// NewEventLoopGroup creates n loops named "<name>-0" … "<name>-(n-1)".
+// n = 0 means DefaultLoopCount().
+func NewEventLoopGroup(name string, n int, cfg Config) (*EventLoopGroup, error) {
+	if n < 0 {
+		return nil, fmt.Errorf("group %s: size %d (expected: >= 0)", name, n)
+	}
+	if n == 0 {
+		n = DefaultLoopCount()
+	}
+	g := &EventLoopGroup{name: name, pow2: n&(n-1) == 0}
+	g.chooser = ChooserGeneric
+	if g.pow2 {
+		g.chooser = ChooserPowerOfTwo
+	}
+	for i := 0; i < n; i++ {
+		l, err := NewEventLoop(fmt.Sprintf("%s-%d", name, i), name, i, cfg)
+		if err != nil {
+			// Netty shuts down the children already built.
+			g.closeUnstarted()
+			return nil, err
+		}
+		g.loops = append(g.loops, l)
+	}
+	return g, nil
+}
+
+func (g *EventLoopGroup) closeUnstarted() {
+	for _, l := range g.loops {
+		l.ShutdownGracefully(0, 0)
+	}
+}
+
+// Name returns the group's name.
+func (g *EventLoopGroup) Name() string { return g.name }
+
+// Size returns the number of loops.
+func (g *EventLoopGroup) Size() int { return len(g.loops) }
+
+// Chooser returns which chooser the group's size selected.
+func (g *EventLoopGroup) Chooser() string { return g.chooser }
+
+// Loops returns the group's loops in index order.
+func (g *EventLoopGroup) Loops() []*EventLoop { return g.loops }
+
+// Next picks the next loop round-robin. Any goroutine. The counter is 64
+// bits wide, as Netty's since 4.1.52 (#10468), so order survives the wrap.
+func (g *EventLoopGroup) Next() *EventLoop {
+	i := g.idx.Add(1) - 1
+	if g.pow2 {
+		return g.loops[i&uint64(len(g.loops)-1)]
+	}
+	return g.loops[i%uint64(len(g.loops))]
+}
+
+// SetIORatio sets the ioRatio of every loop.
+func (g *EventLoopGroup) SetIORatio(r int) error {
+	if err := ValidateIORatio(r); err != nil {
+		return err
+	}
+	for _, l := range g.loops {
+		_ = l.SetIORatio(r)
+	}
+	return nil
+}
+
+// ShutdownGracefully shuts down every loop (see EventLoop.ShutdownGracefully).
+func (g *EventLoopGroup) ShutdownGracefully(quiet, timeout time.Duration) {
+	for _, l := range g.loops {
+		l.ShutdownGracefully(quiet, timeout)
+	}
+}
+
+// AwaitTermination waits until every loop is TERMINATED or d passes, and
+// reports whether they all terminated.
+func (g *EventLoopGroup) AwaitTermination(d time.Duration) bool {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	for _, l := range g.loops {
+		select {
+		case <-l.Terminated():
+		case <-t.C:
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,185 @@
+package reactor
+
+import (
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"runtime"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/reactorviz/reactorviz/reactor/trace"
+)
+
+// leakCheck records the goroutine and fd counts and, at cleanup, waits for
+// both to return to them. Register it first so it runs last.
+func leakCheck(t *testing.T) {
+	t.Helper()
+	g0, f0 := runtime.NumGoroutine(), countFDs(t)
+	t.Cleanup(func() {
+		deadline := time.Now().Add(10 * time.Second)
+		for {
+			g, f := runtime.NumGoroutine(), countFDs(t)
+			if g <= g0 && f <= f0 {
+				return
+			}
+			if time.Now().After(deadline) {
+				buf := make([]byte, 1<<16)
+				n := runtime.Stack(buf, true)
+				t.Fatalf("leak: goroutines %d → %d, fds %d → %d\n%s", g0, g, f0, f, buf[:n])
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+	})
+}
+
+func countFDs(t *testing.T) int {
+	t.Helper()
+	ents, err := os.ReadDir("/proc/self/fd")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return len(ents)
+}
+
+// waitFor polls cond until it holds; it fails the test after a generous
+// limit. It waits for an outcome; it does not time anything.
+func waitFor(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for %s", what)
+		}
+		time.Sleep(time.Millisecond)
+	}
+}
+
+type echoHandler struct{ HandlerAdapter }
+
+func (echoHandler) ChannelRead(ctx *Context, msg []byte) { ctx.Write(msg) }
+func (echoHandler) ChannelReadComplete(ctx *Context)     { ctx.Flush() }
+
+func echoInit(ch *Channel) { ch.Pipeline().AddLast("echo", echoHandler{}) }
+
+// recorder is a sink that keeps every event.
+type recorder struct {
+	mu     sync.Mutex
+	events []trace.Event
+}
+
+func (r *recorder) Consume(b []trace.Event) {
+	r.mu.Lock()
+	r.events = append(r.events, b...)
+	r.mu.Unlock()
+}
+
+func (r *recorder) snapshot() []trace.Event {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return append([]trace.Event(nil), r.events...)
+}
+
+// ofKind returns the events of kind k from the loop with index loop.
+func (r *recorder) ofKind(loop uint16, k trace.Kind) []trace.Event {
+	var out []trace.Event
+	for _, e := range r.snapshot() {
+		if e.Loop == loop && e.Kind == k {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+func newTraced(t *testing.T) (*trace.Collector, *recorder) {
+	t.Helper()
+	c := trace.NewCollector(trace.Options{RingSize: 1 << 16, Interval: time.Millisecond})
+	r := &recorder{}
+	c.AddSink(r)
+	c.Start()
+	t.Cleanup(c.Stop)
+	return c, r
+}
+
+func loopIndex(t *testing.T, c *trace.Collector, name string) uint16 {
+	t.Helper()
+	i, ok := c.LoopIndex(name)
+	if !ok {
+		t.Fatalf("no loop %s", name)
+	}
+	return i
+}
+
+// server is a boss/worker pair with an echo server bound to a kernel port.
+type server struct {
+	boss, worker *EventLoopGroup
+	ch           *ServerChannel
+}
+
+func startServer(t *testing.T, bosses, workers int, cfg Config, init func(*Channel)) *server {
+	t.Helper()
+	boss, err := NewEventLoopGroup("boss", bosses, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	worker, err := NewEventLoopGroup("worker", workers, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := &server{boss: boss, worker: worker}
+	t.Cleanup(s.shutdown)
+	b := &ServerBootstrap{Boss: boss, Worker: worker, ChildInit: init}
+	if s.ch, err = b.Bind("127.0.0.1:0"); err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+func (s *server) addr() string { return s.ch.Addr().String() }
+
+func (s *server) shutdown() {
+	s.boss.ShutdownGracefully(0, time.Second)
+	s.worker.ShutdownGracefully(0, time.Second)
+	s.boss.AwaitTermination(10 * time.Second)
+	s.worker.AwaitTermination(10 * time.Second)
+}
+
+// echoOnce sends msg on conn and checks that it comes back whole.
+func echoOnce(t *testing.T, conn net.Conn, msg string) {
+	t.Helper()
+	if _, err := io.WriteString(conn, msg); err != nil {
+		t.Fatal(err)
+	}
+	buf := make([]byte, len(msg))
+	conn.SetReadDeadline(time.Now().Add(10 * time.Second))
+	if _, err := io.ReadFull(conn, buf); err != nil {
+		t.Fatalf("echo %q: %v", msg, err)
+	}
+	if string(buf) != msg {
+		t.Fatalf("echo: got %q, want %q", buf, msg)
+	}
+}
+
+func dial(t *testing.T, addr string) net.Conn {
+	t.Helper()
+	c, err := net.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	return c
+}
+
+// blockedInEpoll reports whether the loop's thread sits in epoll_wait, read
+// from /proc: the kernel's own word that the loop is asleep in select.
+func blockedInEpoll(l *EventLoop) bool {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/self/task/%d/syscall", l.TID()))
+	if err != nil {
+		return false
+	}
+	f := strings.Fields(string(b))
+	return len(f) > 0 && (f[0] == "232" || f[0] == "281") // epoll_wait, epoll_pwait
+}

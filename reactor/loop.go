@@ -1,0 +1,418 @@
+package reactor
+
+import (
+	"errors"
+	"fmt"
+	"runtime"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/reactorviz/reactorviz/reactor/internal/mpsc"
+	"github.com/reactorviz/reactorviz/reactor/internal/poll"
+	"github.com/reactorviz/reactorviz/reactor/trace"
+)
+
+// ErrRejected is returned for work offered to a loop that has shut down or
+// whose bounded task queue is full (Netty's RejectedExecutionException).
+var ErrRejected = errors.New("task rejected")
+
+// task is one unit of work on a loop's queue. A task with a nil fn is
+// Netty's WAKEUP_TASK marker: it only makes hasTasks true, and pollTask
+// skips it.
+type task struct {
+	fn   func()
+	name string
+	id   uint64
+}
+
+// EventLoop is one thread with one selector (an epoll instance), serving the
+// channels registered with it for life and running the tasks handed to it.
+type EventLoop struct {
+	name  string
+	group string
+	index int
+	cfg   Config
+
+	state     atomic.Int32 // trace.State
+	tid       atomic.Int32
+	wakenUp   atomic.Bool // Netty ≤4.1.43's wakenUp: a wakeup is already pending
+	woken     atomic.Bool // the selector's own latch, like the JDK's interruptTriggered
+	ioRatio   atomic.Int32
+	taskIDs   atomic.Uint64
+	startOnce sync.Once
+
+	tasks     *mpsc.Queue[task]
+	tailTasks *mpsc.Queue[task]
+
+	// The rest belongs to the loop thread.
+	poller    *poll.Poller
+	wakeFD    int
+	events    []poll.Event
+	selected  []selectedKey
+	chans     []*Channel // indexed by fd
+	scheduled schedHeap
+	schedSeq  uint64
+	readBuf   []byte
+	scratch   []byte // shared output buffer, lent to one channel at a time
+	injected  []int  // fault fds living only in the current epoll instance
+	lastExec  int64
+	seenState trace.State // the last state the loop thread reported
+
+	inflight      atomic.Int64 // producers between enter and exit
+	quietNanos    atomic.Int64
+	timeoutNanos  atomic.Int64
+	gracefulStart int64
+	terminated    chan struct{}
+
+	gate     gate
+	stats    counters
+	ring     *trace.Ring
+	sw       *trace.Switch
+	clock    *trace.Clock
+	coll     *trace.Collector
+	loopIdx  uint16
+	nowFn    func() int64
+	initErr  error
+	fatalErr atomic.Pointer[error]
+}
+
+var offSwitch trace.Switch // the switch of loops with no collector: always off
+
+// NewEventLoop creates a loop named name (for example "worker-3") in group.
+// Its epoll instance and eventfd are opened now; its thread starts lazily on
+// the first Execute or Register (Netty's startThread).
+func NewEventLoop(name, group string, index int, cfg Config) (*EventLoop, error) {
+	cfg, err := cfg.withDefaults()
+	if err != nil {
+		return nil, err
+	}
+	l := &EventLoop{
+		name: name, group: group, index: index, cfg: cfg,
+		tasks:      mpsc.New[task](cfg.QueueCapacity),
+		tailTasks:  mpsc.New[task](0),
+		events:     make([]poll.Event, defaultEvents),
+		selected:   make([]selectedKey, 0, defaultEvents),
+		terminated: make(chan struct{}),
+		sw:         &offSwitch,
+	}
+	l.state.Store(int32(trace.StateNotStarted))
+	l.ioRatio.Store(int32(cfg.IORatio))
+	l.quietNanos.Store(int64(DefaultQuietPeriod))
+	l.timeoutNanos.Store(int64(DefaultShutdownTimeout))
+	l.gate.init()
+	if cfg.Collector != nil {
+		l.coll = cfg.Collector
+		l.clock = cfg.Collector.Clock()
+		l.ring = cfg.Collector.AddLoop(name, group)
+		l.loopIdx = l.ring.Loop()
+		l.sw = cfg.Collector.Switch()
+	} else {
+		l.clock = trace.NewClock()
+	}
+	l.nowFn = cfg.Now
+	if l.nowFn == nil {
+		l.nowFn = l.clock.Now
+	}
+	if err := l.openSelector(); err != nil {
+		return nil, err
+	}
+	return l, nil
+}
+
+func (l *EventLoop) openSelector() error {
+	p, err := poll.Open()
+	if err != nil {
+		return err
+	}
+	efd, err := poll.NewEventFD()
+	if err != nil {
+		p.Close()
+		return err
+	}
+	l.wakeFD = efd // fixed for the loop's life: producers write it
+	if err := l.addWakeFD(p); err != nil {
+		p.Close()
+		unix.Close(efd)
+		return err
+	}
+	l.poller = p
+	return nil
+}
+
+// addWakeFD registers the eventfd edge-triggered: one notification per
+// write, and it is never read (Netty's epoll transport does the same).
+func (l *EventLoop) addWakeFD(p *poll.Poller) error { return p.Add(l.wakeFD, poll.In|poll.ET) }
+
+// Name returns the loop's name, for example "boss-0".
+func (l *EventLoop) Name() string { return l.name }
+
+// Group returns the name of the loop's group.
+func (l *EventLoop) Group() string { return l.group }
+
+// State returns the loop's lifecycle state. Any goroutine.
+func (l *EventLoop) State() trace.State { return trace.State(l.state.Load()) }
+
+// TID returns the Linux thread id of the loop's thread, or 0 before it
+// starts. Any goroutine.
+func (l *EventLoop) TID() int { return int(l.tid.Load()) }
+
+// Stats returns a snapshot of the loop's counters without stopping it.
+func (l *EventLoop) Stats() Stats {
+	s := l.stats.snapshot()
+	s.QueueDepth = int64(l.tasks.Len())
+	return s
+}
+
+// IORatio returns the current ioRatio.
+func (l *EventLoop) IORatio() int { return int(l.ioRatio.Load()) }
+
+// SetIORatio changes the ioRatio, 1..100, as NioEventLoop.setIoRatio does.
+// Any goroutine; the loop reads it once per iteration.
+func (l *EventLoop) SetIORatio(r int) error {
+	if err := ValidateIORatio(r); err != nil {
+		return err
+	}
+	l.ioRatio.Store(int32(r))
+	return nil
+}
+
+// Terminated is closed once the loop reaches TERMINATED.
+func (l *EventLoop) Terminated() <-chan struct{} { return l.terminated }
+
+// Err returns the error that stopped the loop, if any.
+func (l *EventLoop) Err() error {
+	if p := l.fatalErr.Load(); p != nil {
+		return *p
+	}
+	return nil
+}
+
+// InEventLoop reports whether the caller runs on this loop's thread. The
+// loop goroutine is locked to its OS thread, and no other goroutine runs on
+// a locked thread, so comparing thread ids is exact.
+func (l *EventLoop) InEventLoop() bool {
+	tid := l.tid.Load()
+	return tid != 0 && int32(unix.Gettid()) == tid
+}
+
+func (l *EventLoop) now() int64 { return l.nowFn() }
+
+func (l *EventLoop) tracing() bool { return l.sw.On() }
+
+// emit puts an event on the loop's ring. Only the loop thread calls it, and
+// only after checking tracing(), so a disabled site costs one atomic load.
+func (l *EventLoop) emit(e trace.Event) {
+	e.Time = l.clock.Now()
+	l.ring.Put(e)
+}
+
+// emitAt is emit with a timestamp the caller already has.
+func (l *EventLoop) emitAt(t int64, e trace.Event) {
+	e.Time = t
+	l.ring.Put(e)
+}
+
+// emitExternal records an event raised on another goroutine through the
+// collector's shared multi-producer ring.
+func (l *EventLoop) emitExternal(e trace.Event) {
+	e.Time = l.clock.Now()
+	e.Loop = l.loopIdx
+	l.coll.External(e)
+}
+
+// Execute runs fn on the loop thread, in submission order. Any goroutine.
+func (l *EventLoop) Execute(fn func()) error { return l.submit("", fn, nil, true) }
+
+// ExecuteNamed is Execute with a name shown in traces and the UI.
+func (l *EventLoop) ExecuteNamed(name string, fn func()) error {
+	return l.submit(name, fn, nil, true)
+}
+
+// LazyExecute queues fn without waking a sleeping loop (Netty's
+// lazyExecute): it runs when the loop next wakes for another reason.
+func (l *EventLoop) LazyExecute(name string, fn func()) error {
+	return l.submit(name, fn, nil, false)
+}
+
+// ExecuteAfterEventLoopIteration queues a tail task: it runs after the next
+// runAllTasks batch (Netty's SingleThreadEventLoop tail tasks). Any goroutine.
+func (l *EventLoop) ExecuteAfterEventLoopIteration(name string, fn func()) error {
+	if fn == nil {
+		return errors.New("nil task")
+	}
+	if !l.enter() {
+		return l.reject("event loop terminated")
+	}
+	defer l.exit()
+	l.tailTasks.Offer(task{fn: fn, name: name, id: l.taskIDs.Add(1)})
+	if !l.InEventLoop() {
+		l.startThread()
+		l.wakeup(nil)
+	}
+	return nil
+}
+
+// enter admits a producer unless the loop has reached SHUTDOWN. Between
+// enter and exit the loop will neither do its final drain nor close its
+// eventfd: it moves to SHUTDOWN, then waits for inflight to reach zero. So
+// a task is either rejected or run by that drain, and a wakeup never writes
+// a closed descriptor. (Netty removes a late task from its queue instead;
+// an MPSC queue cannot remove from the middle.)
+func (l *EventLoop) enter() bool {
+	l.inflight.Add(1)
+	if l.State() >= trace.StateShutdown {
+		l.inflight.Add(-1)
+		return false
+	}
+	return true
+}
+
+func (l *EventLoop) exit() { l.inflight.Add(-1) }
+
+func (l *EventLoop) reject(why string) error {
+	add(&l.stats.tasksRejected, 1)
+	return fmt.Errorf("%s: %w: %s", l.name, ErrRejected, why)
+}
+
+// submit is Netty's execute(task, immediate): enqueue first, then start the
+// thread if needed, then wake the loop unless the caller is the loop itself.
+// from names the loop the submission comes from, if any.
+func (l *EventLoop) submit(name string, fn func(), from *EventLoop, immediate bool) error {
+	if fn == nil {
+		return errors.New("nil task")
+	}
+	if !l.enter() {
+		return l.reject("event loop terminated")
+	}
+	defer l.exit()
+	inLoop := from == l || (from == nil && l.InEventLoop())
+	id := l.taskIDs.Add(1)
+	if !l.tasks.Offer(task{fn: fn, name: name, id: id}) {
+		return l.reject(fmt.Sprintf("task queue full (%d)", l.cfg.QueueCapacity))
+	}
+	add(&l.stats.tasksSubmitted, 1)
+	l.traceSubmit(id, name, inLoop)
+	if !inLoop {
+		l.startThread()
+		if immediate {
+			l.wakeup(from)
+		}
+	}
+	return nil
+}
+
+func (l *EventLoop) traceSubmit(id uint64, name string, inLoop bool) {
+	if !l.tracing() {
+		return
+	}
+	e := trace.Event{Kind: trace.KindTaskSubmit, A: int64(id), B: int64(l.tasks.Len()), Flag: !inLoop, Str: name}
+	if inLoop {
+		l.emit(e)
+	} else {
+		l.emitExternal(e)
+	}
+}
+
+// wakeup is Netty ≤4.1.43's NioEventLoop.wakeup(inEventLoop=false): write the
+// eventfd only if wakenUp flips false → true, so N submissions to a sleeping
+// loop cost one write (C11).
+func (l *EventLoop) wakeup(from *EventLoop) {
+	written := l.wakenUp.CompareAndSwap(false, true) && l.wakeSelector()
+	if written {
+		add(&l.stats.wakeupsWritten, 1)
+	} else {
+		add(&l.stats.wakeupsCoalesced, 1)
+	}
+	if l.tracing() {
+		src := "external"
+		if from != nil {
+			src = from.name
+		}
+		l.emitExternal(trace.Event{Kind: trace.KindWakeup, Flag: written, Str: src})
+	}
+}
+
+// wakeSelector is Selector.wakeup(): one eventfd write, latched until a
+// select sees it, as the JDK latches interruptTriggered.
+func (l *EventLoop) wakeSelector() bool {
+	if !l.woken.CompareAndSwap(false, true) {
+		return false
+	}
+	if err := poll.WriteEventFD(l.wakeFD); err != nil {
+		l.woken.Store(false)
+		return false
+	}
+	return true
+}
+
+// selfWakeup is the loop's own selector.wakeup() after select (netty-behavior
+// §1.4 step 2): it covers a wakeup that landed between clearing wakenUp and
+// selecting, at the price of a non-blocking next select (#9112).
+func (l *EventLoop) selfWakeup() {
+	if l.wakeSelector() {
+		add(&l.stats.selfWakeups, 1)
+		if l.tracing() {
+			l.emit(trace.Event{Kind: trace.KindWakeup, Flag: true, Str: l.name})
+		}
+	}
+}
+
+// startThread is Netty's startThread: the first submission CASes the state
+// from NOT_STARTED to STARTED and launches the loop goroutine.
+func (l *EventLoop) startThread() {
+	if l.state.Load() != int32(trace.StateNotStarted) {
+		return
+	}
+	if l.state.CompareAndSwap(int32(trace.StateNotStarted), int32(trace.StateStarted)) {
+		l.startGoroutine(trace.StateNotStarted)
+	}
+}
+
+func (l *EventLoop) startGoroutine(from trace.State) {
+	started := make(chan struct{})
+	go l.threadMain(started, from)
+	<-started // the thread id is known before anyone can ask InEventLoop
+}
+
+func (l *EventLoop) threadMain(started chan struct{}, from trace.State) {
+	runtime.LockOSThread()
+	l.tid.Store(int32(unix.Gettid()))
+	close(started)
+	l.seenState = from
+	l.noteState()
+	// Buffers are made here, not in NewEventLoop, so a loop that never
+	// starts costs no memory beyond its struct and two descriptors.
+	l.readBuf = make([]byte, l.cfg.ReadBufferSize)
+	l.scratch = make([]byte, 0, 4096)
+	l.lastExec = l.now()
+	l.run()
+	l.finishShutdown()
+	runtime.UnlockOSThread()
+}
+
+func (l *EventLoop) setState(to trace.State) {
+	l.state.Store(int32(to))
+	l.noteState()
+}
+
+// noteState reports a state change the loop has not reported yet. Another
+// goroutine moves the state to SHUTTING_DOWN; the loop reports it when it
+// notices, so all of a loop's state events come from its own ring.
+func (l *EventLoop) noteState() {
+	s := l.State()
+	if s == l.seenState {
+		return
+	}
+	if l.tracing() {
+		l.emit(trace.Event{Kind: trace.KindState, A: int64(l.seenState), B: int64(s)})
+	}
+	l.seenState = s
+}
+
+func (l *EventLoop) hasTasks() bool { return !l.tasks.IsEmpty() || !l.tailTasks.IsEmpty() }
+
+// sleepNanos parks the loop thread, for the confirmShutdown quiet-period wait.
+func sleepNanos(d int64) { time.Sleep(time.Duration(d)) }

@@ -1,0 +1,304 @@
+package reactor
+
+import (
+	"errors"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/reactorviz/reactorviz/reactor/internal/poll"
+	"github.com/reactorviz/reactorviz/reactor/trace"
+)
+
+// selectedKey is one entry of the optimised selected-key set: an array the
+// loop appends to in O(1) and walks once (netty-behavior.md §6).
+type selectedKey struct {
+	ch    *Channel
+	ready uint32
+}
+
+// run is NioEventLoop.run() of Netty 4.1.43: select, process the selected
+// keys, run tasks, check for shutdown, forever.
+func (l *EventLoop) run() {
+	for {
+		add(&l.stats.iterations, 1)
+		l.gateAt(trace.PhaseSelect)
+		// DefaultSelectStrategy: pending tasks must never cause a block, so
+		// with tasks queued the loop only polls (selectNow).
+		if l.hasTasks() {
+			l.selectNow()
+		} else {
+			l.selectBlocking(l.wakenUp.Swap(false))
+			// A wakeup may have landed between clearing wakenUp and the
+			// select; wake the selector once more so it is not lost.
+			if l.wakenUp.Load() {
+				l.selfWakeup()
+			}
+		}
+		if l.fatal() {
+			return
+		}
+		l.gateAt(trace.PhaseIO)
+		ioTime := l.processSelectedKeys()
+		l.gateAt(trace.PhaseTasks)
+		l.runTasksForIteration(ioTime)
+		l.gateAt(trace.PhaseEnd)
+		if l.State() >= trace.StateShuttingDown {
+			l.noteState()
+			l.closeAll("shutdown")
+			if l.confirmShutdown() {
+				return
+			}
+		}
+	}
+}
+
+// runTasksForIteration applies ioRatio (C16): 100 drains every task without
+// a budget; otherwise tasks get ioTime × (100 − ioRatio) / ioRatio.
+func (l *EventLoop) runTasksForIteration(ioTime int64) {
+	r := int64(l.ioRatio.Load())
+	if r == 100 {
+		l.runAllTasksUnbounded()
+		return
+	}
+	l.runAllTasks(TaskBudget(ioTime, int(r)))
+}
+
+// TaskBudget is the time runAllTasks may take after ioTime nanoseconds of
+// I/O at the given ioRatio: ioTime × (100 − r) / r, in truncating integer
+// arithmetic as Netty computes it; -1 means unlimited (r = 100).
+func TaskBudget(ioTime int64, r int) int64 {
+	if r >= 100 {
+		return -1
+	}
+	return ioTime * int64(100-r) / int64(r)
+}
+
+// selectBlocking is select(oldWakenUp) of Netty ≤4.1.43 (netty-behavior.md
+// §1.4). It keeps its own selectCnt: the number of epoll_wait returns in a
+// row that selected nothing, were not woken, found no task and no due timer,
+// and came back before their timeout. Reaching the rebuild threshold means
+// the selector is broken (the JDK epoll bug, C9) and is rebuilt.
+func (l *EventLoop) selectBlocking(oldWakenUp bool) {
+	selectCnt := int64(0)
+	now := l.now()
+	deadline := now + l.delayNanos(now)
+	for {
+		// +0.5 ms rounds the timeout to the nearest millisecond (C7).
+		timeoutMillis := (deadline - now + 500_000) / 1_000_000
+		if timeoutMillis <= 0 {
+			if selectCnt == 0 {
+				l.selectNow()
+				selectCnt = 1
+			}
+			break
+		}
+		// A task submitted while wakenUp was already true did not write the
+		// eventfd; check the queue once more before blocking.
+		if l.hasTasks() && l.wakenUp.CompareAndSwap(false, true) {
+			l.selectNow()
+			selectCnt = 1
+			break
+		}
+		n, interrupted, took := l.wait(int(timeoutMillis))
+		selectCnt++
+		woken := n != 0 || oldWakenUp || l.wakenUp.Load() || l.hasTasks() || l.scheduledDue(l.now())
+		t := l.now()
+		timedOut := t-timeoutMillis*1_000_000 >= now
+		premature := !woken && !interrupted && !timedOut
+		if timedOut && !woken {
+			selectCnt = 1 // a real timeout, not a premature return
+		}
+		l.selectEnded(n, took, selectCnt, premature)
+		if woken {
+			break // ready keys, a wakeup, a task or a due timer (C8)
+		}
+		if interrupted {
+			selectCnt = 1 // Netty: an interrupted thread is not a broken selector
+			break
+		}
+		if th := int64(l.cfg.RebuildThreshold); premature && th > 0 && selectCnt >= th {
+			l.rebuildSelector(selectCnt)
+			l.selectNow()
+			selectCnt = 1
+			break
+		}
+		now = t
+	}
+	l.stats.selectCnt.Store(selectCnt)
+}
+
+func (l *EventLoop) selectEnded(keys int, took, selectCnt int64, premature bool) {
+	l.stats.selectCnt.Store(selectCnt)
+	if premature {
+		add(&l.stats.premature, 1)
+		storeMax(&l.stats.maxSelectCnt, selectCnt)
+	}
+	if l.tracing() {
+		l.emit(trace.Event{Kind: trace.KindSelectEnd, A: int64(keys), B: took, C: selectCnt, Flag: premature})
+	}
+}
+
+// wait is one blocking epoll_wait, announced by a select_begin event. It
+// returns the number of selected keys, whether a signal cut it short, and
+// how long it took.
+func (l *EventLoop) wait(timeoutMillis int) (int, bool, int64) {
+	add(&l.stats.selects, 1)
+	start := l.now()
+	if l.tracing() {
+		l.emit(trace.Event{Kind: trace.KindSelectBegin, Str: "select", A: int64(timeoutMillis) * 1_000_000})
+	}
+	n, err := l.poller.Wait(l.events, timeoutMillis)
+	interrupted := errors.Is(err, poll.ErrInterrupted)
+	if err != nil && !interrupted {
+		l.selectorFailed(err)
+	}
+	return l.collect(n), interrupted, l.now() - start
+}
+
+// selectNow polls without blocking. In Netty ≤4.1.43 it also re-woke the
+// selector whenever wakenUp was true, so a wakeup is never lost.
+func (l *EventLoop) selectNow() int {
+	add(&l.stats.selectNows, 1)
+	if l.tracing() {
+		l.emit(trace.Event{Kind: trace.KindSelectBegin, Str: "select_now"})
+	}
+	n, err := l.poller.Wait(l.events, 0)
+	if err != nil && !errors.Is(err, poll.ErrInterrupted) {
+		l.selectorFailed(err)
+	}
+	keys := l.collect(n)
+	if l.tracing() {
+		l.emit(trace.Event{Kind: trace.KindSelectEnd, A: int64(keys), C: l.stats.selectCnt.Load()})
+	}
+	if l.wakenUp.Load() {
+		l.selfWakeup()
+	}
+	return keys
+}
+
+// collect turns the n raw epoll events into selected keys and returns how
+// many there are. The eventfd is a wakeup, not a key; injected fault fds and
+// stale registrations map to no channel.
+func (l *EventLoop) collect(n int) int {
+	l.selected = l.selected[:0]
+	for i := 0; i < n; i++ {
+		ev := &l.events[i]
+		fd := int(ev.Fd)
+		if fd == l.wakeFD {
+			l.woken.Store(false)
+			continue
+		}
+		ch := l.channelByFD(fd)
+		if ch == nil {
+			// Native epoll deletes what it does not know; the JDK selector
+			// simply ignores it, which is how an injected always-ready fd
+			// keeps select returning early.
+			if l.cfg.Selector == SelectorEpoll {
+				_ = l.poller.Del(fd)
+			}
+			continue
+		}
+		if ready := l.readyOps(ch, ev.Events); ready != 0 {
+			l.selected = append(l.selected, selectedKey{ch: ch, ready: ready})
+		}
+	}
+	if n == len(l.events) {
+		// The array filled: double it, as Netty's epoll transport does.
+		l.events = make([]poll.Event, 2*len(l.events))
+	}
+	return len(l.selected)
+}
+
+// readyOps applies the selector semantics (E6). Under nio, a hang-up or
+// error counts as every op the channel is interested in, then the result is
+// masked by the interest set: with interest 0 nothing is selected, and the
+// level-triggered HUP returns at once on the next select, forever.
+func (l *EventLoop) readyOps(ch *Channel, events uint32) uint32 {
+	if l.cfg.Selector == SelectorEpoll {
+		return events
+	}
+	ready := events & (poll.In | poll.Out)
+	if events&(poll.Err|poll.Hup|poll.RdHup) != 0 {
+		ready |= ch.interest & (poll.In | poll.Out)
+	}
+	return ready & ch.interest
+}
+
+// processSelectedKeys dispatches the selected keys and returns the time it
+// took (ioTime). It always runs, as in Netty ≤4.1.43.
+func (l *EventLoop) processSelectedKeys() int64 {
+	start := l.now()
+	if l.tracing() {
+		l.emitAt(start, trace.Event{Kind: trace.KindIOBegin})
+	}
+	keys := len(l.selected)
+	for i := range l.selected {
+		k := l.selected[i]
+		l.selected[i].ch = nil
+		if !k.ch.closed() {
+			k.ch.processReady(k.ready)
+		}
+	}
+	l.selected = l.selected[:0]
+	took := l.now() - start
+	add(&l.stats.ioNanos, took)
+	if l.tracing() {
+		l.emit(trace.Event{Kind: trace.KindIOEnd, A: int64(keys), B: took})
+	}
+	return took
+}
+
+// rebuildSelector is rebuildSelector0 (netty-behavior.md §7, C10): open a
+// new epoll instance, register the eventfd and every valid channel with its
+// current interest set, close the old instance. Whatever made the old one
+// return early (an injected fd, a stale registration) stays behind with it.
+func (l *EventLoop) rebuildSelector(selectCnt int64) {
+	add(&l.stats.rebuilds, 1)
+	storeMax(&l.stats.maxSelectCnt, selectCnt)
+	if l.tracing() {
+		l.emit(trace.Event{Kind: trace.KindRebuildBegin, A: selectCnt})
+	}
+	old := l.poller
+	p, err := poll.Open()
+	if err == nil {
+		if err = l.addWakeFD(p); err != nil {
+			p.Close()
+		}
+	}
+	if err != nil {
+		return // Netty keeps the old selector when a new one cannot be made
+	}
+	l.poller = p
+	migrated, closed := 0, 0
+	for _, ch := range l.chans {
+		if ch == nil || ch.closed() {
+			continue
+		}
+		if err := l.poller.Add(ch.fd, ch.epollEvents()); err != nil {
+			ch.closeWith("re-register failed: " + err.Error())
+			closed++
+			continue
+		}
+		migrated++
+	}
+	for _, fd := range l.injected {
+		unix.Close(fd)
+	}
+	l.injected = l.injected[:0]
+	oldFD := old.FD()
+	old.Close()
+	add(&l.stats.migrated, int64(migrated))
+	if l.tracing() {
+		l.emit(trace.Event{Kind: trace.KindRebuildEnd, A: selectCnt, B: int64(migrated),
+			C: int64(closed), D: int64(oldFD), E: int64(l.poller.FD())})
+	}
+}
+
+// selectorFailed handles an epoll_wait error other than EINTR. Netty rebuilds
+// the selector and sleeps 1 s (#8566); an engine whose epoll fd went bad has
+// nothing better to do, so it records the error and stops the loop.
+func (l *EventLoop) selectorFailed(err error) {
+	l.fatalErr.CompareAndSwap(nil, &err)
+}
+
+func (l *EventLoop) fatal() bool { return l.fatalErr.Load() != nil }

@@ -1,0 +1,118 @@
+package reactor
+
+import (
+	"runtime"
+	"time"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/reactorviz/reactorviz/reactor/trace"
+)
+
+// ShutdownGracefully starts a graceful shutdown (C23): the loop keeps
+// running tasks until none has arrived for the quiet period, or until
+// timeout, then closes its channels and terminates. Scheduled tasks are
+// cancelled. Submissions are accepted until SHUTDOWN and rejected after it.
+// Any goroutine; repeated calls change nothing. Wait on Terminated().
+//
+// A loop that never started terminates without starting a thread (Netty
+// starts one just to stop it); its thread id stays 0, which is how a summary
+// tells that it never ran.
+func (l *EventLoop) ShutdownGracefully(quiet, timeout time.Duration) {
+	timeout = max(timeout, quiet)
+	for {
+		s := trace.State(l.state.Load())
+		switch {
+		case s >= trace.StateShuttingDown:
+			return
+		case s == trace.StateNotStarted:
+			if l.state.CompareAndSwap(int32(s), int32(trace.StateTerminated)) {
+				l.closeFDs()
+				close(l.terminated)
+				return
+			}
+		default:
+			l.quietNanos.Store(int64(quiet))
+			l.timeoutNanos.Store(int64(timeout))
+			if !l.enter() {
+				return
+			}
+			ok := l.state.CompareAndSwap(int32(s), int32(trace.StateShuttingDown))
+			if ok {
+				l.releaseGate()
+				l.offerWakeupTask()
+				l.wakeup(nil)
+			}
+			l.exit()
+			if ok {
+				return
+			}
+		}
+	}
+}
+
+// confirmShutdown decides, once per iteration while shutting down, whether
+// the loop may stop (netty-behavior.md §10). Loop thread.
+func (l *EventLoop) confirmShutdown() bool {
+	if l.State() < trace.StateShuttingDown {
+		return false
+	}
+	l.cancelScheduledTasks()
+	now := l.now()
+	if l.gracefulStart == 0 {
+		l.gracefulStart = now
+	}
+	quiet, timeout := l.quietNanos.Load(), l.timeoutNanos.Load()
+	if l.runAllTasksUnbounded() {
+		if l.State() >= trace.StateShutdown || quiet == 0 {
+			return true
+		}
+		l.offerWakeupTask() // keep the next select from blocking
+		return false
+	}
+	now = l.now()
+	if l.State() >= trace.StateShutdown || now-l.gracefulStart > timeout {
+		return true
+	}
+	if now-l.lastExec <= quiet {
+		// Something ran within the quiet period: look again shortly. Netty
+		// sleeps 100 ms; a shorter quiet period sleeps only that long.
+		l.offerWakeupTask()
+		sleepNanos(min(int64(100*time.Millisecond), quiet))
+		return false
+	}
+	return true
+}
+
+// finishShutdown is what runs after run() returns: confirm until done, move
+// to SHUTDOWN (from here submissions are rejected), wait for producers that
+// passed the state check, drain once more, close the fds, TERMINATED.
+func (l *EventLoop) finishShutdown() {
+	if l.State() < trace.StateShuttingDown {
+		l.setState(trace.StateShuttingDown) // the loop stopped on a fatal error
+	}
+	for !l.fatal() && !l.confirmShutdown() {
+		l.closeAll("shutdown")
+	}
+	l.setState(trace.StateShutdown)
+	for l.inflight.Load() != 0 {
+		runtime.Gosched()
+	}
+	l.closeAll("shutdown")
+	l.confirmShutdown()
+	l.closeFDs()
+	l.setState(trace.StateTerminated)
+	close(l.terminated)
+}
+
+func (l *EventLoop) closeFDs() {
+	for _, fd := range l.injected {
+		unix.Close(fd)
+	}
+	l.injected = nil
+	if l.poller != nil {
+		l.poller.Close()
+		l.poller = nil
+	}
+	unix.Close(l.wakeFD)
+}

@@ -1,0 +1,211 @@
+package trace
+
+import (
+	"slices"
+	"sync"
+	"time"
+)
+
+// Sink receives events from a Collector. Consume runs on the collector's
+// goroutine, never on a loop thread; the batch is reused once it returns. A
+// slow sink makes the rings fill and drop, it never slows a loop.
+type Sink interface {
+	Consume(batch []Event)
+}
+
+// SinkFunc adapts a function to Sink.
+type SinkFunc func(batch []Event)
+
+// Consume calls f.
+func (f SinkFunc) Consume(batch []Event) { f(batch) }
+
+// LoopInfo names a loop that emits events: "boss-0" in group "boss".
+type LoopInfo struct {
+	Name  string
+	Group string
+}
+
+// Options configures a Collector. Zero values take the defaults.
+type Options struct {
+	RingSize     int           // events per loop ring; default 8192
+	ExternalSize int           // events in the shared off-loop ring; default 8192
+	Interval     time.Duration // how often the rings are drained; default 2 ms
+}
+
+// Collector owns the rings of one run, drains them on its own goroutine and
+// fans the events out to sinks.
+type Collector struct {
+	clock *Clock
+	sw    Switch
+	opts  Options
+	ext   *MPRing
+
+	mu    sync.Mutex // guards loops, rings and sinks
+	loops []LoopInfo
+	rings []*Ring
+	sinks []Sink
+
+	drainMu sync.Mutex // one consumer at a time
+	batch   []Event
+	seq     uint64
+	emitted uint64
+
+	stop chan struct{}
+	done chan struct{}
+}
+
+// NewCollector returns a collector with no sinks; its switch is off until a
+// sink is added.
+func NewCollector(opts Options) *Collector {
+	if opts.RingSize <= 0 {
+		opts.RingSize = 8192
+	}
+	if opts.ExternalSize <= 0 {
+		opts.ExternalSize = 8192
+	}
+	if opts.Interval <= 0 {
+		opts.Interval = 2 * time.Millisecond
+	}
+	return &Collector{clock: NewClock(), opts: opts, ext: NewMPRing(opts.ExternalSize)}
+}
+
+// Clock returns the run's time base.
+func (c *Collector) Clock() *Clock { return c.clock }
+
+// Switch returns the flag emission sites check before building an event.
+func (c *Collector) Switch() *Switch { return &c.sw }
+
+// AddLoop registers a loop (or the wheel thread) and returns the ring it
+// alone writes.
+func (c *Collector) AddLoop(name, group string) *Ring {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	r := NewRing(uint16(len(c.rings)), c.opts.RingSize)
+	c.loops = append(c.loops, LoopInfo{Name: name, Group: group})
+	c.rings = append(c.rings, r)
+	return r
+}
+
+// Loops returns the registered loops; an Event's Loop indexes this slice.
+func (c *Collector) Loops() []LoopInfo {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return slices.Clone(c.loops)
+}
+
+// LoopIndex returns the index of the named loop.
+func (c *Collector) LoopIndex(name string) (uint16, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for i, l := range c.loops {
+		if l.Name == name {
+			return uint16(i), true
+		}
+	}
+	return 0, false
+}
+
+// External queues an event raised off the loop threads. Safe from any
+// goroutine; a full ring drops and counts.
+func (c *Collector) External(e Event) bool { return c.ext.Put(e) }
+
+// AddSink attaches a sink and turns emission on.
+func (c *Collector) AddSink(s Sink) {
+	c.mu.Lock()
+	c.sinks = append(c.sinks, s)
+	c.mu.Unlock()
+	c.sw.Set(true)
+}
+
+// Start drains the rings every Interval until Stop.
+func (c *Collector) Start() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.stop != nil {
+		return
+	}
+	c.stop, c.done = make(chan struct{}), make(chan struct{})
+	go c.run(c.stop, c.done)
+}
+
+func (c *Collector) run(stop, done chan struct{}) {
+	defer close(done)
+	t := time.NewTicker(c.opts.Interval)
+	defer t.Stop()
+	for {
+		select {
+		case <-stop:
+			c.Flush()
+			return
+		case <-t.C:
+			c.Flush()
+		}
+	}
+}
+
+// Stop ends the background drain after one last Flush. Emission stays as it
+// was, so a Flush afterwards still collects late events.
+func (c *Collector) Stop() {
+	c.mu.Lock()
+	stop, done := c.stop, c.done
+	c.stop, c.done = nil, nil
+	c.mu.Unlock()
+	if stop != nil {
+		close(stop)
+		<-done
+	}
+}
+
+// Flush drains every ring now and delivers what it found. Events of one loop
+// keep their order; events of different loops are merged by time.
+func (c *Collector) Flush() {
+	c.mu.Lock()
+	rings := c.rings
+	sinks := c.sinks
+	c.mu.Unlock()
+
+	c.drainMu.Lock()
+	defer c.drainMu.Unlock()
+	b := c.batch[:0]
+	for _, r := range rings {
+		b = r.Drain(b)
+	}
+	b = c.ext.Drain(b)
+	if len(b) == 0 {
+		c.batch = b
+		return
+	}
+	slices.SortStableFunc(b, func(x, y Event) int {
+		switch {
+		case x.Time < y.Time:
+			return -1
+		case x.Time > y.Time:
+			return 1
+		}
+		return 0
+	})
+	for i := range b {
+		c.seq++
+		b[i].Seq = c.seq
+	}
+	c.emitted += uint64(len(b))
+	for _, s := range sinks {
+		s.Consume(b)
+	}
+	c.batch = b
+}
+
+// Stats returns how many events were delivered and how many were dropped.
+func (c *Collector) Stats() (emitted, dropped uint64) {
+	c.mu.Lock()
+	rings := c.rings
+	c.mu.Unlock()
+	for _, r := range rings {
+		dropped += r.Dropped()
+	}
+	dropped += c.ext.Dropped()
+	c.drainMu.Lock()
+	emitted = c.emitted
+	c.drainMu.Unlock()
+	return emitted, dropped
+}

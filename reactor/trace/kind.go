@@ -1,0 +1,120 @@
+package trace
+
+// Kind says what an Event records. The names are the snake_case names used in
+// trace files and in DESIGN.md §4.
+type Kind uint8
+
+// Event kinds. The order is part of no file format: files carry names.
+const (
+	KindInvalid Kind = iota
+	KindState
+	KindSelectBegin
+	KindSelectEnd
+	KindIOBegin
+	KindIOEnd
+	KindTasksBegin
+	KindDeadlineCheck
+	KindTasksEnd
+	KindTailTasks
+	KindWakeup
+	KindRebuildBegin
+	KindRebuildEnd
+	KindTaskSubmit
+	KindTaskRun
+	KindTaskPanic
+	KindTimerSchedule
+	KindTimerDue
+	KindTimerCancel
+	KindWheelTick
+	KindWheelExpire
+	KindAccept
+	KindRegister
+	KindRead
+	KindWrite
+	KindInterest
+	KindClose
+	KindInject
+	KindDrop
+	KindPause
+	KindResume
+	KindException
+	numKinds
+)
+
+// NumKinds is one more than the largest valid Kind, for tables indexed by Kind.
+const NumKinds = int(numKinds)
+
+// Field names an Event slot. Each kind maps its slots to names in schema.
+type fieldSpec struct {
+	a, b, c, d, e string // int64 slots
+	flag          string // bool slot
+	str           string // string slot
+	states        bool   // a and b hold State values, written as their names
+}
+
+// schema is the one place that says which slot of Event holds which field of
+// which kind. The JSONL writer and reader, the Chrome exporter and the TUI all
+// read it, so a new kind is added here and nowhere else.
+var schema = [numKinds]struct {
+	name string
+	fieldSpec
+}{
+	KindState:         {"state", fieldSpec{a: "from", b: "to", states: true}},
+	KindSelectBegin:   {"select_begin", fieldSpec{a: "timeout_ns", str: "mode"}},
+	KindSelectEnd:     {"select_end", fieldSpec{a: "ready", b: "took_ns", c: "select_cnt", flag: "premature"}},
+	KindIOBegin:       {"io_begin", fieldSpec{}},
+	KindIOEnd:         {"io_end", fieldSpec{a: "keys", b: "took_ns"}},
+	KindTasksBegin:    {"tasks_begin", fieldSpec{a: "queued", b: "budget_ns"}},
+	KindDeadlineCheck: {"deadline_check", fieldSpec{a: "ran", flag: "hit"}},
+	KindTasksEnd:      {"tasks_end", fieldSpec{a: "ran", b: "took_ns", flag: "deadline_hit"}},
+	KindTailTasks:     {"tail_tasks", fieldSpec{a: "ran"}},
+	KindWakeup:        {"wakeup", fieldSpec{flag: "written", str: "from"}},
+	KindRebuildBegin:  {"rebuild_begin", fieldSpec{a: "select_cnt"}},
+	KindRebuildEnd:    {"rebuild_end", fieldSpec{a: "select_cnt", b: "migrated", c: "closed", d: "old_fd", e: "new_fd"}},
+	KindTaskSubmit:    {"task_submit", fieldSpec{a: "id", b: "queued", flag: "external", str: "name"}},
+	KindTaskRun:       {"task_run", fieldSpec{a: "id", b: "took_ns", str: "name"}},
+	KindTaskPanic:     {"task_panic", fieldSpec{a: "id", str: "name"}},
+	KindTimerSchedule: {"timer_schedule", fieldSpec{a: "id", b: "deadline_ns", c: "period_ns", str: "name"}},
+	KindTimerDue:      {"timer_due", fieldSpec{a: "id", b: "deadline_ns", str: "name"}},
+	KindTimerCancel:   {"timer_cancel", fieldSpec{a: "id", b: "deadline_ns"}},
+	KindWheelTick:     {"wheel_tick", fieldSpec{a: "tick", b: "slot", c: "expired", d: "pending"}},
+	KindWheelExpire:   {"wheel_expire", fieldSpec{a: "tick", b: "slot", c: "id", d: "deadline_ns"}},
+	KindAccept:        {"accept", fieldSpec{a: "channel", b: "fd", c: "port"}},
+	KindRegister:      {"register", fieldSpec{a: "channel", b: "fd", c: "ops"}},
+	KindRead:          {"read", fieldSpec{a: "channel", b: "fd", c: "bytes"}},
+	KindWrite:         {"write", fieldSpec{a: "channel", b: "fd", c: "bytes", flag: "partial"}},
+	KindInterest:      {"interest", fieldSpec{a: "channel", b: "fd", c: "ops", d: "old_ops"}},
+	KindClose:         {"close", fieldSpec{a: "channel", b: "fd", str: "reason"}},
+	KindInject:        {"inject", fieldSpec{a: "fd", str: "fault"}},
+	KindDrop:          {"drop", fieldSpec{a: "count"}},
+	KindPause:         {"pause", fieldSpec{a: "phase", str: "reason"}},
+	KindResume:        {"resume", fieldSpec{a: "phase"}},
+	KindException:     {"exception", fieldSpec{a: "channel", b: "fd", str: "error"}},
+}
+
+// String returns the kind's snake_case name, or "invalid".
+func (k Kind) String() string {
+	if k == KindInvalid || k >= numKinds {
+		return "invalid"
+	}
+	return schema[k].name
+}
+
+// ParseKind maps a snake_case name back to its Kind.
+func ParseKind(name string) (Kind, bool) {
+	for k := KindInvalid + 1; k < numKinds; k++ {
+		if schema[k].name == name {
+			return k, true
+		}
+	}
+	return KindInvalid, false
+}
+
+// Kinds lists every valid kind in order.
+func Kinds() []Kind {
+	ks := make([]Kind, 0, numKinds-1)
+	for k := KindInvalid + 1; k < numKinds; k++ {
+		ks = append(ks, k)
+	}
+	return ks
+}
