@@ -48,12 +48,12 @@ func (t Trigger) String() string {
 
 // Defaults, each tied to the Netty constant it mirrors.
 const (
-	DefaultIORatio          = 50      // NioEventLoop.ioRatio
-	DefaultRebuildThreshold = 512     // io.netty.selectorAutoRebuildThreshold
-	minPrematureReturns     = 3       // MIN_PREMATURE_SELECTOR_RETURNS
-	maxMessagesPerRead      = 16      // ChannelMetadata's default
-	tasksPerClockCheck      = 64      // runAllTasks reads the clock every 64 tasks
-	schedulePurgeInterval   = 1e9     // SCHEDULE_PURGE_INTERVAL: 1 s idle cap
+	DefaultIORatio          = 50  // NioEventLoop.ioRatio
+	DefaultRebuildThreshold = 512 // io.netty.selectorAutoRebuildThreshold
+	minPrematureReturns     = 3   // MIN_PREMATURE_SELECTOR_RETURNS
+	maxMessagesPerRead      = 16  // ChannelMetadata's default
+	tasksPerClockCheck      = 64  // runAllTasks reads the clock every 64 tasks
+	schedulePurgeInterval   = 1e9 // SCHEDULE_PURGE_INTERVAL: 1 s idle cap
 	defaultReadBuffer       = 64 << 10
 	defaultEvents           = 1024
 	DefaultQuietPeriod      = 2 * time.Second  // AbstractEventExecutor defaults

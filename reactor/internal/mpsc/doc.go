@@ -28,14 +28,16 @@
 //   - Link. The producer that first needs a chunk beyond the last one links
 //     it. Linking is serialised by parking the tail chunk's index at a marker
 //     value (JCTools calls it ROTATION); other producers that need the new
-//     chunk yield until it is there. This is the only place a producer waits,
-//     once per 1024 offers, for a few instructions.
+//     chunk yield until it is there. This is the only place a producer waits:
+//     once per 1024 offers, normally for a few instructions, longer only if
+//     the linking goroutine is descheduled mid-link. JCTools' queues have the
+//     same window, so, strictly, neither is lock-free at chunk boundaries.
 //   - Find. A producer that was slow may find the tail already past its
 //     chunk; it walks back along prev links. This is the shape of JCTools'
 //     MpscUnboundedXaddArrayQueue. Netty's default, MpscUnboundedArrayQueue,
 //     claims with a CAS and links under a marker in the producer index
-//     instead; both keep each producer's elements in order and give the
-//     consumer a lock-free read.
+//     instead; both keep each producer's elements in order and let the consumer
+//     read without a lock.
 //   - Consume. The consumer reads slot by slot, writes the zero value back so
 //     the garbage collector can free whatever a task captured, and moves to
 //     the next chunk at the end of one. If an index has been claimed but not

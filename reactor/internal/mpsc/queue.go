@@ -65,6 +65,8 @@ type Queue[T any] struct {
 
 // New returns an empty queue. A capacity of zero or less makes it unbounded;
 // otherwise Offer refuses elements once capacity of them are waiting.
+// Netty clamps a configured bound to [2048, 2^30]; that is the loop's
+// policy, so the queue honours the exact value it is given.
 func New[T any](capacity int) *Queue[T] {
 	q := &Queue[T]{capacity: max(int64(capacity), 0)}
 	c := new(chunk[T])

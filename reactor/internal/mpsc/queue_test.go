@@ -190,6 +190,7 @@ func TestConcurrentObservers(t *testing.T) {
 				lenErr = n
 			}
 			_ = q.IsEmpty()
+			runtime.Gosched() // with one P, a busy observer would starve the others for a time slice
 		}
 	})
 

@@ -1,0 +1,295 @@
+package reactor
+
+import (
+	"bytes"
+	"errors"
+	"io"
+	"net"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/reactorviz/reactorviz/reactor/internal/poll"
+	"github.com/reactorviz/reactorviz/reactor/trace"
+)
+
+// The boss accepts; the registration runs as a task on the worker the
+// chooser picked, submitted from the boss (C26).
+func TestAcceptOnBossRegisterAsTaskOnWorker(t *testing.T) {
+	leakCheck(t)
+	coll, rec := newTraced(t)
+	s := startServer(t, 1, 2, Config{Collector: coll}, echoInit)
+	for i := 0; i < 2; i++ {
+		echoOnce(t, dial(t, s.addr()), "hi")
+	}
+	coll.Flush()
+	boss := loopIndex(t, coll, "boss-0")
+	accepts := rec.ofKind(boss, trace.KindAccept)
+	if len(accepts) != 2 {
+		t.Fatalf("%d accept events on boss-0, want 2", len(accepts))
+	}
+	for i, name := range []string{"worker-0", "worker-1"} {
+		w := loopIndex(t, coll, name)
+		regs := rec.ofKind(w, trace.KindRegister)
+		if len(regs) != 1 || regs[0].A != accepts[i].A {
+			t.Fatalf("%s: register events %+v; want channel %d", name, regs, accepts[i].A)
+		}
+		var sub *trace.Event
+		for _, e := range rec.ofKind(w, trace.KindTaskSubmit) {
+			if e.Str == "register" {
+				sub = &e
+				break
+			}
+		}
+		if sub == nil || !sub.Flag {
+			t.Fatalf("%s: no external register task_submit", name)
+		}
+	}
+}
+
+// A write the kernel cannot take whole arms EPOLLOUT; once the peer reads
+// and the rest is flushed, EPOLLOUT is disarmed.
+func TestPartialWriteArmsAndDisarmsEpollOut(t *testing.T) {
+	leakCheck(t)
+	coll, rec := newTraced(t)
+	big := bytes.Repeat([]byte("0123456789abcdef"), 1<<18) // 4 MiB
+	init := func(ch *Channel) {
+		ch.Pipeline().AddLast("blast", &activeHook{fn: func(ch *Channel) {
+			ch.write(big)
+			ch.flush()
+		}})
+	}
+	s := startServer(t, 1, 1, Config{Collector: coll, WriteHighWater: 64 << 20}, init)
+	c := dial(t, s.addr())
+	w := s.worker.Loops()[0]
+	idx := loopIndex(t, coll, "worker-0")
+	waitFor(t, "EPOLLOUT armed", func() bool {
+		coll.Flush()
+		for _, e := range rec.ofKind(idx, trace.KindInterest) {
+			if e.C&poll.Out != 0 {
+				return true
+			}
+		}
+		return false
+	})
+	got := make([]byte, len(big))
+	c.SetReadDeadline(time.Now().Add(20 * time.Second))
+	if _, err := io.ReadFull(c, got); err != nil || !bytes.Equal(got, big) {
+		t.Fatalf("read back %v", err)
+	}
+	waitFor(t, "EPOLLOUT disarmed", func() bool {
+		coll.Flush()
+		in := rec.ofKind(idx, trace.KindInterest)
+		return len(in) > 0 && in[len(in)-1].C&poll.Out == 0 && in[len(in)-1].D&poll.Out != 0
+	})
+	var partial bool
+	for _, e := range rec.ofKind(idx, trace.KindWrite) {
+		partial = partial || e.Flag
+	}
+	if !partial || w.Stats().BytesWritten != int64(len(big)) {
+		t.Fatalf("partial=%v bytes_written=%d", partial, w.Stats().BytesWritten)
+	}
+}
+
+// Edge-triggered, a readiness edge is reported once: the channel must read
+// until EAGAIN, re-queueing itself when its 16-read budget runs out.
+func TestEdgeTriggeredReadDrains(t *testing.T) {
+	leakCheck(t)
+	coll, rec := newTraced(t)
+	s := startServer(t, 1, 1, Config{Trigger: TriggerEdge, ReadBufferSize: 64, Collector: coll}, echoInit)
+	c := dial(t, s.addr())
+	msg := string(bytes.Repeat([]byte("e"), 64*16*4)) // needs several 16-read passes
+	echoOnce(t, c, msg)
+	coll.Flush()
+	requeued := 0
+	for _, e := range rec.ofKind(loopIndex(t, coll, "worker-0"), trace.KindTaskRun) {
+		if e.Str == "epollInReady" {
+			requeued++
+		}
+	}
+	if requeued == 0 {
+		t.Fatal("edge-triggered read never re-queued itself after its budget")
+	}
+}
+
+// A client connect: interest OUT (OP_CONNECT) until the connect finishes,
+// then read interest and channelActive (C24).
+func TestClientConnectOutThenRead(t *testing.T) {
+	leakCheck(t)
+	coll, rec := newTraced(t)
+	s := startServer(t, 1, 1, Config{}, echoInit)
+	g, err := NewEventLoopGroup("client", 1, Config{Collector: coll})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { g.ShutdownGracefully(0, time.Second); g.AwaitTermination(10 * time.Second) }()
+	got := make(chan []byte, 1)
+	var active atomic.Bool
+	b := &Bootstrap{Group: g, Init: func(ch *Channel) {
+		ch.Pipeline().AddLast("client", &clientHandler{got: got, active: &active})
+	}}
+	connected := make(chan error, 1)
+	if err := b.Connect(s.addr(), func(ch *Channel, err error) {
+		if err == nil {
+			ch.write([]byte("via the engine's client"))
+			ch.flush()
+		}
+		connected <- err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if err := <-connected; err != nil {
+		t.Fatal(err)
+	}
+	if string(<-got) != "via the engine's client" || !active.Load() {
+		t.Fatal("no echo through the client channel")
+	}
+	coll.Flush()
+	idx := loopIndex(t, coll, "client-0")
+	regs := rec.ofKind(idx, trace.KindRegister)
+	if len(regs) != 1 {
+		t.Fatalf("%d register events", len(regs))
+	}
+	if regs[0].C == poll.Out {
+		in := rec.ofKind(idx, trace.KindInterest)
+		if len(in) == 0 || in[0].D != poll.Out || in[0].C&poll.Out != 0 {
+			t.Fatalf("after OP_CONNECT, interest events %+v; want OUT dropped", in)
+		}
+		last := in[len(in)-1]
+		if last.C != poll.In {
+			t.Fatalf("final interest %#x, want IN", last.C)
+		}
+	} else if regs[0].C != poll.In {
+		t.Fatalf("registered with ops %#x", regs[0].C)
+	}
+}
+
+type clientHandler struct {
+	HandlerAdapter
+	got    chan []byte
+	active *atomic.Bool
+	buf    []byte
+}
+
+func (h *clientHandler) ChannelActive(ctx *Context) { h.active.Store(true) }
+func (h *clientHandler) ChannelRead(ctx *Context, msg []byte) {
+	h.buf = append(h.buf, msg...)
+	if len(h.buf) >= len("via the engine's client") {
+		h.got <- h.buf
+	}
+}
+
+func TestConnectRefused(t *testing.T) {
+	leakCheck(t)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close()
+	g, err := NewEventLoopGroup("client", 1, Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { g.ShutdownGracefully(0, time.Second); g.AwaitTermination(10 * time.Second) }()
+	res := make(chan error, 1)
+	if err := (&Bootstrap{Group: g}).Connect(addr, func(_ *Channel, err error) { res <- err }); err != nil {
+		t.Fatal(err)
+	}
+	if err := <-res; err == nil {
+		t.Fatal("connect to a closed port succeeded")
+	}
+}
+
+// A handler that panics is reported as an exception; the loop and its other
+// channels go on.
+func TestHandlerPanicIsRecovered(t *testing.T) {
+	leakCheck(t)
+	init := func(ch *Channel) { ch.Pipeline().AddLast("panicky", &panicky{}) }
+	s := startServer(t, 1, 1, Config{}, init)
+	bad := dial(t, s.addr())
+	io.WriteString(bad, "panic")
+	w := s.worker.Loops()[0]
+	waitFor(t, "the panic", func() bool { return w.Stats().TaskPanics == 1 })
+	echoOnce(t, dial(t, s.addr()), "still alive")
+}
+
+type panicky struct{ echoHandler }
+
+func (p *panicky) ChannelRead(ctx *Context, msg []byte) {
+	if string(msg) == "panic" {
+		panic("handler blew up")
+	}
+	ctx.Write(msg)
+}
+
+// Shutdown: what was submitted before runs; what comes after is rejected
+// with a clear error; every loop terminates; nothing leaks.
+func TestGracefulShutdown(t *testing.T) {
+	leakCheck(t)
+	s := startServer(t, 1, 2, Config{}, echoInit)
+	echoOnce(t, dial(t, s.addr()), "x")
+	w := s.worker.Loops()[0]
+	var ran atomic.Int64
+	block := make(chan struct{})
+	_ = w.Execute(func() { <-block })
+	for i := 0; i < 1000; i++ {
+		if err := w.Execute(func() { ran.Add(1) }); err != nil {
+			t.Fatal(err)
+		}
+	}
+	sched, _ := w.Schedule("never", time.Hour, func() { t.Error("scheduled task ran at shutdown") })
+	s.worker.ShutdownGracefully(50*time.Millisecond, 5*time.Second)
+	close(block)
+	if !s.worker.AwaitTermination(10 * time.Second) {
+		t.Fatal("workers did not terminate")
+	}
+	if ran.Load() != 1000 {
+		t.Fatalf("%d of 1000 tasks submitted before shutdown ran", ran.Load())
+	}
+	if !sched.Cancelled() {
+		t.Fatal("scheduled task not cancelled")
+	}
+	err := w.Execute(func() {})
+	if !errors.Is(err, ErrRejected) {
+		t.Fatalf("execute after shutdown: %v, want ErrRejected", err)
+	}
+	if w.Stats().Channels != 0 || w.State() != trace.StateTerminated {
+		t.Fatalf("after shutdown: %d channels, state %v", w.Stats().Channels, w.State())
+	}
+}
+
+// Tasks racing the shutdown are either run or rejected, never lost.
+func TestShutdownRaceNeverLosesATask(t *testing.T) {
+	leakCheck(t)
+	for round := 0; round < 20; round++ {
+		l, err := NewEventLoop("worker-0", "worker", 0, Config{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var accepted, ran atomic.Int64
+		stop := make(chan struct{})
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			for {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				if l.Execute(func() { ran.Add(1) }) == nil {
+					accepted.Add(1)
+				}
+			}
+		}()
+		waitFor(t, "some tasks", func() bool { return ran.Load() > 10 })
+		l.ShutdownGracefully(0, time.Second)
+		<-l.Terminated()
+		close(stop)
+		<-done
+		if accepted.Load() != ran.Load() {
+			t.Fatalf("round %d: %d accepted, %d ran", round, accepted.Load(), ran.Load())
+		}
+	}
+}

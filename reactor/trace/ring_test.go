@@ -1,0 +1,149 @@
+package trace
+
+import (
+	"sync"
+	"testing"
+)
+
+// A full ring drops and counts instead of blocking, and reports the drops
+// with one KindDrop event once it has room again.
+func TestRingDropsAndReports(t *testing.T) {
+	r := NewRing(3, 16)
+	for i := 0; i < 20; i++ {
+		kept := r.Put(Event{Kind: KindRead, A: int64(i)})
+		if kept != (i < 16) {
+			t.Fatalf("put %d: kept=%v", i, kept)
+		}
+	}
+	if r.Dropped() != 4 {
+		t.Fatalf("dropped %d, want 4", r.Dropped())
+	}
+	got := r.Drain(nil)
+	if len(got) != 16 || got[15].A != 15 || got[0].Loop != 3 {
+		t.Fatalf("drained %d events", len(got))
+	}
+	r.Put(Event{Kind: KindRead, A: 99})
+	got = r.Drain(nil)
+	if len(got) != 2 || got[0].Kind != KindDrop || got[0].A != 4 || got[1].A != 99 {
+		t.Fatalf("after room: %+v", got)
+	}
+}
+
+func TestRingPutDoesNotAllocate(t *testing.T) {
+	r := NewRing(0, 1024)
+	e := Event{Kind: KindTaskRun, A: 1, Str: "name"}
+	allocs := testing.AllocsPerRun(1000, func() {
+		r.Put(e)
+		if r.Len() > 512 {
+			r.head.Store(r.tail.Load()) // consume without copying out
+		}
+	})
+	if allocs != 0 {
+		t.Fatalf("%v allocs per Put", allocs)
+	}
+}
+
+// Events of one loop reach the sinks in the order the loop emitted them,
+// with the collector's sequence numbers increasing.
+func TestCollectorKeepsPerLoopOrder(t *testing.T) {
+	c := NewCollector(Options{RingSize: 1 << 12})
+	var mu sync.Mutex
+	var got []Event
+	c.AddSink(SinkFunc(func(b []Event) {
+		mu.Lock()
+		got = append(got, b...)
+		mu.Unlock()
+	}))
+	c.Start()
+	const loops, per = 3, 3000
+	var wg sync.WaitGroup
+	for l := 0; l < loops; l++ {
+		r := c.AddLoop("loop", "g")
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := 0; i < per; {
+				if r.Put(Event{Kind: KindRead, A: int64(i), Time: c.Clock().Now()}) {
+					i++
+				}
+			}
+		}()
+	}
+	for i := 0; i < 100; i++ {
+		c.External(Event{Kind: KindWakeup, Loop: 0, Time: c.Clock().Now()})
+	}
+	wg.Wait()
+	c.Stop()
+	next := make([]int64, loops)
+	var lastSeq uint64
+	wakeups := 0
+	for _, e := range got {
+		if e.Seq <= lastSeq {
+			t.Fatalf("seq %d after %d", e.Seq, lastSeq)
+		}
+		lastSeq = e.Seq
+		switch e.Kind {
+		case KindRead:
+			if e.A != next[e.Loop] {
+				t.Fatalf("loop %d: event %d arrived when %d was due", e.Loop, e.A, next[e.Loop])
+			}
+			next[e.Loop]++
+		case KindWakeup:
+			wakeups++
+		}
+	}
+	for l, n := range next {
+		if n != per {
+			t.Fatalf("loop %d: %d events, want %d", l, n, per)
+		}
+	}
+	if emitted, dropped := c.Stats(); wakeups != 100 || emitted != loops*per+100 || dropped != 0 {
+		t.Fatalf("wakeups=%d emitted=%d dropped=%d", wakeups, emitted, dropped)
+	}
+}
+
+func TestMPRingManyProducers(t *testing.T) {
+	r := NewMPRing(1 << 10)
+	var wg sync.WaitGroup
+	var kept [4]int
+	for p := 0; p < 4; p++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := 0; i < 500; i++ {
+				if r.Put(Event{Kind: KindTaskSubmit, A: int64(p)}) {
+					kept[p]++
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	got := r.Drain(nil)
+	total := kept[0] + kept[1] + kept[2] + kept[3]
+	if len(got) != total || uint64(2000-total) != r.Dropped() {
+		t.Fatalf("drained %d, kept %d, dropped %d", len(got), total, r.Dropped())
+	}
+	if total != 1024 {
+		t.Fatalf("kept %d of 2000 in a 1024-slot ring, want 1024", total)
+	}
+}
+
+func TestFieldsRoundTripThroughSetField(t *testing.T) {
+	for _, k := range Kinds() {
+		e := Event{Kind: k, A: 1, B: 2, C: 3, D: 4, E: 5, Flag: true, Str: "s"}
+		var back Event
+		back.Kind = k
+		for _, f := range e.Fields(nil) {
+			if !back.SetField(f.Name, f) {
+				t.Fatalf("%v: SetField(%s) refused", k, f.Name)
+			}
+		}
+		n := len(e.Fields(nil))
+		if got := back.Fields(nil); len(got) != n {
+			t.Fatalf("%v: %d fields back, want %d", k, len(got), n)
+		}
+		if pk, ok := ParseKind(k.String()); !ok || pk != k {
+			t.Fatalf("ParseKind(%q)", k.String())
+		}
+	}
+}
