@@ -222,6 +222,7 @@ func (ch *Channel) finishConnect() {
 }
 
 func (ch *Channel) connected() {
+	add(&ch.loop.stats.connected, 1)
 	ch.setInterest(ch.interest &^ unix.EPOLLOUT)
 	ch.updateReadInterest()
 	if cb := ch.onActive; cb != nil {
@@ -229,4 +230,21 @@ func (ch *Channel) connected() {
 		cb(ch, nil)
 	}
 	ch.activate()
+}
+
+// Register puts an already connected socket on this loop as a child
+// channel, as Netty's EventLoop.register(channel) does: the registration is
+// a task on the loop, and init builds the pipeline there. The loop owns fd
+// from now on (it is closed if the registration is refused). Any goroutine.
+func (l *EventLoop) Register(fd int, init func(*Channel)) error {
+	if err := unix.SetNonblock(fd, true); err != nil {
+		unix.Close(fd)
+		return err
+	}
+	ch := newChannel(fd, kindChild, l)
+	err := l.submit("register", func() { _ = l.register0(ch, init, nil) }, nil, true)
+	if err != nil {
+		unix.Close(fd)
+	}
+	return err
 }

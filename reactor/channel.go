@@ -27,6 +27,7 @@ const (
 	flagUnwritable
 	flagScratch // out is the loop's shared scratch buffer
 	flagRegistered
+	flagCloseOnDrain // close once the pending output is written
 )
 
 var channelIDs atomic.Uint64
@@ -250,18 +251,7 @@ func (ch *Channel) write(b []byte) {
 	if ch.closed() || len(b) == 0 {
 		return
 	}
-	l := ch.loop
-	if ch.out == nil && l.scratch != nil {
-		ch.out, l.scratch = l.scratch[:0], nil
-		ch.flags |= flagScratch
-	}
-	ch.out = append(ch.out, b...)
-	if len(ch.out) > l.cfg.WriteHighWater && ch.flags&flagUnwritable == 0 {
-		// Backpressure: stop reading from a peer that does not read its
-		// replies, so it cannot grow our memory without bound.
-		ch.flags |= flagUnwritable
-		ch.updateReadInterest()
-	}
+	ch.setOutbound(append(ch.outbound(), b...))
 }
 
 // flush writes the pending output now, unless the channel already waits
@@ -291,6 +281,10 @@ func (ch *Channel) doWrite() {
 	}
 	if !partial {
 		ch.releaseOut()
+		if ch.flags&flagCloseOnDrain != 0 {
+			ch.closeWith("closed after flush")
+			return
+		}
 		ch.setInterest(ch.interest &^ poll.Out)
 		ch.checkWritable()
 		return
@@ -348,8 +342,13 @@ func (ch *Channel) exception(err error) {
 // pipeline catches a Throwable from channelRead; the loop goes on.
 func (ch *Channel) recoverHandler() {
 	if r := recover(); r != nil {
-		add(&ch.loop.stats.taskPanics, 1)
-		ch.exception(fmt.Errorf("handler panic: %v", r))
+		l := ch.loop
+		add(&l.stats.handlerPanics, 1)
+		err := fmt.Errorf("handler panic: %v", r)
+		if l.tracing() {
+			l.emit(trace.Event{Kind: trace.KindTaskPanic, Str: err.Error()})
+		}
+		ch.exception(err)
 	}
 }
 
@@ -415,6 +414,7 @@ func (l *EventLoop) register0(ch *Channel, init func(*Channel), from *EventLoop)
 	}
 	ch.flags |= flagRegistered
 	l.addChannel(ch)
+	add(&l.stats.registered, 1)
 	if l.tracing() {
 		l.emit(trace.Event{Kind: trace.KindRegister, A: int64(ch.id), B: int64(ch.fd), C: int64(ch.interest)})
 	}
@@ -462,4 +462,39 @@ func (l *EventLoop) closeAll(reason string) {
 			ch.closeWith(reason)
 		}
 	}
+}
+
+func (ch *Channel) outbound() []byte {
+	l := ch.loop
+	if ch.out == nil && l.scratch != nil {
+		ch.out, l.scratch = l.scratch[:0], nil
+		ch.flags |= flagScratch
+	}
+	return ch.out
+}
+
+func (ch *Channel) setOutbound(b []byte) {
+	if ch.closed() {
+		return
+	}
+	ch.out = b
+	if len(b) > ch.loop.cfg.WriteHighWater && ch.flags&flagUnwritable == 0 {
+		// Backpressure: stop reading from a peer that does not read its
+		// replies, so it cannot grow our memory without bound.
+		ch.flags |= flagUnwritable
+		ch.updateReadInterest()
+	}
+}
+
+// closeAfterFlush closes the channel as soon as its pending output is
+// written (at once if there is none).
+func (ch *Channel) closeAfterFlush() {
+	if len(ch.out) == 0 {
+		ch.closeWith("closed after flush")
+		return
+	}
+	ch.flags |= flagCloseOnDrain
+	ch.flags |= flagNoAutoRead // read nothing more from a connection we are closing
+	ch.updateReadInterest()
+	ch.flush()
 }

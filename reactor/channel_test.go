@@ -210,7 +210,7 @@ func TestHandlerPanicIsRecovered(t *testing.T) {
 	bad := dial(t, s.addr())
 	io.WriteString(bad, "panic")
 	w := s.worker.Loops()[0]
-	waitFor(t, "the panic", func() bool { return w.Stats().TaskPanics == 1 })
+	waitFor(t, "the panic", func() bool { return w.Stats().HandlerPanics == 1 })
 	echoOnce(t, dial(t, s.addr()), "still alive")
 }
 

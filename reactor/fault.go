@@ -51,3 +51,13 @@ func (ch *Channel) InjectInterestZero() {
 	}
 	ch.SetAutoRead(false)
 }
+
+// CountInjection records a fault injected from outside the engine (a slow
+// task, a blocking or panicking handler) in the loop's injected counter and
+// its trace. Any goroutine.
+func (l *EventLoop) CountInjection(fault string) {
+	add(&l.stats.injected, 1)
+	if l.tracing() {
+		l.emitExternal(trace.Event{Kind: trace.KindInject, Str: fault})
+	}
+}

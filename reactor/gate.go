@@ -114,7 +114,7 @@ func (l *EventLoop) breakReason() string {
 		return "breakpoint: task deadline hit"
 	case g.bp.Wakeup && now.WakeupsWritten > prev.WakeupsWritten:
 		return "breakpoint: wakeup written"
-	case g.bp.TaskPanic && now.TaskPanics+now.Exceptions > prev.TaskPanics+prev.Exceptions:
+	case g.bp.TaskPanic && now.TaskPanics+now.HandlerPanics > prev.TaskPanics+prev.HandlerPanics:
 		return "breakpoint: task or handler panic"
 	case g.bp.QueueAbove > 0 && now.QueueDepth > int64(g.bp.QueueAbove):
 		return "breakpoint: task queue above threshold"

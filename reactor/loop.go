@@ -274,6 +274,9 @@ func (l *EventLoop) exit() { l.inflight.Add(-1) }
 
 func (l *EventLoop) reject(why string) error {
 	add(&l.stats.tasksRejected, 1)
+	if l.tracing() {
+		l.emitExternal(trace.Event{Kind: trace.KindTaskReject, Str: why})
+	}
 	return fmt.Errorf("%s: %w: %s", l.name, ErrRejected, why)
 }
 
@@ -407,7 +410,7 @@ func (l *EventLoop) noteState() {
 		return
 	}
 	if l.tracing() {
-		l.emit(trace.Event{Kind: trace.KindState, A: int64(l.seenState), B: int64(s)})
+		l.emit(trace.Event{Kind: trace.KindState, A: int64(l.seenState), B: int64(s), C: int64(l.tid.Load())})
 	}
 	l.seenState = s
 }

@@ -108,6 +108,9 @@ func (c *Context) WriteAndFlush(b []byte) {
 // Close closes the channel. Loop thread only.
 func (c *Context) Close() { c.ch.closeWith("closed by handler") }
 
+// CloseAfterFlush writes what is pending, then closes the channel.
+func (c *Context) CloseAfterFlush() { c.ch.closeAfterFlush() }
+
 // Pipeline is a channel's ordered list of handlers.
 type Pipeline struct {
 	handlers []Handler
@@ -134,3 +137,11 @@ func (p *Pipeline) head() (Handler, *Context) {
 	}
 	return p.handlers[0], &p.ctxs[0]
 }
+
+// Outbound returns the channel's pending output so a codec can append
+// replies to it directly, saving a copy; hand the result back with
+// SetOutbound. Loop thread only.
+func (c *Context) Outbound() []byte { return c.ch.outbound() }
+
+// SetOutbound stores what Outbound returned, with replies appended.
+func (c *Context) SetOutbound(b []byte) { c.ch.setOutbound(b) }

@@ -14,6 +14,7 @@ type counters struct {
 	ioNanos, taskNanos                                       atomic.Int64
 	channels, accepted, bytesRead, bytesWritten              atomic.Int64
 	scheduled, timersDue, closed, exceptions, injected       atomic.Int64
+	registered, connected, handlerPanics                     atomic.Int64
 	selectCnt                                                atomic.Int64
 }
 
@@ -49,6 +50,9 @@ type Stats struct {
 	Closed           int64 `json:"closed"`
 	Exceptions       int64 `json:"exceptions"`
 	Injected         int64 `json:"injected"`
+	Registered       int64 `json:"registered"`
+	Connected        int64 `json:"connected"`
+	HandlerPanics    int64 `json:"handler_panics"`
 	QueueDepth       int64 `json:"queue_depth"`
 	ScheduledPending int64 `json:"scheduled_pending"`
 }
@@ -68,6 +72,7 @@ func (c *counters) snapshot() Stats {
 		BytesRead: c.bytesRead.Load(), BytesWritten: c.bytesWritten.Load(),
 		Scheduled: c.scheduled.Load(), TimersDue: c.timersDue.Load(), Closed: c.closed.Load(),
 		Exceptions: c.exceptions.Load(), Injected: c.injected.Load(),
+		Registered: c.registered.Load(), Connected: c.connected.Load(), HandlerPanics: c.handlerPanics.Load(),
 	}
 }
 

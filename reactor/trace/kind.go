@@ -38,6 +38,7 @@ const (
 	KindPause
 	KindResume
 	KindException
+	KindTaskReject
 	numKinds
 )
 
@@ -59,7 +60,7 @@ var schema = [numKinds]struct {
 	name string
 	fieldSpec
 }{
-	KindState:         {"state", fieldSpec{a: "from", b: "to", states: true}},
+	KindState:         {"state", fieldSpec{a: "from", b: "to", c: "tid", states: true}},
 	KindSelectBegin:   {"select_begin", fieldSpec{a: "timeout_ns", str: "mode"}},
 	KindSelectEnd:     {"select_end", fieldSpec{a: "ready", b: "took_ns", c: "select_cnt", flag: "premature"}},
 	KindIOBegin:       {"io_begin", fieldSpec{}},
@@ -90,6 +91,7 @@ var schema = [numKinds]struct {
 	KindPause:         {"pause", fieldSpec{a: "phase", str: "reason"}},
 	KindResume:        {"resume", fieldSpec{a: "phase"}},
 	KindException:     {"exception", fieldSpec{a: "channel", b: "fd", str: "error"}},
+	KindTaskReject:    {"task_reject", fieldSpec{str: "reason"}},
 }
 
 // String returns the kind's snake_case name, or "invalid".

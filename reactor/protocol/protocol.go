@@ -1,0 +1,98 @@
+// Package protocol puts the codecs of package codec into an engine pipeline:
+// one handler per channel that feeds what it reads to a codec, appends the
+// replies straight to the channel's outbound buffer, and flushes once per
+// read batch — the shape of a Netty ByteToMessageDecoder that writes on
+// channelReadComplete.
+package protocol
+
+import (
+	"fmt"
+	"slices"
+
+	"github.com/reactorviz/reactorviz/reactor"
+	"github.com/reactorviz/reactorviz/reactor/codec"
+)
+
+// Names lists the protocols New accepts.
+var Names = []string{"echo", "http", "resp"}
+
+// New returns a channel initializer serving the named protocol. limit caps
+// one request (codec.DefaultLimit when 0): a client that sends more gets an
+// error reply and is disconnected, so it cannot grow the server's memory.
+func New(name string, limit int) (func(*reactor.Channel), error) {
+	var fn codec.Handler
+	var errReply func([]byte, error) []byte
+	switch name {
+	case "echo":
+		fn = codec.HandleEcho
+	case "http":
+		fn, errReply = codec.HandleHTTP, codec.AppendHTTPError
+	case "resp":
+		fn, errReply = codec.HandleRESP, codec.AppendRESPError
+	default:
+		return nil, fmt.Errorf("unknown protocol %q (want one of %v)", name, Names)
+	}
+	if limit <= 0 {
+		limit = codec.DefaultLimit
+	}
+	return func(ch *reactor.Channel) {
+		ch.Pipeline().AddLast(name, &handler{fn: fn, errReply: errReply, limit: limit})
+	}, nil
+}
+
+// handler is one channel's protocol state: only the unparsed tail of a
+// request split across reads, allocated when that happens.
+type handler struct {
+	reactor.HandlerAdapter
+	fn       codec.Handler
+	errReply func([]byte, error) []byte
+	limit    int
+	pending  []byte
+	closing  bool
+}
+
+func (h *handler) ChannelRead(ctx *reactor.Context, msg []byte) {
+	if h.closing {
+		return
+	}
+	in := msg
+	if len(h.pending) > 0 {
+		h.pending = append(h.pending, msg...)
+		in = h.pending
+	}
+	consumed, out, closeConn, err := h.fn(in, ctx.Outbound(), h.limit)
+	if err != nil && h.errReply != nil {
+		out = h.errReply(out, err)
+	}
+	ctx.SetOutbound(out)
+	if err != nil || closeConn {
+		h.closing = true
+		h.pending = nil
+		return
+	}
+	h.keep(in[consumed:])
+}
+
+// keep saves the unparsed rest for the next read. The read buffer is the
+// loop's, reused at once, so the rest must be copied out of it.
+func (h *handler) keep(rest []byte) {
+	switch {
+	case len(rest) == 0:
+		h.pending = h.pending[:0]
+		if cap(h.pending) > 4<<10 {
+			h.pending = nil // do not pin a large buffer to an idle connection
+		}
+	case len(h.pending) > 0 && &rest[0] == &h.pending[len(h.pending)-len(rest)]:
+		h.pending = slices.Delete(h.pending, 0, len(h.pending)-len(rest))
+	default:
+		h.pending = append(h.pending[:0], rest...)
+	}
+}
+
+func (h *handler) ChannelReadComplete(ctx *reactor.Context) {
+	if h.closing {
+		ctx.CloseAfterFlush()
+		return
+	}
+	ctx.Flush()
+}

@@ -1,0 +1,40 @@
+// Package jsonl records reactorviz trace events as JSON lines and reads them
+// back without loss (DESIGN.md §7).
+//
+// A trace file is UTF-8 text, one JSON object per line, in this order:
+//
+//	{"format":"reactorviz-trace","version":1,"scenario":"tour","model":"multi",
+//	 "started":"2026-01-02T15:04:05.123456789Z",
+//	 "loops":[{"name":"boss-0","group":"boss"},{"name":"worker-0","group":"worker"}]}
+//	{"seq":1,"t":1200,"loop":"worker-0","kind":"state","from":"NOT_STARTED","to":"STARTED","tid":4312}
+//	{"seq":2,"t":1800,"loop":"worker-0","kind":"select_begin","timeout_ns":1000000000,"mode":"select"}
+//	{"add_loop":"wheel","group":"wheel","index":2}
+//	{"seq":3,"t":2100,"loop":"wheel","kind":"wheel_tick","tick":1,"slot":1,"expired":0,"pending":3}
+//	{"end":2100,"events":3,"emitted":3,"dropped":0}
+//
+// The header (line 1) names the loops; an event's "loop" is looked up in that
+// table, so the position of a name is the event's trace.Event.Loop index. A
+// loop registered after the header was written is announced by an "add_loop"
+// line before its first event, carrying the index it takes. Event fields after
+// "kind" are those trace.Event.Fields lists for the kind, under the schema's
+// names; loop states are written by name ("NOT_STARTED"). The last line,
+// written by Writer.Close, gives the time of the last event, the number of
+// event lines, and the run's emitted and dropped counts, so a reader can tell
+// a complete trace from a cut one and knows how many events the run lost
+// (each loss is also in the stream as a "drop" event where it happened).
+//
+// The round trip is exact for every field of every kind, within limits that
+// keep any line the writer produces under MaxLineBytes and valid JSON: string
+// values are cut to MaxStringBytes (names to MaxNameBytes) on a rune
+// boundary, and invalid UTF-8 becomes U+FFFD. A state outside the five names is written as
+// its number. Loop names are made unique ("a#2", "loop-3" for an empty one),
+// since events refer to loops by name.
+//
+// Readers accept the keys of a line in any order, blank lines anywhere, and
+// lines without some field of their kind (read as zero, so older files stay
+// readable when the schema gains a field). They reject unknown keys, kinds,
+// loops and states, values of the wrong type, lines longer than
+// MaxLineBytes, an end line whose count disagrees with the file, and a file
+// that ends without its end line, each with an *Error naming the file and
+// line: "trace.jsonl:17: unknown kind \"selct_end\"".
+package jsonl
