@@ -1,70 +1,143 @@
-// Command reactorviz runs the engine. Until the scenario layer lands it runs
-// a short headless demo: an echo server on one boss and two workers, eight
-// clients, and the per-loop counters at the end.
+// Command reactorviz runs a real Netty-style multi-reactor engine and shows
+// what its event loops do: in a terminal UI, or headless as a summary.
+//
+// Exit codes: 0 success; 1 the run finished but an expectation failed;
+// 2 bad usage or bad input; 3 a runtime failure.
 package main
 
 import (
-	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
-	"net"
 	"os"
-	"time"
 
-	"github.com/reactorviz/reactorviz/reactor"
+	"golang.org/x/term"
 )
 
-type echo struct{ reactor.HandlerAdapter }
+// Exit codes (DESIGN.md §5).
+const (
+	exitOK      = 0
+	exitExpect  = 1
+	exitUsage   = 2
+	exitRuntime = 3
+)
 
-func (echo) ChannelRead(ctx *reactor.Context, msg []byte) { ctx.Write(msg) }
-func (echo) ChannelReadComplete(ctx *reactor.Context)     { ctx.Flush() }
+// version is set at build time with -ldflags "-X main.version=...".
+var version = "dev"
 
-func main() {
-	if err := demo(); err != nil {
-		fmt.Fprintln(os.Stderr, "reactorviz:", err)
-		os.Exit(3)
+// exitError carries an exit code with the message printed for it.
+type exitError struct {
+	code int
+	err  error
+}
+
+func (e *exitError) Error() string { return e.err.Error() }
+func (e *exitError) Unwrap() error { return e.err }
+
+func usageErr(format string, args ...any) error {
+	return &exitError{exitUsage, fmt.Errorf(format, args...)}
+}
+
+func runtimeErr(err error) error { return &exitError{exitRuntime, err} }
+
+// command is one subcommand.
+type command struct {
+	name    string
+	args    string
+	summary string
+	run     func(env *env, args []string) error
+}
+
+var commands []command
+
+func init() {
+	commands = []command{
+		{"run", "NAME|FILE", "run a scenario in the TUI, or headless with --headless", cmdRun},
+		{"compare", "[NAME|FILE]", "the same workload on single, multi and master-slave", cmdCompare},
+		{"replay", "FILE.jsonl", "open a recorded trace (TUI, or --headless summary)", cmdReplay},
+		{"serve", "", "serve echo, http or resp to outside clients (curl, wrk, redis-benchmark)", cmdServe},
+		{"list", "", "list the built-in scenarios", cmdList},
+		{"show", "NAME", "print a built-in scenario's YAML", cmdShow},
+		{"validate", "FILE...", "check scenario files", cmdValidate},
+		{"version", "", "print the version", cmdVersion},
+		{"help", "[COMMAND]", "help on a command", cmdHelp},
 	}
 }
 
-func demo() error {
-	boss, err := reactor.NewEventLoopGroup("boss", 1, reactor.Config{})
-	if err != nil {
+// env is what a command may touch: its streams and whether they are
+// terminals. Tests give it buffers.
+type env struct {
+	stdout, stderr io.Writer
+	stdoutTTY      bool
+	stderrTTY      bool
+}
+
+func main() {
+	e := &env{stdout: os.Stdout, stderr: os.Stderr,
+		stdoutTTY: term.IsTerminal(int(os.Stdout.Fd())), stderrTTY: term.IsTerminal(int(os.Stderr.Fd()))}
+	os.Exit(run(e, os.Args[1:]))
+}
+
+// run dispatches and turns errors into exit codes. It never panics on input.
+func run(e *env, args []string) int {
+	err := dispatch(e, args)
+	if err == nil {
+		return exitOK
+	}
+	var ee *exitError
+	if errors.As(err, &ee) {
+		if ee.err != nil && ee.err.Error() != "" {
+			fmt.Fprintln(e.stderr, "reactorviz:", ee.err)
+		}
+		return ee.code
+	}
+	fmt.Fprintln(e.stderr, "reactorviz:", err)
+	return exitRuntime
+}
+
+func dispatch(e *env, args []string) error {
+	if len(args) == 0 {
+		if e.stdoutTTY {
+			return cmdRun(e, []string{"tour"})
+		}
+		return cmdRun(e, []string{"tour", "--headless"})
+	}
+	switch args[0] {
+	case "-h", "--help", "-help":
+		return cmdHelp(e, nil)
+	case "--version", "-version":
+		return cmdVersion(e, nil)
+	}
+	for _, c := range commands {
+		if c.name == args[0] {
+			return c.run(e, args[1:])
+		}
+	}
+	return usageErr("unknown command %q (run 'reactorviz help')", args[0])
+}
+
+func cmdHelp(e *env, args []string) error {
+	if len(args) > 0 {
+		return dispatch(e, []string{args[0], "--help"})
+	}
+	fmt.Fprint(e.stdout, `reactorviz runs a real Netty-style multi-reactor engine on epoll and shows
+its event loops at work: boss and worker threads, task queues, timers.
+
+usage:
+  reactorviz                        the guided tour in the TUI (headless without a terminal)
+`)
+	for _, c := range commands {
+		fmt.Fprintf(e.stdout, "  reactorviz %-22s %s\n", c.name+" "+c.args, c.summary)
+	}
+	fmt.Fprint(e.stdout, "\n'reactorviz COMMAND --help' describes a command's flags.\n")
+	return nil
+}
+
+func cmdVersion(e *env, args []string) error {
+	fs := newFlags("version", "", "print the version")
+	if _, err := fs.parse(e, args, 0, 0); err != nil {
 		return err
 	}
-	worker, err := reactor.NewEventLoopGroup("worker", 2, reactor.Config{})
-	if err != nil {
-		return err
-	}
-	b := &reactor.ServerBootstrap{Boss: boss, Worker: worker,
-		ChildInit: func(ch *reactor.Channel) { ch.Pipeline().AddLast("echo", echo{}) }}
-	sc, err := b.Bind("127.0.0.1:0")
-	if err != nil {
-		return err
-	}
-	for i := 0; i < 8; i++ {
-		c, err := net.Dial("tcp", sc.Addr().String())
-		if err != nil {
-			return err
-		}
-		msg := []byte(fmt.Sprintf("ping %d", i))
-		buf := make([]byte, len(msg))
-		if _, err := c.Write(msg); err != nil {
-			return err
-		}
-		if _, err := io.ReadFull(c, buf); err != nil {
-			return err
-		}
-		c.Close()
-	}
-	boss.ShutdownGracefully(0, time.Second)
-	worker.ShutdownGracefully(0, time.Second)
-	boss.AwaitTermination(5 * time.Second)
-	worker.AwaitTermination(5 * time.Second)
-	out := map[string]any{}
-	for _, l := range append(boss.Loops(), worker.Loops()...) {
-		out[l.Name()] = l.Stats()
-	}
-	enc := json.NewEncoder(os.Stdout)
-	enc.SetIndent("", "  ")
-	return enc.Encode(out)
+	fmt.Fprintf(e.stdout, "reactorviz %s\n", version)
+	return nil
 }

@@ -1,0 +1,62 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"text/tabwriter"
+
+	"github.com/reactorviz/reactorviz/scenarios"
+)
+
+func cmdList(e *env, args []string) error {
+	f := newFlags("list", "", "List the built-in scenarios: name, model, summary.")
+	if _, err := f.parse(e, args, 0, 0); err != nil {
+		return err
+	}
+	tw := tabwriter.NewWriter(e.stdout, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "NAME\tMODEL\tSUMMARY")
+	for _, s := range scenarios.Builtin() {
+		fmt.Fprintf(tw, "%s\t%s\t%s\n", s.Name, s.Model, s.Summary)
+	}
+	return tw.Flush()
+}
+
+func cmdShow(e *env, args []string) error {
+	f := newFlags("show", "NAME", "Print a built-in scenario's YAML, to copy and edit.")
+	pos, err := f.parse(e, args, 1, 1)
+	if err != nil {
+		return err
+	}
+	src, ok := scenarios.BuiltinSource(pos[0])
+	if !ok {
+		return usageErr("unknown scenario %q (see 'reactorviz list')", pos[0])
+	}
+	_, err = e.stdout.Write(src)
+	return err
+}
+
+func cmdValidate(e *env, args []string) error {
+	f := newFlags("validate", "FILE...", "Check scenario files; print every problem as FILE:LINE:COL: message.")
+	pos, err := f.parse(e, args, 1, -1)
+	if err != nil {
+		return err
+	}
+	bad := 0
+	for _, p := range pos {
+		if _, err := os.Stat(p); err != nil {
+			fmt.Fprintf(e.stderr, "%s: %v\n", p, err)
+			bad++
+			continue
+		}
+		if _, err := scenarios.Load(p); err != nil {
+			fmt.Fprintln(e.stderr, err)
+			bad++
+			continue
+		}
+		fmt.Fprintf(e.stdout, "%s: ok\n", p)
+	}
+	if bad > 0 {
+		return &exitError{exitUsage, fmt.Errorf("%d of %d file(s) invalid", bad, len(pos))}
+	}
+	return nil
+}

@@ -1,0 +1,211 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/reactorviz/reactorviz/scenarios"
+	"github.com/reactorviz/reactorviz/sim"
+)
+
+// runFlags are the flags run and compare share.
+type runFlags struct {
+	headless bool
+	json     bool
+	duration time.Duration
+	sets     setFlags
+}
+
+func (r *runFlags) register(f *flags) {
+	f.BoolVar(&r.headless, "headless", false, "no TUI: run, then print a summary")
+	f.BoolVar(&r.json, "json", false, "print the summary as one JSON object on stdout (implies --headless)")
+	f.DurationVar(&r.duration, "duration", 0, "override the scenario's duration (e.g. 5s)")
+	f.Var(&r.sets, "set", "override a scenario field by its dotted path, e.g. --set loop.io_ratio=100 (repeatable)")
+}
+
+// tui reports whether the TUI should run: a terminal on stdout and no
+// request for text.
+func (r *runFlags) tui(e *env) bool { return !r.headless && !r.json && e.stdoutTTY }
+
+func cmdRun(e *env, args []string) error {
+	f := newFlags("run", "NAME|FILE", "Run a built-in scenario (see 'reactorviz list') or a scenario file.")
+	var rf runFlags
+	rf.register(f)
+	tracePath := f.String("trace", "", "record every event to a JSONL trace `file` (replay reads it)")
+	chromePath := f.String("chrome", "", "write a Chrome/Perfetto trace `file` (open it in ui.perfetto.dev)")
+	pos, err := f.parse(e, args, 1, 1)
+	if err != nil {
+		return err
+	}
+	sc, err := loadScenario(pos[0], rf.sets, rf.duration)
+	if err != nil {
+		return err
+	}
+	opts := sim.Options{TracePath: *tracePath, ChromePath: *chromePath}
+	if rf.tui(e) && liveTUI != nil {
+		return liveTUI(sc, opts)
+	}
+	return runHeadless(e, sc, opts, rf.json)
+}
+
+// liveTUI, compareTUI and replayTUI open the terminal UI; they are set by
+// tui.go.
+var (
+	liveTUI    func(sc *scenarios.Scenario, opts sim.Options) error
+	compareTUI func(sc *scenarios.Scenario, models []string) error
+	replayTUI  func(path string) error
+)
+
+func runHeadless(e *env, sc *scenarios.Scenario, opts sim.Options, asJSON bool) error {
+	r, err := sim.New(sc, opts)
+	if err != nil {
+		return runtimeErr(err)
+	}
+	if err := r.Start(); err != nil {
+		return runtimeErr(err)
+	}
+	stop := progress(e, sc.Name, r)
+	<-r.Done()
+	stop()
+	s := r.Summary()
+	if err := r.Err(); err != nil {
+		s.Error = err.Error()
+	}
+	if asJSON {
+		e.stdout.Write(s.JSON())
+	} else {
+		fmt.Fprint(e.stdout, s.Text())
+		if opts.TracePath != "" {
+			fmt.Fprintf(e.stdout, "trace: %s (%d events", opts.TracePath, s.Events.Emitted)
+			if s.Events.Dropped > 0 {
+				fmt.Fprintf(e.stdout, ", %d dropped", s.Events.Dropped)
+			}
+			fmt.Fprintln(e.stdout, ")")
+		}
+	}
+	switch {
+	case r.Err() != nil:
+		return &exitError{exitRuntime, r.Err()}
+	case s.Failed() > 0:
+		return &exitError{exitExpect, fmt.Errorf("%d expectation(s) failed", s.Failed())}
+	}
+	return nil
+}
+
+// progress shows the run clock on stderr while a headless run goes, when
+// stderr is a terminal; the returned func clears the line.
+func progress(e *env, name string, r *sim.Run) func() {
+	if !e.stderrTTY {
+		return func() {}
+	}
+	done := make(chan struct{})
+	finished := make(chan struct{})
+	go func() {
+		defer close(finished)
+		t := time.NewTicker(200 * time.Millisecond)
+		defer t.Stop()
+		for {
+			select {
+			case <-done:
+				fmt.Fprint(e.stderr, "\r\033[K")
+				return
+			case <-t.C:
+				c := r.Clients()
+				fmt.Fprintf(e.stderr, "\r\033[K%s: %v / %v · %d requests · %d errors",
+					name, r.Elapsed().Round(100*time.Millisecond), r.Duration(), c.Requests, c.Errors)
+			}
+		}
+	}()
+	return func() { close(done); <-finished }
+}
+
+// loadScenario reads a built-in or a file and applies --duration and --set.
+// Every problem is a usage error (exit 2), printed FILE:LINE:COL: message.
+func loadScenario(nameOrPath string, sets []string, d time.Duration) (*scenarios.Scenario, error) {
+	sc, err := scenarios.Load(nameOrPath)
+	if err != nil {
+		return nil, &exitError{exitUsage, err}
+	}
+	var errs []error
+	if d != 0 {
+		if err := sc.Set("duration", d.String()); err != nil {
+			errs = append(errs, fmt.Errorf("--duration %v: %w", d, unwrapSet(err)))
+		}
+	}
+	for _, kv := range sets {
+		k, v, _ := strings.Cut(kv, "=")
+		if err := sc.Set(k, v); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	if len(errs) > 0 {
+		return nil, &exitError{exitUsage, errors.Join(errs...)}
+	}
+	return sc, nil
+}
+
+func unwrapSet(err error) error { return err }
+
+func cmdCompare(e *env, args []string) error {
+	f := newFlags("compare", "[NAME|FILE]", "Run one workload under single, multi and master-slave, one after another, and compare.")
+	var rf runFlags
+	rf.register(f)
+	models := f.String("models", strings.Join(sim.Models, ","), "models to run, comma-separated")
+	chromePath := f.String("chrome", "", "write one Chrome/Perfetto trace `file` with one process per model")
+	pos, err := f.parse(e, args, 0, 1)
+	if err != nil {
+		return err
+	}
+	name := "multi-reactor"
+	if len(pos) == 1 {
+		name = pos[0]
+	}
+	sc, err := loadScenario(name, rf.sets, rf.duration)
+	if err != nil {
+		return err
+	}
+	ms, err := parseModels(*models)
+	if err != nil {
+		return err
+	}
+	if rf.tui(e) && compareTUI != nil && *chromePath == "" {
+		return compareTUI(sc, ms)
+	}
+	return compareHeadless(e, sc, ms, *chromePath, rf.json)
+}
+
+func parseModels(s string) ([]string, error) {
+	var out []string
+	for _, m := range strings.Split(s, ",") {
+		m = strings.TrimSpace(m)
+		ok := false
+		for _, known := range sim.Models {
+			ok = ok || m == known
+		}
+		if !ok {
+			return nil, usageErr("--models: unknown model %q (want %s)", m, strings.Join(sim.Models, ", "))
+		}
+		out = append(out, m)
+	}
+	return out, nil
+}
+
+func compareHeadless(e *env, sc *scenarios.Scenario, models []string, chromePath string, asJSON bool) error {
+	cmp, err := sim.Compare(sc, models, sim.CompareOptions{ChromePath: chromePath})
+	if err != nil {
+		return runtimeErr(err)
+	}
+	if asJSON {
+		b, _ := json.MarshalIndent(cmp, "", "  ")
+		e.stdout.Write(append(b, '\n'))
+	} else {
+		fmt.Fprint(e.stdout, cmp.Text())
+	}
+	if n := cmp.Failed(); n > 0 {
+		return &exitError{exitExpect, fmt.Errorf("%d expectation(s) failed", n)}
+	}
+	return nil
+}

@@ -1,0 +1,110 @@
+package main
+
+import (
+	"fmt"
+	"net"
+	"net/netip"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+
+	"github.com/reactorviz/reactorviz/reactor"
+	"github.com/reactorviz/reactorviz/sim"
+)
+
+func cmdServe(e *env, args []string) error {
+	f := newFlags("serve", "", "Serve a protocol to outside clients: curl or wrk (http), redis-benchmark (resp),\nnc (echo). Stops cleanly on SIGINT or SIGTERM and prints a summary.")
+	o := sim.ServeOptions{}
+	f.StringVar(&o.Protocol, "protocol", "http", "echo, http or resp")
+	f.StringVar(&o.Model, "model", "multi", "single, multi or master-slave")
+	f.IntVar(&o.Bosses, "bosses", 1, "boss loops (master-slave: one SO_REUSEPORT server channel each)")
+	f.IntVar(&o.Workers, "workers", 0, "worker loops (0: 2 × CPUs, as Netty)")
+	f.StringVar(&o.Addr, "addr", "127.0.0.1:8080", "address to listen on")
+	f.IntVar(&o.IORatio, "io-ratio", reactor.DefaultIORatio, "ioRatio of every loop, 1..100")
+	f.IntVar(&o.MaxConnections, "max-conns", 10_000, "open connections allowed per server channel")
+	f.StringVar(&o.TracePath, "trace", "", "record every event to a JSONL trace `file`")
+	allowRemote := f.Bool("allow-remote", false, "allow a non-loopback --addr")
+	headless := f.Bool("headless", false, "no TUI")
+	asJSON := f.Bool("json", false, "print the final summary as JSON on stdout")
+	noTrace := f.Bool("no-trace", false, "emit no events at all (the default unless --trace or the TUI asks for them)")
+	d := f.Duration("duration", 0, "stop after this long (0: run until SIGINT/SIGTERM)")
+	if _, err := f.parse(e, args, 0, 0); err != nil {
+		return err
+	}
+	if err := checkServe(&o, *allowRemote, *noTrace); err != nil {
+		return err
+	}
+	if !*headless && !*asJSON && e.stdoutTTY && serveTUI != nil {
+		return serveTUI(o, *d)
+	}
+	return serveHeadless(e, o, *d, *asJSON)
+}
+
+// serveTUI opens the live view on a serving engine; set by tui.go.
+var serveTUI func(o sim.ServeOptions, d time.Duration) error
+
+func checkServe(o *sim.ServeOptions, allowRemote, noTrace bool) error {
+	switch {
+	case o.Protocol != "echo" && o.Protocol != "http" && o.Protocol != "resp":
+		return usageErr("serve: --protocol %q (want echo, http or resp)", o.Protocol)
+	case o.Workers < 0 || o.Workers > 1024:
+		return usageErr("serve: --workers %d (want 0..1024)", o.Workers)
+	case o.Bosses < 1 || o.Bosses > 64:
+		return usageErr("serve: --bosses %d (want 1..64)", o.Bosses)
+	case reactor.ValidateIORatio(o.IORatio) != nil:
+		return usageErr("serve: --io-ratio %d (want 1..100)", o.IORatio)
+	case o.MaxConnections < 1:
+		return usageErr("serve: --max-conns %d (want >= 1)", o.MaxConnections)
+	case noTrace && o.TracePath != "":
+		return usageErr("serve: --no-trace and --trace exclude each other")
+	}
+	if _, err := parseModels(o.Model); err != nil {
+		return err
+	}
+	host, _, err := net.SplitHostPort(o.Addr)
+	if err != nil {
+		return usageErr("serve: --addr %q: %v", o.Addr, err)
+	}
+	if !allowRemote && !isLoopback(host) {
+		return usageErr("serve: --addr %s is not a loopback address; pass --allow-remote to serve beyond this machine", o.Addr)
+	}
+	return nil
+}
+
+func isLoopback(host string) bool {
+	if host == "localhost" {
+		return true
+	}
+	a, err := netip.ParseAddr(host)
+	return err == nil && a.IsLoopback()
+}
+
+func serveHeadless(e *env, o sim.ServeOptions, d time.Duration, asJSON bool) error {
+	s, err := sim.Serve(o)
+	if err != nil {
+		return runtimeErr(err)
+	}
+	fmt.Fprintf(e.stderr, "reactorviz: serving %s on %v (model %s); stop with Ctrl-C\n", o.Protocol, s.Addrs(), o.Model)
+	sig := make(chan os.Signal, 1)
+	signal.Notify(sig, syscall.SIGINT, syscall.SIGTERM)
+	defer signal.Stop(sig)
+	var timeout <-chan time.Time
+	if d > 0 {
+		timeout = time.After(d)
+	}
+	select {
+	case <-sig:
+	case <-timeout:
+	}
+	sum, err := s.Stop(100*time.Millisecond, 5*time.Second)
+	if asJSON {
+		e.stdout.Write(sum.JSON())
+	} else {
+		fmt.Fprint(e.stdout, sum.Text())
+	}
+	if err != nil {
+		return runtimeErr(err)
+	}
+	return nil
+}

@@ -1,0 +1,156 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"net"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func runCLI(t *testing.T, args ...string) (code int, stdout, stderr string) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	code = run(&env{stdout: &out, stderr: &errb}, args)
+	return code, out.String(), errb.String()
+}
+
+func writeFile(t *testing.T, name, content string) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), name)
+	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func TestExitCodes(t *testing.T) {
+	failing := writeFile(t, "failing.yaml", `name: failing
+summary: an expectation that cannot hold
+model: multi
+duration: 200ms
+server: {protocol: echo}
+expect:
+  - boss-0.accepted == 42
+`)
+	broken := writeFile(t, "broken.yaml", "name: broken\nmodel: triple\nworkers: -1\n")
+	for _, tc := range []struct {
+		name string
+		args []string
+		code int
+		out  string // substring of stdout
+		err  string // substring of stderr
+	}{
+		{name: "version", args: []string{"version"}, code: exitOK, out: "reactorviz"},
+		{name: "unknown command", args: []string{"frobnicate"}, code: exitUsage, err: "unknown command"},
+		{name: "unknown flag", args: []string{"list", "--bogus"}, code: exitUsage, err: "bogus"},
+		{name: "unknown scenario", args: []string{"run", "no-such-scenario", "--headless"}, code: exitUsage},
+		{name: "bad set", args: []string{"run", "tour", "--headless", "--set", "loop.io_ratio=0"}, code: exitUsage, err: "io_ratio"},
+		{name: "bad set key", args: []string{"run", "tour", "--headless", "--set", "loop.nope=1"}, code: exitUsage},
+		{name: "missing argument", args: []string{"run"}, code: exitUsage},
+		{name: "show unknown", args: []string{"show", "nope"}, code: exitUsage},
+		{name: "show", args: []string{"show", "tour"}, code: exitOK, out: "name: tour"},
+		{name: "validate broken", args: []string{"validate", broken}, code: exitUsage, err: broken + ":2:"},
+		{name: "expectation fails", args: []string{"run", failing, "--headless"}, code: exitExpect, out: "FAIL"},
+		{name: "serve refuses remote", args: []string{"serve", "--headless", "--addr", "10.1.2.3:80"}, code: exitUsage, err: "--allow-remote"},
+		{name: "serve bad protocol", args: []string{"serve", "--protocol", "gopher"}, code: exitUsage},
+		{name: "replay missing", args: []string{"replay", "/nonexistent.jsonl", "--headless"}, code: exitUsage},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			code, out, errs := runCLI(t, tc.args...)
+			if code != tc.code || !strings.Contains(out, tc.out) || !strings.Contains(errs, tc.err) {
+				t.Fatalf("exit %d (want %d)\nstdout: %s\nstderr: %s", code, tc.code, out, errs)
+			}
+			if strings.Contains(errs, "goroutine ") || strings.Contains(errs, "panic:") {
+				t.Fatalf("stack trace on stderr:\n%s", errs)
+			}
+		})
+	}
+}
+
+func TestHelpOnEveryCommand(t *testing.T) {
+	for _, c := range commands {
+		code, out, _ := runCLI(t, c.name, "--help")
+		if code != exitOK || !strings.Contains(out, "usage: reactorviz "+c.name) && c.name != "help" {
+			t.Errorf("%s --help: exit %d, %q", c.name, code, out)
+		}
+	}
+}
+
+func TestServeBindFailureIsRuntimeError(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	code, _, errs := runCLI(t, "serve", "--headless", "--addr", ln.Addr().String(), "--duration", "100ms")
+	if code != exitRuntime {
+		t.Fatalf("exit %d, want %d: %s", code, exitRuntime, errs)
+	}
+}
+
+func TestServeRunsAndStops(t *testing.T) {
+	code, out, errs := runCLI(t, "serve", "--headless", "--json", "--addr", "127.0.0.1:0", "--workers", "1", "--duration", "200ms")
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	var s map[string]any
+	if err := json.Unmarshal([]byte(out), &s); err != nil {
+		t.Fatalf("--json printed more than one JSON object: %v\n%s", err, out)
+	}
+}
+
+// The JSON summary carries the stable keys of DESIGN.md §6, and a trace
+// replayed headless reproduces the live run's per-loop counters.
+func TestRunJSONAndReplayRoundTrip(t *testing.T) {
+	trace := filepath.Join(t.TempDir(), "run.jsonl")
+	code, out, errs := runCLI(t, "run", "spurious-wakeup", "--json", "--duration", "1500ms", "--trace", trace)
+	if code != exitOK {
+		t.Fatalf("run: exit %d: %s\n%s", code, errs, out)
+	}
+	var live struct {
+		Loops  []map[string]any `json:"loops"`
+		Events struct {
+			Dropped float64 `json:"dropped"`
+		} `json:"events"`
+	}
+	if err := json.Unmarshal([]byte(out), &live); err != nil {
+		t.Fatal(err)
+	}
+	for _, key := range []string{"name", "group", "tid", "state", "iterations", "selects", "select_nows",
+		"premature", "max_select_cnt", "rebuilds", "migrated", "wakeups_written", "wakeups_coalesced",
+		"tasks_submitted", "tasks_rejected", "tasks_run", "tail_tasks_run", "deadline_checks",
+		"deadline_hits", "task_panics", "io_ns", "task_ns", "channels", "accepted", "bytes_read", "bytes_written"} {
+		if _, ok := live.Loops[0][key]; !ok {
+			t.Errorf("summary loop lacks key %q", key)
+		}
+	}
+	if live.Events.Dropped != 0 {
+		t.Skipf("the run dropped %v events; counters cannot match", live.Events.Dropped)
+	}
+	code, out, errs = runCLI(t, "replay", trace, "--json")
+	if code != exitOK {
+		t.Fatalf("replay: exit %d: %s", code, errs)
+	}
+	var replayed struct {
+		Loops []map[string]any `json:"loops"`
+	}
+	if err := json.Unmarshal([]byte(out), &replayed); err != nil {
+		t.Fatal(err)
+	}
+	if len(replayed.Loops) != len(live.Loops) {
+		t.Fatalf("%d loops replayed, %d live", len(replayed.Loops), len(live.Loops))
+	}
+	for i, l := range live.Loops {
+		for k, v := range l {
+			if k == "queue_depth" || k == "select_cnt" || k == "scheduled_pending" {
+				continue // instantaneous values, not totals
+			}
+			if rv := replayed.Loops[i][k]; rv != v {
+				t.Errorf("%s.%s: live %v, replayed %v", l["name"], k, v, rv)
+			}
+		}
+	}
+}

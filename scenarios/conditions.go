@@ -1,0 +1,177 @@
+package scenarios
+
+import (
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// A condition selects between two lists of expectations according to the
+// scenario's own configuration, after --set overrides:
+//
+//	expect:
+//	  - if: server.reuseport == true
+//	    then: [boss-*.accepted > 0]
+//	    else: [boss-1.state == NOT_STARTED]
+//
+// so a built-in keeps proving the right thing when a learner flips a knob.
+// The grammar is KEY OP VALUE joined by &&, KEY being a --set path.
+
+type configKind int
+
+const (
+	cfgInt configKind = iota
+	cfgBool
+	cfgEnum
+	cfgDuration
+	cfgSize
+)
+
+// configKey is one configuration value a condition can test.
+type configKey struct {
+	path  string
+	kind  configKind
+	enum  []string
+	value func(*Scenario) int64 // numbers, durations in ns, sizes in bytes, bools as 0/1
+	text  func(*Scenario) string
+}
+
+func intKey(path string, get func(*Scenario) int) configKey {
+	return configKey{path: path, kind: cfgInt, value: func(s *Scenario) int64 { return int64(get(s)) }}
+}
+
+var configKeys = []configKey{
+	{path: "model", kind: cfgEnum, enum: models, text: func(s *Scenario) string { return string(s.Model) }},
+	intKey("bosses", func(s *Scenario) int { return s.Bosses }),
+	intKey("workers", func(s *Scenario) int { return s.Workers }),
+	intKey("client_loops", func(s *Scenario) int { return s.ClientLoops }),
+	{path: "duration", kind: cfgDuration, value: func(s *Scenario) int64 { return int64(s.Duration) }},
+	intKey("loop.io_ratio", func(s *Scenario) int { return s.Loop.IORatio }),
+	intKey("loop.rebuild_threshold", func(s *Scenario) int { return s.Loop.RebuildThreshold }),
+	{path: "loop.selector", kind: cfgEnum, enum: selectors, text: func(s *Scenario) string { return string(s.Loop.Selector) }},
+	{path: "loop.trigger", kind: cfgEnum, enum: triggers, text: func(s *Scenario) string { return string(s.Loop.Trigger) }},
+	intKey("loop.task_queue_capacity", func(s *Scenario) int { return s.Loop.TaskQueue }),
+	{path: "loop.read_buffer", kind: cfgSize, value: func(s *Scenario) int64 { return int64(s.Loop.ReadBuffer) }},
+	{path: "loop.slow_motion", kind: cfgDuration, value: func(s *Scenario) int64 { return int64(s.Loop.SlowMotion) }},
+	{path: "server.protocol", kind: cfgEnum, enum: protocols, text: func(s *Scenario) string { return string(s.Server.Protocol) }},
+	intKey("server.ports", func(s *Scenario) int { return s.Server.Ports }),
+	{path: "server.reuseport", kind: cfgBool, value: func(s *Scenario) int64 {
+		if s.Server.ReusePort {
+			return 1
+		}
+		return 0
+	}},
+	{path: "wheel.tick", kind: cfgDuration, value: func(s *Scenario) int64 { return int64(s.Wheel.Tick) }},
+	intKey("wheel.ticks_per_wheel", func(s *Scenario) int { return s.Wheel.TicksPerWheel }),
+	{path: "shutdown.quiet", kind: cfgDuration, value: func(s *Scenario) int64 { return int64(s.Shutdown.Quiet) }},
+	{path: "shutdown.timeout", kind: cfgDuration, value: func(s *Scenario) int64 { return int64(s.Shutdown.Timeout) }},
+}
+
+func configKeyPaths() []string {
+	out := make([]string, len(configKeys))
+	for i, k := range configKeys {
+		out[i] = k.path
+	}
+	return out
+}
+
+var conditionPart = regexp.MustCompile(`^\s*([a-z_.]+)\s*(==|!=|<=|>=|<|>)\s*(\S+)\s*$`)
+
+// maxConditionLen bounds an if: text.
+const maxConditionLen = 256
+
+// evalCondition parses and evaluates a condition against the decoded
+// configuration. An error names the faulty part; the offset is in runes.
+func evalCondition(text string, s *Scenario) (bool, *ExpectError) {
+	if len([]rune(text)) > maxConditionLen {
+		return false, &ExpectError{Msg: "condition is longer than " + strconv.Itoa(maxConditionLen) + " characters"}
+	}
+	result := true
+	off := 0
+	for _, part := range strings.Split(text, "&&") {
+		ok, err := evalComparison(part, s)
+		if err != nil {
+			err.Offset = off + leadingSpace(part)
+			return false, err
+		}
+		result = result && ok
+		off += len([]rune(part)) + 2
+	}
+	return result, nil
+}
+
+func leadingSpace(s string) int {
+	return len([]rune(s)) - len([]rune(strings.TrimLeft(s, " \t")))
+}
+
+func evalComparison(part string, s *Scenario) (bool, *ExpectError) {
+	m := conditionPart.FindStringSubmatch(part)
+	if m == nil {
+		return false, &ExpectError{Msg: "a condition is KEY OP VALUE joined by &&, as in loop.selector == epoll; found " + strconv.Quote(strings.TrimSpace(part))}
+	}
+	path, opStr, lit := m[1], m[2], m[3]
+	i := slices.IndexFunc(configKeys, func(k configKey) bool { return k.path == path })
+	if i < 0 {
+		return false, &ExpectError{Msg: "a condition cannot test " + path + hint(path, configKeyPaths(), "it can test")}
+	}
+	k := configKeys[i]
+	o := op(slices.Index(opText[:], opStr))
+	bad := func(want string) (bool, *ExpectError) {
+		return false, &ExpectError{Msg: path + " takes " + want + ", not " + strconv.Quote(lit)}
+	}
+	switch k.kind {
+	case cfgEnum:
+		if o != opEq && o != opNe {
+			return false, &ExpectError{Msg: "only == and != apply to " + path}
+		}
+		if !slices.Contains(k.enum, lit) {
+			return bad("one of " + oneOf(k.enum))
+		}
+		return o.holds(strings.Compare(k.text(s), lit)), nil
+	case cfgBool:
+		if o != opEq && o != opNe {
+			return false, &ExpectError{Msg: "only == and != apply to " + path}
+		}
+		if lit != "true" && lit != "false" {
+			return bad("true or false")
+		}
+		want := int64(0)
+		if lit == "true" {
+			want = 1
+		}
+		return o.holds(cmpInt(k.value(s), want)), nil
+	}
+	var want int64
+	switch k.kind {
+	case cfgDuration:
+		d, err := parseDuration(lit)
+		if err != nil {
+			return bad(err.Error())
+		}
+		want = int64(d)
+	case cfgSize:
+		n, err := parseSize(lit)
+		if err != nil {
+			return bad(err.Error())
+		}
+		want = int64(n)
+	default:
+		n, err := strconv.ParseInt(lit, 10, 64)
+		if err != nil {
+			return bad("a whole number")
+		}
+		want = n
+	}
+	return o.holds(cmpInt(k.value(s), want)), nil
+}
+
+func cmpInt(a, b int64) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}

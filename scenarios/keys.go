@@ -1,0 +1,257 @@
+package scenarios
+
+import (
+	"sort"
+	"strconv"
+	"strings"
+)
+
+// Type is the type of a summary value an expectation can read.
+type Type int
+
+// Summary value types.
+const (
+	TypeInt    Type = iota + 1 // a count or a time in ns
+	TypeFloat                  // a rate or a latency
+	TypeString                 // a name
+	TypeState                  // a loop state, ordered NOT_STARTED < ... < TERMINATED
+	TypeBool
+)
+
+func (t Type) String() string {
+	switch t {
+	case TypeInt:
+		return "integer"
+	case TypeFloat:
+		return "number"
+	case TypeString:
+		return "string"
+	case TypeState:
+		return "state"
+	case TypeBool:
+		return "boolean"
+	}
+	return "unknown type"
+}
+
+// Key describes one value of the run summary (DESIGN.md §6) that an
+// expectation may name. The simulation must be able to resolve every key it
+// reports; keys marked Extra go beyond the stable set of §6.
+type Key struct {
+	// Path is the dotted path. For loop keys it is the part after the loop
+	// name ("rebuilds"); GROUP in "groups.GROUP.size" stands for a group name.
+	Path   string
+	Type   Type
+	Doc    string
+	Extra  bool     // not in DESIGN.md §6's stable set
+	Values []string // the only strings a TypeString key can hold, if fixed
+}
+
+// states are a loop's lifecycle states in order (netty-behavior.md §4).
+var states = []string{"NOT_STARTED", "STARTED", "SHUTTING_DOWN", "SHUTDOWN", "TERMINATED"}
+
+// States returns a loop's lifecycle states in order, the names an
+// expectation compares with: NOT_STARTED < STARTED < ... < TERMINATED.
+func States() []string { return append([]string(nil), states...) }
+
+// loopKeys are the per-loop entries of the summary's "loops" array.
+var loopKeys = []Key{
+	{Path: "name", Type: TypeString, Doc: "loop name, e.g. worker-0"},
+	{Path: "group", Type: TypeString, Doc: "group the loop belongs to", Values: []string{GroupBoss, GroupWorker, GroupReactor, GroupClient}},
+	{Path: "tid", Type: TypeInt, Doc: "Linux thread id; 0 if the loop never started"},
+	{Path: "state", Type: TypeState, Doc: "final state: NOT_STARTED, STARTED, SHUTTING_DOWN, SHUTDOWN or TERMINATED"},
+	{Path: "iterations", Type: TypeInt, Doc: "loop iterations (select → I/O → tasks)"},
+	{Path: "selects", Type: TypeInt, Doc: "blocking selects (epoll_wait with a timeout)"},
+	{Path: "select_nows", Type: TypeInt, Doc: "non-blocking selects (selectNow)"},
+	{Path: "premature", Type: TypeInt, Doc: "selects that returned early with nothing selected"},
+	{Path: "max_select_cnt", Type: TypeInt, Doc: "highest selectCnt reached"},
+	{Path: "rebuilds", Type: TypeInt, Doc: "selector rebuilds"},
+	{Path: "migrated", Type: TypeInt, Doc: "channels re-registered by rebuilds"},
+	{Path: "wakeups_written", Type: TypeInt, Doc: "eventfd writes that woke the loop"},
+	{Path: "wakeups_coalesced", Type: TypeInt, Doc: "wakeups skipped because the loop was already awake"},
+	{Path: "tasks_submitted", Type: TypeInt, Doc: "tasks offered to the task queue"},
+	{Path: "tasks_rejected", Type: TypeInt, Doc: "tasks refused (queue full or loop shut down)"},
+	{Path: "tasks_run", Type: TypeInt, Doc: "tasks run, internal ones (register, bind) included"},
+	{Path: "tail_tasks_run", Type: TypeInt, Doc: "tail tasks run after task batches"},
+	{Path: "deadline_checks", Type: TypeInt, Doc: "clock reads every 64 tasks in runAllTasks"},
+	{Path: "deadline_hits", Type: TypeInt, Doc: "task batches stopped by the ioRatio deadline"},
+	{Path: "task_panics", Type: TypeInt, Doc: "tasks that panicked and were recovered"},
+	{Path: "io_ns", Type: TypeInt, Doc: "time spent processing selected keys"},
+	{Path: "task_ns", Type: TypeInt, Doc: "time spent running tasks"},
+	{Path: "channels", Type: TypeInt, Doc: "channels registered at the end of the run"},
+	{Path: "accepted", Type: TypeInt, Doc: "connections accepted by this loop's server channels"},
+	{Path: "bytes_read", Type: TypeInt, Doc: "bytes read from channels"},
+	{Path: "bytes_written", Type: TypeInt, Doc: "bytes written to channels"},
+	{Path: "registered", Type: TypeInt, Extra: true, Doc: "channels registered on this loop over the run (register0 tasks)"},
+	{Path: "closed", Type: TypeInt, Extra: true, Doc: "channels closed on this loop over the run"},
+	{Path: "connected", Type: TypeInt, Extra: true, Doc: "client channels whose connect completed (OP_CONNECT → finishConnect)"},
+	{Path: "timers_fired", Type: TypeInt, Extra: true, Doc: "scheduled tasks that fell due and ran"},
+	{Path: "handler_panics", Type: TypeInt, Extra: true, Doc: "handler panics caught and fired as exceptionCaught"},
+	{Path: "injected", Type: TypeInt, Extra: true, Doc: "faults injected into this loop"},
+}
+
+// runKeys are the summary's values outside the "loops" array.
+var runKeys = []Key{
+	{Path: "scenario", Type: TypeString, Doc: "scenario name"},
+	{Path: "model", Type: TypeString, Doc: "Reactor model", Values: []string{string(ModelSingle), string(ModelMulti), string(ModelMasterSlave)}},
+	{Path: "duration_ns", Type: TypeInt, Doc: "run length"},
+	{Path: "groups.GROUP.name", Type: TypeString, Doc: "group name"},
+	{Path: "groups.GROUP.size", Type: TypeInt, Doc: "number of loops in the group"},
+	{Path: "groups.GROUP.chooser", Type: TypeString, Doc: "chooser picked for the group's size", Values: []string{ChooserPowerOfTwo, ChooserGeneric}},
+	{Path: "clients.connections", Type: TypeInt, Doc: "client connections opened"},
+	{Path: "clients.requests", Type: TypeInt, Doc: "requests answered"},
+	{Path: "clients.errors", Type: TypeInt, Doc: "connection errors and wrong answers"},
+	{Path: "clients.bytes_verified", Type: TypeInt, Doc: "response bytes checked against what was sent"},
+	{Path: "clients.throughput_rps", Type: TypeFloat, Doc: "requests per second over the run"},
+	{Path: "clients.latency_us.p50", Type: TypeFloat, Doc: "median request latency, µs"},
+	{Path: "clients.latency_us.p90", Type: TypeFloat, Doc: "90th percentile latency, µs"},
+	{Path: "clients.latency_us.p99", Type: TypeFloat, Doc: "99th percentile latency, µs"},
+	{Path: "clients.latency_us.max", Type: TypeFloat, Doc: "largest latency, µs"},
+	{Path: "events.emitted", Type: TypeInt, Doc: "trace events emitted"},
+	{Path: "events.dropped", Type: TypeInt, Doc: "trace events dropped because a ring was full"},
+	{Path: "wheel.ticks", Type: TypeInt, Extra: true, Doc: "HashedWheelTimer ticks"},
+	{Path: "wheel.expired", Type: TypeInt, Extra: true, Doc: "wheel timeouts that expired and ran"},
+	{Path: "wheel.cancelled", Type: TypeInt, Extra: true, Doc: "wheel timeouts cancelled"},
+	{Path: "wheel.pending", Type: TypeInt, Extra: true, Doc: "wheel timeouts still pending at the end"},
+	{Path: "pool.size", Type: TypeInt, Extra: true, Doc: "business pool threads (0 if never used)"},
+	{Path: "pool.tasks_run", Type: TypeInt, Extra: true, Doc: "handler calls run on the business pool"},
+}
+
+// runRoots are the first path segments that are not loop names.
+var runRoots = []string{"scenario", "model", "duration_ns", "groups", "clients", "events", "wheel", "pool"}
+
+// LoopKeys returns the per-loop summary keys an expectation may name after a
+// loop, as in worker-0.rebuilds.
+func LoopKeys() []Key { return append([]Key(nil), loopKeys...) }
+
+// RunKeys returns the summary keys outside the loops array, as in
+// clients.errors or groups.GROUP.chooser.
+func RunKeys() []Key { return append([]Key(nil), runKeys...) }
+
+func findLoopKey(name string) (Key, bool) {
+	for _, k := range loopKeys {
+		if k.Path == name {
+			return k, true
+		}
+	}
+	return Key{}, false
+}
+
+// findRunKey looks up a non-loop path; a groups path matches its GROUP
+// template whatever the group name.
+func findRunKey(path string) (Key, bool) {
+	if rest, ok := strings.CutPrefix(path, "groups."); ok {
+		if i := strings.IndexByte(rest, '.'); i > 0 {
+			path = "groups.GROUP" + rest[i:]
+		}
+	}
+	for _, k := range runKeys {
+		if k.Path == path {
+			return k, true
+		}
+	}
+	return Key{}, false
+}
+
+// runKeysUnder lists the full keys under a root, for "did you mean" hints.
+func runKeysUnder(root string) []string {
+	var out []string
+	for _, k := range runKeys {
+		if k.Path == root || strings.HasPrefix(k.Path, root+".") {
+			out = append(out, k.Path)
+		}
+	}
+	return out
+}
+
+func loopKeyNames() []string {
+	out := make([]string, len(loopKeys))
+	for i, k := range loopKeys {
+		out[i] = k.Path
+	}
+	return out
+}
+
+func stateRank(s string) int {
+	for i, st := range states {
+		if st == s {
+			return i
+		}
+	}
+	return -1
+}
+
+// suggest returns the candidate closest to word when it is close enough to
+// be a likely typo, so messages can say "did you mean rebuilds?".
+func suggest(word string, candidates []string) string {
+	// Allow about one edit per five characters: enough for "rebuildz" or
+	// "clients.latency.p99", not enough to suggest a different word.
+	best, bestDist := "", max(1, len(word)/5)+1
+	for _, c := range candidates {
+		if d := editDistance(word, c); d < bestDist {
+			best, bestDist = c, d
+		}
+	}
+	return best
+}
+
+// didYouMean formats suggest's answer as a message suffix.
+func didYouMean(word string, candidates []string) string {
+	if s := suggest(word, candidates); s != "" {
+		return " (did you mean " + s + "?)"
+	}
+	return ""
+}
+
+// hint suggests a close match, or failing that lists the choices.
+func hint(word string, candidates []string, intro string) string {
+	if s := suggest(word, candidates); s != "" {
+		return " (did you mean " + s + "?)"
+	}
+	return "; " + intro + " " + oneOf(candidates)
+}
+
+// plural formats a count with the right noun.
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return strconv.Itoa(n) + " " + many
+}
+
+// oneOf formats a list of allowed words for a message.
+func oneOf(words []string) string {
+	return strings.Join(words, ", ")
+}
+
+func sortedCopy(words []string) []string {
+	out := append([]string(nil), words...)
+	sort.Strings(out)
+	return out
+}
+
+// editDistance is the Levenshtein distance, on bytes; keys are ASCII. Inputs
+// are short (a key name, at most a few hundred bytes), so the O(n·m) table is
+// cheap.
+func editDistance(a, b string) int {
+	if len(a) > 64 || len(b) > 64 {
+		return 1 << 30
+	}
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
+}

@@ -1,0 +1,241 @@
+package scenarios
+
+import (
+	"strconv"
+	"time"
+)
+
+// Model is the Reactor model a scenario builds (seed 001, concept C2).
+type Model string
+
+// The three Reactor models.
+const (
+	// ModelSingle is one loop that binds, accepts and does all I/O: Netty's
+	// ServerBootstrap.group(g) with a group of one thread.
+	ModelSingle Model = "single"
+	// ModelMulti is one accepting loop (boss-0) handing connections to a
+	// worker group: group(boss(1), workers).
+	ModelMulti Model = "multi"
+	// ModelMasterSlave is a boss group of several loops (the main reactors)
+	// and a worker group (the sub reactors).
+	ModelMasterSlave Model = "master-slave"
+)
+
+// Selector chooses how ready events are reported (DESIGN.md E6).
+type Selector string
+
+// Selector semantics.
+const (
+	// SelectorNIO masks ready events with the interest set, as the JDK
+	// does, so HUP/ERR on a channel with interest 0 spins select.
+	SelectorNIO Selector = "nio"
+	// SelectorEpoll handles ERR, HUP and RDHUP and closes the channel, as
+	// Netty's native transport does.
+	SelectorEpoll Selector = "epoll"
+)
+
+// Trigger is the epoll trigger mode of channel registrations.
+type Trigger string
+
+// Trigger modes.
+const (
+	TriggerLevel Trigger = "level"
+	TriggerEdge  Trigger = "edge"
+)
+
+// Protocol is what the server speaks and the clients send (DESIGN.md E18).
+type Protocol string
+
+// Protocols.
+const (
+	ProtocolEcho Protocol = "echo"
+	ProtocolHTTP Protocol = "http"
+	ProtocolRESP Protocol = "resp"
+)
+
+// Via says how a client opens its connections.
+type Via string
+
+// Client transports.
+const (
+	// ViaNet uses Go's net package, outside the engine.
+	ViaNet Via = "net"
+	// ViaEngine uses the engine's own client bootstrap on the client group
+	// (connect → OP_CONNECT → finishConnect → OP_READ, concept C24).
+	ViaEngine Via = "engine"
+)
+
+// Scenario is a validated scenario with every default filled in. It is
+// produced by Parse, Load or Clone and changed only through Set, which
+// validates again, so a *Scenario in hand is always consistent.
+type Scenario struct {
+	Name     string
+	Summary  string
+	Notes    string   // longer "what to watch" text for the UI's help
+	Concepts []string // teaching-checklist ids this scenario shows, e.g. "C9"
+
+	Model Model
+	// Bosses is the boss group size as configured. It applies to
+	// master-slave only; use Groups for the loops actually built.
+	Bosses int
+	// Workers is the worker group size as configured; 0 means 2 × CPU
+	// cores, as in Netty. Use Groups for the resolved count.
+	Workers int
+	// ClientLoops is the size of the client group used by clients with
+	// via: engine.
+	ClientLoops int
+
+	Duration time.Duration
+	Loop     LoopConfig
+	Server   ServerConfig
+	Clients  []Client
+	// Timeline holds the actions sorted by time; actions at the same time
+	// keep their order in the file.
+	Timeline []Action
+	Wheel    WheelConfig
+	Shutdown ShutdownConfig
+	// Expect holds the active expectations: plain clauses and the chosen
+	// branch of every conditional entry.
+	Expect []*Expect
+
+	// File is the name the scenario was parsed under (a path, or
+	// "builtin:NAME").
+	File string
+
+	warnings []Problem
+	src      []byte
+	sets     []setArg
+	cpus     int // CPU count used to resolve workers: 0
+}
+
+// LoopConfig configures every event loop of the scenario.
+type LoopConfig struct {
+	IORatio          int           // 1..100; 100 runs all tasks without a time limit
+	RebuildThreshold int           // premature selects before a rebuild; below 3 disables
+	Selector         Selector      // nio or epoll semantics
+	Trigger          Trigger       // level or edge
+	TaskQueue        int           // task queue capacity; 0 is unbounded
+	ReadBuffer       int           // bytes read per read call
+	SlowMotion       time.Duration // delay at each phase boundary; 0 is off
+}
+
+// RebuildEnabled reports whether premature selects can trigger a rebuild:
+// as in Netty, a threshold below 3 disables rebuilding.
+func (l LoopConfig) RebuildEnabled() bool { return l.RebuildThreshold >= minRebuildThreshold }
+
+// ServerConfig is the listening side.
+type ServerConfig struct {
+	Protocol Protocol
+	// Ports is the number of distinct listening ports; each gets its own
+	// server channel, registered on the boss group's next loop.
+	Ports int
+	// ReusePort binds every port once per boss loop with SO_REUSEPORT so
+	// the kernel spreads accepts over all boss loops.
+	ReusePort bool
+	// Addr is the loopback host:port to bind. Port 0 gives every server
+	// channel an ephemeral port; a fixed port P gives P, P+1, ... P+Ports-1.
+	Addr string
+}
+
+// Client is one group of client connections driven by the simulation.
+// Connection i targets port i mod Ports.
+type Client struct {
+	Protocol    Protocol
+	Connections int
+	Payload     int           // request size in bytes (echo only)
+	Rate        Rate          // per connection
+	Pipeline    int           // requests in flight per connection
+	Requests    int           // per connection; 0 means until Stop
+	Via         Via           // net or engine
+	Start       time.Duration // when the connections open
+	Stop        time.Duration // when they close; equals Duration if unset
+	Pos         Pos
+}
+
+// Rate is a per-connection request rate. The zero Rate means "max": each
+// connection sends as fast as responses come back (closed loop).
+type Rate struct {
+	PerSecond float64
+}
+
+// Max reports whether the rate is unlimited.
+func (r Rate) Max() bool { return r.PerSecond == 0 }
+
+// Interval is the time between two requests of one connection; 0 for max.
+func (r Rate) Interval() time.Duration {
+	if r.Max() {
+		return 0
+	}
+	return time.Duration(float64(time.Second) / r.PerSecond)
+}
+
+// String formats the rate as it is written in a file.
+func (r Rate) String() string {
+	if r.Max() {
+		return "max"
+	}
+	return strconv.FormatFloat(r.PerSecond, 'f', -1, 64) + "/s"
+}
+
+// WheelConfig configures the HashedWheelTimer (DESIGN.md E11).
+type WheelConfig struct {
+	Tick          time.Duration
+	TicksPerWheel int // as written; Length gives the rounded-up size
+}
+
+// Length is the number of slots: TicksPerWheel rounded up to a power of two,
+// as Netty's HashedWheelTimer does.
+func (w WheelConfig) Length() int {
+	n := 1
+	for n < w.TicksPerWheel {
+		n <<= 1
+	}
+	return n
+}
+
+// ShutdownConfig is the graceful shutdown at the end of the run (and the
+// default for a timeline shutdown).
+type ShutdownConfig struct {
+	Quiet   time.Duration
+	Timeout time.Duration
+}
+
+// Warnings returns settings that are valid but have no effect, such as
+// bosses under model single. They are not errors: a --set experiment on a
+// built-in should not fail because the knob does not apply.
+func (s *Scenario) Warnings() []Problem { return append([]Problem(nil), s.warnings...) }
+
+// Clone returns an independent copy, including the --set overrides applied
+// so far; compare uses it to run one workload under several models.
+// Expectations are immutable once parsed, so the copies share them.
+func (s *Scenario) Clone() *Scenario {
+	c := *s
+	c.Concepts = append([]string(nil), s.Concepts...)
+	c.Clients = append([]Client(nil), s.Clients...)
+	c.Timeline = append([]Action(nil), s.Timeline...)
+	c.Expect = append([]*Expect(nil), s.Expect...)
+	c.warnings = append([]Problem(nil), s.warnings...)
+	c.sets = append([]setArg(nil), s.sets...)
+	return &c
+}
+
+// ForModel returns a copy that runs the same workload under another model,
+// for compare. The copy has no expectations, since they name the loops of
+// the original model; an error means the timeline names a loop the other
+// model does not build.
+func (s *Scenario) ForModel(m Model) (*Scenario, error) {
+	c := s.Clone()
+	if err := c.Set("expect", "[]"); err != nil {
+		return nil, err
+	}
+	if err := c.Set("model", string(m)); err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+// setArg is one applied --set override, kept so a later Set can replay the
+// earlier ones on a fresh parse of the source.
+type setArg struct {
+	key, value string
+}

@@ -1,0 +1,112 @@
+package sim
+
+import (
+	"time"
+
+	"github.com/reactorviz/reactorviz/scenarios"
+	"github.com/reactorviz/reactorviz/sim/load"
+)
+
+// clientGroup is one scenario client entry and its running load.
+type clientGroup struct {
+	spec scenarios.Client
+	g    *load.Group
+}
+
+// driveClients opens each client group at its start time and closes it at
+// its stop time (or when the run stops).
+func (r *Run) driveClients() {
+	type edge struct {
+		at    time.Duration
+		start bool
+		i     int
+	}
+	var edges []edge
+	for i, c := range r.sc.Clients {
+		edges = append(edges, edge{c.Start, true, i}, edge{c.Stop, false, i})
+	}
+	// Stable by time: a group's start precedes its own stop.
+	for i := 1; i < len(edges); i++ {
+		for j := i; j > 0 && edges[j].at < edges[j-1].at; j-- {
+			edges[j], edges[j-1] = edges[j-1], edges[j]
+		}
+	}
+	groups := make([]*clientGroup, len(r.sc.Clients))
+	first := 0
+	for _, e := range edges {
+		if e.at < r.sc.Duration && !r.sleepUntil(e.at) {
+			return
+		}
+		if e.start {
+			groups[e.i] = r.startClients(r.sc.Clients[e.i], first)
+			first += r.sc.Clients[e.i].Connections
+		} else if g := groups[e.i]; g != nil && e.at < r.sc.Duration {
+			g.g.Stop()
+		}
+	}
+}
+
+func (r *Run) startClients(c scenarios.Client, first int) *clientGroup {
+	spec := load.Spec{
+		Protocol: string(c.Protocol), Addrs: r.Addrs(), Connections: c.Connections,
+		Payload: c.Payload, Interval: c.Rate.Interval(), Pipeline: c.Pipeline,
+		Requests: c.Requests, First: first,
+	}
+	var g *load.Group
+	var err error
+	if c.Via == scenarios.ViaEngine && r.client != nil {
+		g, err = load.StartEngine(spec, r.client)
+	} else {
+		g, err = load.StartNet(spec)
+	}
+	if err != nil {
+		return nil
+	}
+	cg := &clientGroup{spec: c, g: g}
+	r.mu.Lock()
+	r.clients = append(r.clients, cg)
+	r.mu.Unlock()
+	return cg
+}
+
+func (r *Run) stopClients() {
+	r.mu.Lock()
+	cs := append([]*clientGroup(nil), r.clients...)
+	r.mu.Unlock()
+	for _, c := range cs {
+		c.g.Stop()
+	}
+}
+
+// ClientStats is a live view of every client group together.
+type ClientStats struct {
+	Connections   int64
+	Requests      int64
+	Errors        int64
+	BytesVerified int64
+	ThroughputRPS float64
+	P50us, P90us  float64
+	P99us, MaxUs  float64
+}
+
+// Clients returns the clients' counters so far. Any goroutine.
+func (r *Run) Clients() ClientStats {
+	r.mu.Lock()
+	cs := append([]*clientGroup(nil), r.clients...)
+	r.mu.Unlock()
+	var out ClientStats
+	var h load.Histogram
+	for _, c := range cs {
+		s := c.g.Stats()
+		out.Connections += s.Connections
+		out.Requests += s.Requests
+		out.Errors += s.Errors
+		out.BytesVerified += s.BytesVerified
+		h.Merge(c.g.Latency())
+	}
+	if el := r.Elapsed(); el > 0 {
+		out.ThroughputRPS = float64(out.Requests) / el.Seconds()
+	}
+	out.P50us, out.P90us, out.P99us, out.MaxUs = h.Quantile(0.5), h.Quantile(0.9), h.Quantile(0.99), h.Quantile(1)
+	return out
+}

@@ -1,0 +1,141 @@
+package sim
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/reactorviz/reactorviz/reactor/trace/chrome"
+	"github.com/reactorviz/reactorviz/scenarios"
+)
+
+// Models lists the three Reactor models in the order compare runs them.
+var Models = []string{string(scenarios.ModelSingle), string(scenarios.ModelMulti), string(scenarios.ModelMasterSlave)}
+
+// Comparison is the result of running one workload under several models,
+// one after another so that no run takes CPU from another.
+type Comparison struct {
+	Workload Workload   `json:"workload"`
+	Models   []*Summary `json:"models"`
+}
+
+// Workload describes what every model was given.
+type Workload struct {
+	Scenario    string `json:"scenario"`
+	DurationNS  int64  `json:"duration_ns"`
+	Protocol    string `json:"protocol"`
+	Connections int    `json:"connections"`
+	Bosses      int    `json:"bosses"`
+	Workers     int    `json:"workers"`
+}
+
+// ForModel returns a copy of sc set to model, validated like --set.
+func ForModel(sc *scenarios.Scenario, model string) (*scenarios.Scenario, error) {
+	c := sc.Clone()
+	if err := c.Set("model", model); err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+// NewWorkload describes sc's workload.
+func NewWorkload(sc *scenarios.Scenario) Workload {
+	w := Workload{Scenario: sc.Name, DurationNS: int64(sc.Duration), Protocol: string(sc.Server.Protocol),
+		Bosses: sc.Bosses, Workers: sc.Workers}
+	for _, c := range sc.Clients {
+		w.Connections += c.Connections
+	}
+	return w
+}
+
+// CompareOptions adjusts a comparison.
+type CompareOptions struct {
+	// ChromePath, if set, records one Chrome/Perfetto trace with one
+	// process (pid) per model.
+	ChromePath string
+	// Each, if set, is called with every run before it starts (the TUI
+	// watches it live).
+	Each func(model string, r *Run)
+}
+
+// Compare runs sc under each model in turn, so the runs do not compete for
+// the CPU and their numbers are comparable.
+func Compare(sc *scenarios.Scenario, models []string, o CompareOptions) (cmp *Comparison, err error) {
+	cmp = &Comparison{Workload: NewWorkload(sc)}
+	var x *chrome.Exporter
+	if o.ChromePath != "" {
+		f, err := create(o.ChromePath)
+		if err != nil {
+			return nil, err
+		}
+		x = chrome.New(f, chrome.Options{})
+		defer func() { err = errors.Join(err, x.Close(), f.Close()) }()
+	}
+	for i, m := range models {
+		s, err := compareOne(sc, m, i+1, x, o.Each)
+		if err != nil {
+			return nil, fmt.Errorf("model %s: %w", m, err)
+		}
+		cmp.Models = append(cmp.Models, s)
+	}
+	return cmp, nil
+}
+
+func compareOne(sc *scenarios.Scenario, model string, pid int, x *chrome.Exporter, each func(string, *Run)) (*Summary, error) {
+	msc, err := ForModel(sc, model)
+	if err != nil {
+		return nil, err
+	}
+	r, err := New(msc, Options{})
+	if err != nil {
+		return nil, err
+	}
+	if x != nil {
+		p, err := x.AddProcess(pid, model, r.Collector())
+		if err != nil {
+			r.teardown()
+			return nil, err
+		}
+		r.Collector().AddSink(p)
+	}
+	if each != nil {
+		each(model, r)
+	}
+	return r.Wait()
+}
+
+// Text renders the comparison as one table, a row per model.
+func (c *Comparison) Text() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "compare %s: %d %s connections per model, models run one after another\n\n",
+		c.Workload.Scenario, c.Workload.Connections, c.Workload.Protocol)
+	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "model\tloops\tstarted\treq/s\tp50 µs\tp99 µs\terrors\twakeups\ttasks\tio ms\ttask ms\texpect\t")
+	for _, s := range c.Models {
+		started, wakeups, tasks, io, task := 0, int64(0), int64(0), int64(0), int64(0)
+		for _, l := range s.Loops {
+			if l.TID != 0 {
+				started++
+			}
+			wakeups += l.WakeupsWritten
+			tasks += l.TasksRun
+			io += l.IONanos
+			task += l.TaskNanos
+		}
+		fmt.Fprintf(tw, "%s\t%d\t%d\t%.0f\t%.0f\t%.0f\t%d\t%d\t%d\t%d\t%d\t%d/%d\t\n", s.Model, len(s.Loops), started,
+			s.Clients.ThroughputRPS, s.Clients.LatencyUS.P50, s.Clients.LatencyUS.P99, s.Clients.Errors,
+			wakeups, tasks, io/1e6, task/1e6, len(s.Expect)-s.Failed(), len(s.Expect))
+	}
+	tw.Flush()
+	return b.String()
+}
+
+// Failed reports how many expectations failed across the models.
+func (c *Comparison) Failed() int {
+	n := 0
+	for _, s := range c.Models {
+		n += s.Failed()
+	}
+	return n
+}

@@ -1,0 +1,77 @@
+package sim
+
+import (
+	"errors"
+	"os"
+
+	"github.com/reactorviz/reactorviz/reactor/trace"
+	"github.com/reactorviz/reactorviz/reactor/trace/chrome"
+	"github.com/reactorviz/reactorviz/reactor/trace/jsonl"
+)
+
+// traceFiles are the run's trace recordings, if any were asked for.
+type traceFiles struct {
+	closers []func(*trace.Collector) error
+}
+
+// attachSinks connects the caller's sinks and the trace files. Any sink
+// turns instrumentation on; with none the engine emits nothing.
+func (r *Run) attachSinks() error {
+	r.files = &traceFiles{}
+	for _, s := range r.opts.Sinks {
+		r.coll.AddSink(s)
+	}
+	if p := r.opts.TracePath; p != "" {
+		if err := r.files.openJSONL(r, p); err != nil {
+			return err
+		}
+	}
+	if p := r.opts.ChromePath; p != "" {
+		if err := r.files.openChrome(r, p); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (f *traceFiles) close(c *trace.Collector) error {
+	if f == nil {
+		return nil
+	}
+	var err error
+	for _, cl := range f.closers {
+		err = errors.Join(err, cl(c))
+	}
+	return err
+}
+
+func create(path string) (*os.File, error) {
+	return os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
+}
+
+func (f *traceFiles) openJSONL(r *Run, path string) error {
+	file, err := create(path)
+	if err != nil {
+		return err
+	}
+	w := jsonl.NewWriter(file, jsonl.Header{Scenario: r.sc.Name, Model: string(r.sc.Model),
+		Started: r.coll.Clock().Epoch()}, jsonl.Options{Source: r.coll})
+	r.coll.AddSink(w)
+	f.closers = append(f.closers, func(*trace.Collector) error {
+		return errors.Join(w.Close(), file.Close())
+	})
+	return nil
+}
+
+func (f *traceFiles) openChrome(r *Run, path string) error {
+	file, err := create(path)
+	if err != nil {
+		return err
+	}
+	x := chrome.New(file, chrome.Options{Process: string(r.sc.Model), Loops: r.coll})
+	r.coll.AddSink(x)
+	f.closers = append(f.closers, func(*trace.Collector) error {
+		return errors.Join(x.Close(), file.Close())
+	})
+	return nil
+}

@@ -1,0 +1,127 @@
+// Package load drives client connections at a server over loopback: echo,
+// HTTP or RESP requests, at a fixed rate or as fast as answers come back,
+// with pipelining. Every answer is checked byte for byte and every
+// request's latency recorded.
+package load
+
+import (
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// Spec describes one group of client connections.
+type Spec struct {
+	Protocol    string   // echo, http or resp
+	Addrs       []string // connection i dials Addrs[i % len(Addrs)]
+	Connections int
+	Payload     int           // echo request size
+	Interval    time.Duration // between two request batches of one connection; 0: closed loop
+	Pipeline    int           // requests written before reading their answers (≥ 1)
+	Requests    int           // per connection; 0: until Stop
+	First       int           // index of the first connection, so payloads differ across groups
+}
+
+// Stats is a live snapshot of a client group.
+type Stats struct {
+	Connections   int64 // connections opened
+	Requests      int64 // requests answered correctly
+	Errors        int64 // failed dials, broken connections, wrong answers
+	BytesVerified int64 // answer bytes checked against the request
+}
+
+// counters are shared by every connection of a run.
+type counters struct {
+	conns, requests, errors, verified atomic.Int64
+	hist                              Histogram
+}
+
+func (c *counters) snapshot() Stats {
+	return Stats{Connections: c.conns.Load(), Requests: c.requests.Load(),
+		Errors: c.errors.Load(), BytesVerified: c.verified.Load()}
+}
+
+// Group is a running group of client connections.
+type Group struct {
+	spec     Spec
+	ex       exchange
+	c        *counters
+	stop     chan struct{}
+	stopOnce sync.Once
+	wg       sync.WaitGroup
+	mu       sync.Mutex
+	closers  []func()
+}
+
+func newGroup(spec Spec) (*Group, error) {
+	ex, err := newExchange(spec.Protocol, spec.Payload)
+	if err != nil {
+		return nil, err
+	}
+	spec.Pipeline = max(spec.Pipeline, 1)
+	return &Group{spec: spec, ex: ex, c: &counters{}, stop: make(chan struct{})}, nil
+}
+
+// Stats returns the group's counters so far.
+func (g *Group) Stats() Stats { return g.c.snapshot() }
+
+// Latency returns the group's latency histogram.
+func (g *Group) Latency() *Histogram { return &g.c.hist }
+
+// Stop closes every connection and waits for the group's goroutines. Errors
+// caused by the stop itself are not counted.
+func (g *Group) Stop() {
+	g.stopOnce.Do(func() {
+		close(g.stop)
+		g.mu.Lock()
+		closers := g.closers
+		g.closers = nil
+		g.mu.Unlock()
+		for _, c := range closers {
+			c()
+		}
+	})
+	g.wg.Wait()
+}
+
+func (g *Group) stopped() bool {
+	select {
+	case <-g.stop:
+		return true
+	default:
+		return false
+	}
+}
+
+// onStop registers fn to run at Stop, or runs it now if already stopped.
+func (g *Group) onStop(fn func()) {
+	g.mu.Lock()
+	if !g.stopped() {
+		g.closers = append(g.closers, fn)
+		g.mu.Unlock()
+		return
+	}
+	g.mu.Unlock()
+	fn()
+}
+
+func (g *Group) fail() {
+	if !g.stopped() {
+		g.c.errors.Add(1)
+	}
+}
+
+// wait sleeps for d unless the group stops first.
+func (g *Group) wait(d time.Duration) bool {
+	if d <= 0 {
+		return !g.stopped()
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-g.stop:
+		return false
+	case <-t.C:
+		return true
+	}
+}

@@ -1,0 +1,200 @@
+package sim
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/reactorviz/reactorviz/reactor"
+	"github.com/reactorviz/reactorviz/reactor/trace"
+	"github.com/reactorviz/reactorviz/reactor/trace/jsonl"
+	"github.com/reactorviz/reactorviz/scenarios"
+)
+
+// Tally folds events into per-loop counters: the same counters a live run
+// reads from its loops, rebuilt from a trace alone. Every counter of
+// reactor.Stats that an event records is reproduced; with no dropped
+// events the result equals the live run's.
+type Tally struct {
+	Loops  []trace.LoopInfo
+	Stats  []reactor.Stats
+	TIDs   []int
+	States []trace.State
+	Events uint64
+	Last   int64 // time of the last event
+}
+
+// Add folds one event.
+func (t *Tally) Add(e *trace.Event) {
+	i := int(e.Loop)
+	for len(t.Stats) <= i {
+		t.Stats = append(t.Stats, reactor.Stats{})
+		t.TIDs = append(t.TIDs, 0)
+		t.States = append(t.States, trace.StateNotStarted)
+	}
+	t.Events++
+	t.Last = max(t.Last, e.Time)
+	s := &t.Stats[i]
+	switch e.Kind {
+	case trace.KindState:
+		t.States[i] = trace.State(e.B)
+		if e.C != 0 {
+			t.TIDs[i] = int(e.C)
+		}
+	case trace.KindSelectBegin:
+		if e.Str == "select_now" {
+			s.SelectNows++
+		} else {
+			s.Selects++
+		}
+	case trace.KindSelectEnd:
+		if e.Flag {
+			s.Premature++
+			s.MaxSelectCnt = max(s.MaxSelectCnt, e.C)
+		}
+	case trace.KindIOBegin:
+		s.Iterations++
+	case trace.KindIOEnd:
+		s.IONanos += e.B
+	case trace.KindDeadlineCheck:
+		s.DeadlineChecks++
+		if e.Flag {
+			s.DeadlineHits++
+		}
+	case trace.KindTasksEnd:
+		s.TaskNanos += e.B
+	case trace.KindTailTasks:
+		s.TailTasksRun += e.A
+	default:
+		t.addOther(i, s, e)
+	}
+}
+
+func (t *Tally) addOther(i int, s *reactor.Stats, e *trace.Event) {
+	switch e.Kind {
+	case trace.KindWakeup:
+		switch {
+		case i < len(t.Loops) && e.Str == t.Loops[i].Name:
+			s.SelfWakeups++
+		case e.Flag:
+			s.WakeupsWritten++
+		default:
+			s.WakeupsCoalesced++
+		}
+	case trace.KindRebuildBegin:
+		s.MaxSelectCnt = max(s.MaxSelectCnt, e.A)
+	case trace.KindRebuildEnd:
+		s.Rebuilds++
+		s.Migrated += e.B
+	case trace.KindTaskSubmit:
+		s.TasksSubmitted++
+	case trace.KindTaskReject:
+		s.TasksRejected++
+	case trace.KindTaskRun:
+		s.TasksRun++
+	case trace.KindTaskPanic:
+		if e.A == 0 {
+			s.HandlerPanics++
+		} else {
+			s.TaskPanics++
+		}
+	case trace.KindTimerSchedule:
+		s.Scheduled++
+	case trace.KindTimerDue:
+		s.TimersDue++
+	case trace.KindAccept:
+		s.Accepted++
+	case trace.KindRegister:
+		s.Registered++
+		s.Channels++
+	case trace.KindRead:
+		s.BytesRead += e.C
+	case trace.KindWrite:
+		s.BytesWritten += e.C
+	case trace.KindClose:
+		s.Closed++
+		s.Channels--
+	case trace.KindException:
+		s.Exceptions++
+	case trace.KindInject:
+		s.Injected++
+	}
+}
+
+// Replay reads a JSONL trace and rebuilds the run's summary from its
+// events: groups, loops and their counters. Client figures are not in a
+// trace and stay zero. A scenario's expectations can be checked against it
+// when the trace names a built-in scenario.
+func Replay(path string) (*Summary, *Tally, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer f.Close()
+	rd, err := jsonl.NewReader(f, path)
+	if err != nil {
+		return nil, nil, err
+	}
+	t := &Tally{}
+	for {
+		e, err := rd.Next()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return nil, nil, err
+		}
+		t.Loops = rd.Loops()
+		t.Add(&e)
+	}
+	t.Loops = rd.Loops()
+	h := rd.Header()
+	s := t.summary(h.Scenario, h.Model)
+	if end, ok := rd.End(); ok {
+		s.Events = EventSummary{Emitted: end.Emitted, Dropped: end.Dropped}
+		if end.Dropped > 0 {
+			s.Warnings = append(s.Warnings, fmt.Sprintf("the run dropped %d events: counters rebuilt from this trace may be short", end.Dropped))
+		}
+	}
+	if sc, err := scenarios.Load(h.Scenario); err == nil && sc.Model == scenarios.Model(h.Model) {
+		s.check(sc.Expect)
+	} else {
+		s.check(nil)
+	}
+	return s, t, nil
+}
+
+func (t *Tally) summary(scenario, model string) *Summary {
+	s := &Summary{Scenario: scenario, Model: model, DurationNS: t.Last}
+	sizes := map[string]int{}
+	var order []string
+	for i, l := range t.Loops {
+		if l.Group == "wheel" {
+			continue
+		}
+		if sizes[l.Group] == 0 {
+			order = append(order, l.Group)
+		}
+		sizes[l.Group]++
+		ls := LoopSummary{Name: l.Name, Group: l.Group, State: trace.StateNotStarted.String()}
+		if i < len(t.Stats) {
+			ls.Stats, ls.TID = t.Stats[i], t.TIDs[i]
+			ls.TimersFired = ls.TimersDue
+			if ls.TID != 0 {
+				ls.State = t.States[i].String()
+			}
+		}
+		s.Loops = append(s.Loops, ls)
+		s.loopNames = append(s.loopNames, l.Name)
+	}
+	for _, g := range order {
+		n := sizes[g]
+		ch := reactor.ChooserGeneric
+		if n&(n-1) == 0 {
+			ch = reactor.ChooserPowerOfTwo
+		}
+		s.Groups = append(s.Groups, GroupSummary{Name: g, Size: n, Chooser: ch})
+	}
+	return s
+}

@@ -1,0 +1,225 @@
+// Package sim runs scenarios on the engine: it builds the single, multi or
+// master-slave topology a scenario describes, binds its server channels,
+// drives its clients, plays its timeline of tasks, timers and faults, and at
+// the end shuts everything down gracefully, checks the expectations and
+// reports a summary. It knows scenarios and the engine, not the UI.
+package sim
+
+import (
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/reactorviz/reactorviz/reactor"
+	"github.com/reactorviz/reactorviz/reactor/trace"
+	"github.com/reactorviz/reactorviz/reactor/wheel"
+	"github.com/reactorviz/reactorviz/scenarios"
+)
+
+// Options adjusts a run. The zero value runs the scenario with no trace.
+type Options struct {
+	// Sinks receive the run's events (the TUI's model, for one). Any sink
+	// turns instrumentation on.
+	Sinks []trace.Sink
+	// TracePath and ChromePath, if set, record a JSONL trace and a
+	// Chrome/Perfetto trace of the run.
+	TracePath  string
+	ChromePath string
+	// RingSize is the per-loop event ring size (default 8192 events; the
+	// UI and trace files may want more).
+	RingSize int
+}
+
+// Run is one run of a scenario.
+type Run struct {
+	sc   *scenarios.Scenario
+	opts Options
+	coll *trace.Collector
+
+	groups  []*reactor.EventLoopGroup
+	loops   []*reactor.EventLoop // index i is trace loop i
+	byName  map[string]*reactor.EventLoop
+	boss    *reactor.EventLoopGroup
+	worker  *reactor.EventLoopGroup
+	client  *reactor.EventLoopGroup
+	servers []*reactor.ServerChannel
+	wheel   *wheel.Timer
+	faults  map[*reactor.EventLoop]*loopFaults
+	pool    *pool
+	files   *traceFiles
+
+	mu         sync.Mutex
+	clients    []*clientGroup
+	started    time.Time
+	offloading bool
+
+	stop     chan struct{}
+	stopOnce sync.Once
+	done     chan struct{}
+	summary  *Summary
+	err      error
+}
+
+// New prepares a run; nothing starts until Start.
+func New(sc *scenarios.Scenario, opts Options) (*Run, error) {
+	r := &Run{sc: sc, opts: opts, byName: map[string]*reactor.EventLoop{},
+		faults: map[*reactor.EventLoop]*loopFaults{},
+		stop:   make(chan struct{}), done: make(chan struct{})}
+	r.coll = trace.NewCollector(trace.Options{RingSize: opts.RingSize})
+	if err := r.build(); err != nil {
+		r.teardown()
+		return nil, err
+	}
+	ensureProcs(len(r.loops) + 1) // + the wheel's thread
+	return r, nil
+}
+
+// Scenario returns the scenario being run.
+func (r *Run) Scenario() *scenarios.Scenario { return r.sc }
+
+// Collector returns the run's event collector.
+func (r *Run) Collector() *trace.Collector { return r.coll }
+
+// Groups returns the run's event loop groups, boss (or reactor) first.
+func (r *Run) Groups() []*reactor.EventLoopGroup { return r.groups }
+
+// Loops returns every loop; Loops()[i] emits as trace loop index i.
+func (r *Run) Loops() []*reactor.EventLoop { return r.loops }
+
+// Loop returns the loop with the given name.
+func (r *Run) Loop(name string) *reactor.EventLoop { return r.byName[name] }
+
+// Wheel returns the run's HashedWheelTimer.
+func (r *Run) Wheel() *wheel.Timer { return r.wheel }
+
+// Duration returns how long the run lasts.
+func (r *Run) Duration() time.Duration { return r.sc.Duration }
+
+// RebuildThreshold returns the premature-select count that rebuilds a
+// selector, 0 when rebuilding is disabled.
+func (r *Run) RebuildThreshold() int {
+	if !r.sc.Loop.RebuildEnabled() {
+		return 0
+	}
+	return r.sc.Loop.RebuildThreshold
+}
+
+// Elapsed returns the run clock.
+func (r *Run) Elapsed() time.Duration {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.started.IsZero() {
+		return 0
+	}
+	return min(time.Since(r.started), r.sc.Duration)
+}
+
+// Done is closed when the run has ended, shut down and been summarised.
+func (r *Run) Done() <-chan struct{} { return r.done }
+
+// Stop ends the run early, with the same graceful shutdown as its end.
+// Any goroutine; idempotent.
+func (r *Run) Stop() { r.stopOnce.Do(func() { close(r.stop) }) }
+
+// Summary returns the run's summary once Done is closed, else nil.
+func (r *Run) Summary() *Summary {
+	select {
+	case <-r.done:
+		return r.summary
+	default:
+		return nil
+	}
+}
+
+// Err returns what made the run fail (a bind error, say), once Done.
+func (r *Run) Err() error {
+	<-r.done
+	return r.err
+}
+
+// Start binds the servers, starts the clients and the timeline, and runs
+// until the scenario's duration has passed or Stop is called.
+func (r *Run) Start() error {
+	if err := r.attachSinks(); err != nil {
+		r.teardown()
+		close(r.done)
+		return err
+	}
+	r.coll.Start()
+	if err := r.bind(); err != nil {
+		r.finish(err)
+		return err
+	}
+	r.mu.Lock()
+	r.started = time.Now()
+	r.mu.Unlock()
+	go r.drive()
+	return nil
+}
+
+// Wait runs Start and waits for the end: the headless path.
+func (r *Run) Wait() (*Summary, error) {
+	if err := r.Start(); err != nil {
+		return nil, err
+	}
+	<-r.done
+	return r.summary, r.err
+}
+
+// drive plays the timeline and the clients' windows, then finishes.
+func (r *Run) drive() {
+	var wg sync.WaitGroup
+	wg.Add(2)
+	go func() { defer wg.Done(); r.playTimeline() }()
+	go func() { defer wg.Done(); r.driveClients() }()
+	t := time.NewTimer(r.sc.Duration)
+	select {
+	case <-t.C:
+	case <-r.stop:
+	}
+	t.Stop()
+	r.Stop()
+	wg.Wait()
+	r.finish(nil)
+}
+
+// finish shuts everything down in Netty's order — clients, then the
+// groups gracefully, then the wheel — and writes the summary.
+func (r *Run) finish(cause error) {
+	r.Stop()
+	r.stopClients()
+	q, to := r.sc.Shutdown.Quiet, r.sc.Shutdown.Timeout
+	for _, g := range r.groups {
+		g.ShutdownGracefully(q, to)
+	}
+	for _, g := range r.groups {
+		if !g.AwaitTermination(to + 5*time.Second) {
+			cause = errors.Join(cause, fmt.Errorf("group %s did not terminate within %v", g.Name(), to+5*time.Second))
+		}
+	}
+	if r.pool != nil {
+		r.pool.stop()
+	}
+	if r.wheel != nil {
+		_, _ = r.wheel.Stop()
+	}
+	r.coll.Stop()
+	if err := r.files.close(r.coll); err != nil {
+		cause = errors.Join(cause, err)
+	}
+	r.summary = r.summarise()
+	r.err = cause
+	close(r.done)
+}
+
+// teardown releases what New built when the run never starts.
+func (r *Run) teardown() {
+	for _, g := range r.groups {
+		g.ShutdownGracefully(0, 0)
+		g.AwaitTermination(5 * time.Second)
+	}
+	if r.wheel != nil {
+		_, _ = r.wheel.Stop()
+	}
+}

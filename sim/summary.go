@@ -1,0 +1,321 @@
+package sim
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/reactorviz/reactorviz/reactor"
+	"github.com/reactorviz/reactorviz/reactor/trace"
+	"github.com/reactorviz/reactorviz/scenarios"
+)
+
+// Summary is the run summary of DESIGN.md §6. Its JSON keys are stable.
+type Summary struct {
+	Scenario   string             `json:"scenario"`
+	Model      string             `json:"model"`
+	DurationNS int64              `json:"duration_ns"`
+	Groups     []GroupSummary     `json:"groups"`
+	Loops      []LoopSummary      `json:"loops"`
+	Clients    ClientSummary      `json:"clients"`
+	Events     EventSummary       `json:"events"`
+	Wheel      WheelSummary       `json:"wheel"`
+	Pool       PoolSummary        `json:"pool"`
+	Expect     []scenarios.Result `json:"expect"`
+	Warnings   []string           `json:"warnings,omitempty"`
+	Error      string             `json:"error,omitempty"`
+	resolved   map[string]scenarios.Value
+	loopNames  []string
+	expectFail int
+}
+
+// GroupSummary describes one EventLoopGroup.
+type GroupSummary struct {
+	Name    string `json:"name"`
+	Size    int    `json:"size"`
+	Chooser string `json:"chooser"`
+}
+
+// LoopSummary is one loop's identity and final counters.
+type LoopSummary struct {
+	Name  string `json:"name"`
+	Group string `json:"group"`
+	TID   int    `json:"tid"`
+	State string `json:"state"`
+	reactor.Stats
+	TimersFired int64 `json:"timers_fired"`
+}
+
+// ClientSummary is what the clients saw.
+type ClientSummary struct {
+	Connections   int64          `json:"connections"`
+	Requests      int64          `json:"requests"`
+	Errors        int64          `json:"errors"`
+	BytesVerified int64          `json:"bytes_verified"`
+	ThroughputRPS float64        `json:"throughput_rps"`
+	LatencyUS     LatencySummary `json:"latency_us"`
+}
+
+// LatencySummary holds latency quantiles in microseconds.
+type LatencySummary struct {
+	P50 float64 `json:"p50"`
+	P90 float64 `json:"p90"`
+	P99 float64 `json:"p99"`
+	Max float64 `json:"max"`
+}
+
+// EventSummary counts trace events.
+type EventSummary struct {
+	Emitted uint64 `json:"emitted"`
+	Dropped uint64 `json:"dropped"`
+}
+
+// WheelSummary is the HashedWheelTimer's totals.
+type WheelSummary struct {
+	Ticks     int64 `json:"ticks"`
+	Expired   int64 `json:"expired"`
+	Cancelled int64 `json:"cancelled"`
+	Pending   int64 `json:"pending"`
+}
+
+// PoolSummary is the business pool's totals.
+type PoolSummary struct {
+	Size     int   `json:"size"`
+	TasksRun int64 `json:"tasks_run"`
+}
+
+// Failed reports how many expectations failed.
+func (s *Summary) Failed() int { return s.expectFail }
+
+// loopSummary reports a loop that never started as NOT_STARTED with tid 0,
+// even after shutdown: it never had a thread (DESIGN.md §6).
+func loopSummary(l *reactor.EventLoop) LoopSummary {
+	st := l.Stats()
+	state := l.State().String()
+	if l.TID() == 0 {
+		state = trace.StateNotStarted.String()
+	}
+	return LoopSummary{Name: l.Name(), Group: l.Group(), TID: l.TID(), State: state, Stats: st, TimersFired: st.TimersDue}
+}
+
+func (r *Run) summarise() *Summary {
+	el := r.Elapsed()
+	s := &Summary{Scenario: r.sc.Name, Model: string(r.sc.Model), DurationNS: int64(el)}
+	for _, g := range r.groups {
+		s.Groups = append(s.Groups, GroupSummary{Name: g.Name(), Size: g.Size(), Chooser: g.Chooser()})
+	}
+	for _, l := range r.loops {
+		s.Loops = append(s.Loops, loopSummary(l))
+		s.loopNames = append(s.loopNames, l.Name())
+	}
+	c := r.Clients()
+	s.Clients = ClientSummary{Connections: c.Connections, Requests: c.Requests, Errors: c.Errors,
+		BytesVerified: c.BytesVerified, ThroughputRPS: c.ThroughputRPS,
+		LatencyUS: LatencySummary{P50: c.P50us, P90: c.P90us, P99: c.P99us, Max: c.MaxUs}}
+	s.Events.Emitted, s.Events.Dropped = r.coll.Stats()
+	if r.wheel != nil {
+		ws := r.wheel.Stats()
+		s.Wheel = WheelSummary{Ticks: int64(ws.Ticks), Expired: int64(ws.Expired), Cancelled: int64(ws.Cancelled), Pending: int64(ws.Pending)}
+	}
+	if r.pool != nil {
+		s.Pool = PoolSummary{Size: len(r.pool.queues), TasksRun: r.pool.ran.Load()}
+	}
+	for _, w := range r.sc.Warnings() {
+		s.Warnings = append(s.Warnings, w.String())
+	}
+	s.check(r.sc.Expect)
+	return s
+}
+
+// check evaluates the expectations against the summary itself, so a
+// replayed summary is checked the same way.
+func (s *Summary) check(exps []*scenarios.Expect) {
+	s.resolved = flatten(s)
+	s.Expect = s.Expect[:0]
+	s.expectFail = 0
+	rv := resolver{s}
+	for _, e := range exps {
+		res := e.Eval(rv)
+		if !res.OK {
+			s.expectFail++
+		}
+		s.Expect = append(s.Expect, res)
+	}
+}
+
+// resolver reads a summary's values by their JSON paths for expectations.
+type resolver struct{ s *Summary }
+
+// Lookup implements scenarios.Resolver.
+func (r resolver) Lookup(path string) (scenarios.Value, bool) {
+	v, ok := r.s.resolved[path]
+	return v, ok
+}
+
+// Loops implements scenarios.Resolver.
+func (r resolver) Loops() []string { return r.s.loopNames }
+
+// flatten turns the summary into "worker-0.rebuilds", "clients.errors",
+// "groups.worker.chooser" ... → value, typed by the scenario key tables.
+func flatten(s *Summary) map[string]scenarios.Value {
+	out := map[string]scenarios.Value{}
+	types := map[string]scenarios.Type{}
+	for _, k := range scenarios.LoopKeys() {
+		types["loop."+k.Path] = k.Type
+	}
+	for _, k := range scenarios.RunKeys() {
+		types[k.Path] = k.Type
+	}
+	put := func(path, typeKey string, v any) {
+		if t, ok := types[typeKey]; ok {
+			if val, ok := toValue(v, t); ok {
+				out[path] = val
+			}
+		}
+	}
+	for _, l := range s.Loops {
+		for k, v := range asMap(l) {
+			put(l.Name+"."+k, "loop."+k, v)
+		}
+	}
+	for _, g := range s.Groups {
+		for k, v := range asMap(g) {
+			put("groups."+g.Name+"."+k, "groups.GROUP."+k, v)
+		}
+	}
+	var walk func(prefix string, m map[string]any)
+	walk = func(prefix string, m map[string]any) {
+		for k, v := range m {
+			if sub, ok := v.(map[string]any); ok {
+				walk(prefix+k+".", sub)
+				continue
+			}
+			put(prefix+k, prefix+k, v)
+		}
+	}
+	top := asMap(s)
+	delete(top, "loops")
+	delete(top, "groups")
+	walk("", top)
+	return out
+}
+
+func asMap(v any) map[string]any {
+	b, _ := json.Marshal(v)
+	d := json.NewDecoder(bytes.NewReader(b))
+	d.UseNumber()
+	var m map[string]any
+	_ = d.Decode(&m)
+	return m
+}
+
+func toValue(v any, t scenarios.Type) (scenarios.Value, bool) {
+	switch t {
+	case scenarios.TypeInt:
+		if n, ok := v.(json.Number); ok {
+			i, err := n.Int64()
+			return scenarios.IntValue(i), err == nil
+		}
+	case scenarios.TypeFloat:
+		if n, ok := v.(json.Number); ok {
+			f, err := n.Float64()
+			return scenarios.FloatValue(f), err == nil
+		}
+	case scenarios.TypeString, scenarios.TypeState:
+		if str, ok := v.(string); ok {
+			return scenarios.StringValue(str), true
+		}
+	case scenarios.TypeBool:
+		if b, ok := v.(bool); ok {
+			return scenarios.BoolValue(b), true
+		}
+	}
+	return scenarios.Value{}, false
+}
+
+// JSON returns the summary as one indented JSON object.
+func (s *Summary) JSON() []byte {
+	b, _ := json.MarshalIndent(s, "", "  ")
+	return append(b, '\n')
+}
+
+// Text renders the summary for a terminal: the groups, a table of the
+// loops' main counters, the clients, and each expectation with its outcome.
+func (s *Summary) Text() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "scenario %s · model %s · %v\n", s.Scenario, s.Model, time.Duration(s.DurationNS).Round(time.Millisecond))
+	for _, g := range s.Groups {
+		fmt.Fprintf(&b, "  group %-7s %d loop(s), chooser %s\n", g.Name, g.Size, g.Chooser)
+	}
+	b.WriteString("\n")
+	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "loop\ttid\tstate\titer\tselects\tprem\tmaxCnt\trebuild\twake w/c\ttasks\tdl hit\taccept\tch\tread\twritten\t")
+	for _, l := range s.Loops {
+		fmt.Fprintf(tw, "%s\t%d\t%s\t%d\t%d\t%d\t%d\t%d\t%d/%d\t%d\t%d\t%d\t%d\t%s\t%s\t\n",
+			l.Name, l.TID, l.State, l.Iterations, l.Selects+l.SelectNows, l.Premature, l.MaxSelectCnt,
+			l.Rebuilds, l.WakeupsWritten, l.WakeupsCoalesced, l.TasksRun, l.DeadlineHits, l.Accepted,
+			l.Channels, bytesText(l.BytesRead), bytesText(l.BytesWritten))
+	}
+	tw.Flush()
+	c := s.Clients
+	fmt.Fprintf(&b, "\nclients: %d connections, %d requests (%.0f req/s), %d errors, %s verified\n",
+		c.Connections, c.Requests, c.ThroughputRPS, c.Errors, bytesText(c.BytesVerified))
+	fmt.Fprintf(&b, "latency µs: p50 %.0f  p90 %.0f  p99 %.0f  max %.0f\n", c.LatencyUS.P50, c.LatencyUS.P90, c.LatencyUS.P99, c.LatencyUS.Max)
+	fmt.Fprintf(&b, "events: %d emitted, %d dropped\n", s.Events.Emitted, s.Events.Dropped)
+	if s.Wheel.Ticks > 0 {
+		fmt.Fprintf(&b, "wheel: %d ticks, %d expired, %d cancelled\n", s.Wheel.Ticks, s.Wheel.Expired, s.Wheel.Cancelled)
+	}
+	for _, w := range s.Warnings {
+		fmt.Fprintf(&b, "warning: %s\n", w)
+	}
+	if len(s.Expect) > 0 {
+		fmt.Fprintf(&b, "\nexpectations (%d of %d hold):\n", len(s.Expect)-s.expectFail, len(s.Expect))
+		for _, e := range s.Expect {
+			mark := "ok  "
+			if !e.OK {
+				mark = "FAIL"
+			}
+			fmt.Fprintf(&b, "  %s %s%s\n", mark, e.Expr, observed(e))
+		}
+	}
+	if s.Error != "" {
+		fmt.Fprintf(&b, "\nerror: %s\n", s.Error)
+	}
+	return b.String()
+}
+
+func observed(e scenarios.Result) string {
+	if len(e.Observed) == 0 {
+		if e.Reason != "" {
+			return "   (" + e.Reason + ")"
+		}
+		return ""
+	}
+	var parts []string
+	for _, o := range e.Observed {
+		parts = append(parts, o.Path+"="+o.Value.String())
+	}
+	out := "   (" + strings.Join(parts, ", ")
+	if len(out) > 100 {
+		out = out[:97] + "..."
+	}
+	if !e.OK && e.Reason != "" {
+		out += "; " + e.Reason
+	}
+	return out + ")"
+}
+
+func bytesText(n int64) string {
+	switch {
+	case n >= 1<<30:
+		return fmt.Sprintf("%.1fGiB", float64(n)/(1<<30))
+	case n >= 1<<20:
+		return fmt.Sprintf("%.1fMiB", float64(n)/(1<<20))
+	case n >= 1<<10:
+		return fmt.Sprintf("%.1fKiB", float64(n)/(1<<10))
+	}
+	return fmt.Sprintf("%dB", n)
+}

@@ -1,0 +1,136 @@
+package sim
+
+import (
+	"fmt"
+	"net"
+	"strconv"
+
+	"github.com/reactorviz/reactorviz/reactor"
+	"github.com/reactorviz/reactorviz/reactor/wheel"
+	"github.com/reactorviz/reactorviz/scenarios"
+)
+
+// loopConfig turns the scenario's loop settings into the engine's.
+func loopConfig(sc *scenarios.Scenario, r *Run) reactor.Config {
+	cfg := reactor.Config{
+		IORatio:        sc.Loop.IORatio,
+		QueueCapacity:  sc.Loop.TaskQueue,
+		ReadBufferSize: sc.Loop.ReadBuffer,
+		Collector:      r.coll,
+	}
+	cfg.RebuildThreshold = sc.Loop.RebuildThreshold
+	if !sc.Loop.RebuildEnabled() {
+		cfg.RebuildThreshold = -1 // below 3: disabled, as in Netty
+	}
+	if sc.Loop.Selector == scenarios.SelectorEpoll {
+		cfg.Selector = reactor.SelectorEpoll
+	}
+	if sc.Loop.Trigger == scenarios.TriggerEdge {
+		cfg.Trigger = reactor.TriggerEdge
+	}
+	return cfg
+}
+
+// build creates the groups the scenario's model calls for (C2): single is
+// one "reactor" group that accepts and does I/O; multi is boss(1) +
+// workers; master-slave is boss(N) + workers. Engine-driven clients get a
+// "client" group of their own. Loops start lazily, as in Netty.
+func (r *Run) build() error {
+	cfg := loopConfig(r.sc, r)
+	for _, spec := range r.sc.Groups() {
+		g, err := reactor.NewEventLoopGroup(spec.Name, spec.Size(), cfg)
+		if err != nil {
+			return err
+		}
+		r.groups = append(r.groups, g)
+		for _, l := range g.Loops() {
+			r.loops = append(r.loops, l)
+			r.byName[l.Name()] = l
+			r.faults[l] = &loopFaults{}
+			if d := r.sc.Loop.SlowMotion; d > 0 {
+				l.SetSlowMotion(d)
+			}
+		}
+		switch {
+		case spec.Name == scenarios.GroupClient:
+			r.client = g
+		case spec.Accepts && spec.IO:
+			r.boss, r.worker = g, g
+		case spec.Accepts:
+			r.boss = g
+		case spec.IO:
+			r.worker = g
+		}
+	}
+	if r.boss == nil || r.worker == nil {
+		return fmt.Errorf("scenario %s: no accepting or no I/O group", r.sc.Name)
+	}
+	w, err := wheel.New(wheel.Config{Tick: r.sc.Wheel.Tick, TicksPerWheel: r.sc.Wheel.TicksPerWheel, Name: "wheel"},
+		wheel.WithTrace(r.coll.AddLoop("wheel", "wheel"), r.coll.Switch(), r.coll.Clock()))
+	if err != nil {
+		return err
+	}
+	r.wheel = w
+	return nil
+}
+
+// bind opens the server channels: one per port, or with SO_REUSEPORT one
+// per boss loop on each port, each registered on the boss group's next loop.
+func (r *Run) bind() error {
+	init, err := r.childInit(string(r.sc.Server.Protocol))
+	if err != nil {
+		return err
+	}
+	boot := &reactor.ServerBootstrap{Boss: r.boss, Worker: r.worker, ChildInit: init,
+		ReusePort: r.sc.Server.ReusePort, MaxConnections: maxConnections}
+	perPort := 1
+	if r.sc.Server.ReusePort {
+		perPort = r.boss.Size()
+	}
+	for p := 0; p < r.sc.Server.Ports; p++ {
+		addr, err := portAddr(r.sc.Server.Addr, p)
+		if err != nil {
+			return err
+		}
+		chans, err := boot.BindN(addr, perPort)
+		if err != nil {
+			return fmt.Errorf("bind %s: %w", addr, err)
+		}
+		r.servers = append(r.servers, chans...)
+	}
+	return nil
+}
+
+// maxConnections caps each server channel's open children.
+const maxConnections = 20_000
+
+// portAddr is the address of port number p: the configured port plus p, or
+// a kernel-chosen port when the configured one is 0.
+func portAddr(base string, p int) (string, error) {
+	host, port, err := net.SplitHostPort(base)
+	if err != nil {
+		return "", err
+	}
+	n, err := strconv.Atoi(port)
+	if err != nil {
+		return "", err
+	}
+	if n != 0 {
+		n += p
+	}
+	return net.JoinHostPort(host, strconv.Itoa(n)), nil
+}
+
+// Addrs returns the addresses the server channels listen on, one per port.
+func (r *Run) Addrs() []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, s := range r.servers {
+		a := s.Addr().String()
+		if !seen[a] {
+			seen[a] = true
+			out = append(out, a)
+		}
+	}
+	return out
+}
