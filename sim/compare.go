@@ -30,13 +30,11 @@ type Workload struct {
 	Workers     int    `json:"workers"`
 }
 
-// ForModel returns a copy of sc set to model, validated like --set.
+// ForModel returns a copy of sc set to model, validated like --set. The
+// copy has no expectations: they name loops (boss-0, reactor-0) that
+// another model does not build.
 func ForModel(sc *scenarios.Scenario, model string) (*scenarios.Scenario, error) {
-	c := sc.Clone()
-	if err := c.Set("model", model); err != nil {
-		return nil, err
-	}
-	return c, nil
+	return sc.ForModel(scenarios.Model(model))
 }
 
 // NewWorkload describes sc's workload.
