@@ -1,12 +1,16 @@
 package main
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/json"
+	"io"
 	"net"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 )
 
@@ -152,5 +156,57 @@ func TestRunJSONAndReplayRoundTrip(t *testing.T) {
 				t.Errorf("%s.%s: live %v, replayed %v", l["name"], k, v, rv)
 			}
 		}
+	}
+}
+
+func TestCompareHeadlessJSON(t *testing.T) {
+	code, out, errs := runCLI(t, "compare", "multi-reactor", "--json", "--duration", "400ms")
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	var cmp struct {
+		Workload map[string]any   `json:"workload"`
+		Models   []map[string]any `json:"models"`
+	}
+	if err := json.Unmarshal([]byte(out), &cmp); err != nil {
+		t.Fatal(err)
+	}
+	if len(cmp.Models) != 3 || cmp.Models[0]["model"] != "single" || cmp.Models[2]["model"] != "master-slave" {
+		t.Fatalf("models: %v", cmp.Models)
+	}
+}
+
+// serve, run as the real binary, stops cleanly on SIGINT and prints its
+// summary.
+func TestServeStopsOnSIGINT(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the binary")
+	}
+	bin := filepath.Join(t.TempDir(), "reactorviz")
+	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+		t.Fatalf("build: %v\n%s", err, out)
+	}
+	cmd := exec.Command(bin, "serve", "--headless", "--addr", "127.0.0.1:0", "--workers", "1")
+	var out bytes.Buffer
+	cmd.Stdout = &out
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	line, err := bufio.NewReader(stderr).ReadString('\n')
+	if err != nil || !strings.Contains(line, "serving") {
+		cmd.Process.Kill()
+		t.Fatalf("never started: %q %v", line, err)
+	}
+	go io.Copy(io.Discard, stderr)
+	cmd.Process.Signal(syscall.SIGINT)
+	if err := cmd.Wait(); err != nil {
+		t.Fatalf("exit: %v", err)
+	}
+	if !strings.Contains(out.String(), "TERMINATED") {
+		t.Fatalf("no summary:\n%s", out.String())
 	}
 }

@@ -1,0 +1,61 @@
+package sim
+
+import (
+	"os"
+	"runtime"
+	"testing"
+	"time"
+
+	"github.com/reactorviz/reactorviz/sim/load"
+)
+
+// An echo soak: many connections, pipelined, every byte checked, on the
+// multi model; afterwards goroutines and descriptors are back where they
+// started.
+func TestEchoSoak(t *testing.T) {
+	if testing.Short() {
+		t.Skip("soak")
+	}
+	g0, f0 := runtime.NumGoroutine(), fdCount(t)
+	srv, err := Serve(ServeOptions{Protocol: "echo", Model: "multi", Workers: 2, Addr: "127.0.0.1:0", MaxConnections: 10_000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err := load.StartNet(load.Spec{Protocol: "echo", Addrs: srv.Addrs(), Connections: 200,
+		Payload: 1500, Pipeline: 4})
+	if err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(2 * time.Second)
+	g.Stop()
+	st := g.Stats()
+	sum, err := srv.Stop(0, 5*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Errors != 0 || st.Connections != 200 || st.Requests == 0 || st.BytesVerified != st.Requests*1500 {
+		t.Fatalf("soak: %+v", st)
+	}
+	var written int64
+	for _, l := range sum.Loops {
+		written += l.BytesWritten
+	}
+	if written < st.BytesVerified {
+		t.Fatalf("server wrote %d bytes, clients verified %d", written, st.BytesVerified)
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for runtime.NumGoroutine() > g0 || fdCount(t) > f0 {
+		if time.Now().After(deadline) {
+			t.Fatalf("leak: goroutines %d → %d, fds %d → %d", g0, runtime.NumGoroutine(), f0, fdCount(t))
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+func fdCount(t *testing.T) int {
+	ents, err := os.ReadDir("/proc/self/fd")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return len(ents)
+}
