@@ -29,6 +29,12 @@ type Options struct {
 	// RingSize is the per-loop event ring size (default 8192 events; the
 	// UI and trace files may want more).
 	RingSize int
+	// Forever runs until Stop instead of for the scenario's duration:
+	// serve in the TUI.
+	Forever bool
+	// Addr, if set, replaces the scenario's server address; the caller has
+	// checked it (serve --allow-remote).
+	Addr string
 }
 
 // Run is one run of a scenario.
@@ -112,6 +118,9 @@ func (r *Run) Elapsed() time.Duration {
 	if r.started.IsZero() {
 		return 0
 	}
+	if r.opts.Forever {
+		return time.Since(r.started)
+	}
 	return min(time.Since(r.started), r.sc.Duration)
 }
 
@@ -173,12 +182,16 @@ func (r *Run) drive() {
 	wg.Add(2)
 	go func() { defer wg.Done(); r.playTimeline() }()
 	go func() { defer wg.Done(); r.driveClients() }()
-	t := time.NewTimer(r.sc.Duration)
+	var end <-chan time.Time
+	if !r.opts.Forever {
+		t := time.NewTimer(r.sc.Duration)
+		defer t.Stop()
+		end = t.C
+	}
 	select {
-	case <-t.C:
+	case <-end:
 	case <-r.stop:
 	}
-	t.Stop()
 	r.Stop()
 	wg.Wait()
 	r.finish(nil)

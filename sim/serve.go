@@ -169,3 +169,20 @@ func (s *Server) shutdown(quiet, timeout time.Duration) error {
 	}
 	return err
 }
+
+// ServeScenario describes serve's topology as a scenario with no clients,
+// so the TUI can show a serving engine like any run (with Options.Forever
+// and Options.Addr).
+func ServeScenario(o ServeOptions) (*scenarios.Scenario, error) {
+	bosses := max(o.Bosses, 1)
+	src := fmt.Sprintf(`name: serve
+summary: The engine serving %s to outside clients.
+model: %s
+bosses: %d
+workers: %d
+duration: 10m
+loop: {io_ratio: %d}
+server: {protocol: %s, reuseport: %t}
+`, o.Protocol, o.Model, bosses, o.Workers, o.IORatio, o.Protocol, o.Model == string(scenarios.ModelMasterSlave) && bosses > 1)
+	return scenarios.Parse("serve", []byte(src))
+}

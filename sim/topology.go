@@ -87,8 +87,12 @@ func (r *Run) bind() error {
 	if r.sc.Server.ReusePort {
 		perPort = r.boss.Size()
 	}
+	base := r.sc.Server.Addr
+	if r.opts.Addr != "" {
+		base = r.opts.Addr
+	}
 	for p := 0; p < r.sc.Server.Ports; p++ {
-		addr, err := portAddr(r.sc.Server.Addr, p)
+		addr, err := portAddr(base, p)
 		if err != nil {
 			return err
 		}
