@@ -326,7 +326,7 @@ func TestCloneIsIndependent(t *testing.T) {
 		t.Fatal(err)
 	}
 	c.Clients[0].Connections = 99
-	if s.Loop.IORatio != 50 || s.Clients[0].Connections != 8 {
+	if s.Loop.IORatio != 50 || s.Clients[0].Connections != 2 {
 		t.Errorf("clone shares state with the original: io_ratio %d, connections %d", s.Loop.IORatio, s.Clients[0].Connections)
 	}
 	// The clone remembers its overrides: a later Set replays them.

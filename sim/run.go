@@ -59,6 +59,8 @@ type Run struct {
 	clients    []*clientGroup
 	started    time.Time
 	offloading bool
+	held       time.Duration // run clock time spent held
+	holdSince  time.Time     // zero unless the clock is held now
 
 	stop     chan struct{}
 	stopOnce sync.Once
@@ -111,17 +113,38 @@ func (r *Run) RebuildThreshold() int {
 	return r.sc.Loop.RebuildThreshold
 }
 
-// Elapsed returns the run clock.
+// Elapsed returns the run clock: time since Start, less the time it was
+// held.
 func (r *Run) Elapsed() time.Duration {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.started.IsZero() {
 		return 0
 	}
-	if r.opts.Forever {
-		return time.Since(r.started)
+	el := time.Since(r.started) - r.held
+	if !r.holdSince.IsZero() {
+		el -= time.Since(r.holdSince)
 	}
-	return min(time.Since(r.started), r.sc.Duration)
+	if r.opts.Forever {
+		return el
+	}
+	return min(el, r.sc.Duration)
+}
+
+// HoldClock stops (true) or restarts (false) the run clock. The UI holds
+// it while loops are paused, so a teacher who stops time to explain a
+// phase does not see the run end, or the timeline move on, meanwhile.
+// Any goroutine.
+func (r *Run) HoldClock(hold bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	switch {
+	case hold && r.holdSince.IsZero():
+		r.holdSince = time.Now()
+	case !hold && !r.holdSince.IsZero():
+		r.held += time.Since(r.holdSince)
+		r.holdSince = time.Time{}
+	}
 }
 
 // Done is closed when the run has ended, shut down and been summarised.
@@ -182,15 +205,10 @@ func (r *Run) drive() {
 	wg.Add(2)
 	go func() { defer wg.Done(); r.playTimeline() }()
 	go func() { defer wg.Done(); r.driveClients() }()
-	var end <-chan time.Time
-	if !r.opts.Forever {
-		t := time.NewTimer(r.sc.Duration)
-		defer t.Stop()
-		end = t.C
-	}
-	select {
-	case <-end:
-	case <-r.stop:
+	if r.opts.Forever {
+		<-r.stop
+	} else {
+		r.sleepUntil(r.sc.Duration)
 	}
 	r.Stop()
 	wg.Wait()

@@ -18,27 +18,26 @@ func (r *Run) playTimeline() {
 	}
 }
 
-// sleepUntil waits for the run clock to reach at; false if the run stopped.
+// sleepUntil waits for the run clock to reach at; false if the run
+// stopped. The clock can be held, so it sleeps in steps and looks again.
 func (r *Run) sleepUntil(at time.Duration) bool {
-	r.mu.Lock()
-	start := r.started
-	r.mu.Unlock()
-	d := time.Until(start.Add(at))
-	if d <= 0 {
+	for {
+		rem := at - r.Elapsed()
+		if rem <= 0 {
+			select {
+			case <-r.stop:
+				return false
+			default:
+				return true
+			}
+		}
+		t := time.NewTimer(min(rem, 50*time.Millisecond))
 		select {
 		case <-r.stop:
+			t.Stop()
 			return false
-		default:
-			return true
+		case <-t.C:
 		}
-	}
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-r.stop:
-		return false
-	case <-t.C:
-		return true
 	}
 }
 

@@ -1,0 +1,44 @@
+package main
+
+import (
+	"time"
+
+	"github.com/reactorviz/reactorviz/scenarios"
+	"github.com/reactorviz/reactorviz/sim"
+	"github.com/reactorviz/reactorviz/tui"
+)
+
+// The terminal UI behind run, compare, replay and serve when stdout is a
+// terminal and no text output was asked for.
+func init() {
+	liveTUI = func(sc *scenarios.Scenario, opts sim.Options) error {
+		return uiErr(tui.Live(sc, opts, tui.Options{}))
+	}
+	compareTUI = func(sc *scenarios.Scenario, models []string) error {
+		return uiErr(tui.Compare(sc, models, tui.Options{}))
+	}
+	replayTUI = func(path string) error {
+		return uiErr(tui.RunReplay(path, tui.Options{}))
+	}
+	serveTUI = func(o sim.ServeOptions, d time.Duration) error {
+		sc, err := sim.ServeScenario(o)
+		if err != nil {
+			return runtimeErr(err)
+		}
+		opts := sim.Options{Addr: o.Addr, Forever: d == 0}
+		if d > 0 {
+			if err := sc.Set("duration", d.String()); err != nil {
+				return usageErr("serve: --duration %v: %v", d, err)
+			}
+		}
+		return uiErr(tui.Live(sc, opts, tui.Options{}))
+	}
+}
+
+// uiErr marks a UI failure (no terminal, a bind error) as a runtime error.
+func uiErr(err error) error {
+	if err == nil {
+		return nil
+	}
+	return runtimeErr(err)
+}

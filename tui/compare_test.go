@@ -1,0 +1,112 @@
+package tui
+
+import (
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/reactorviz/reactorviz/reactor/trace"
+	"github.com/reactorviz/reactorviz/scenarios"
+	"github.com/reactorviz/reactorviz/sim"
+)
+
+// compareTopology is each model's loop table, as sim builds them.
+var compareTopology = map[string][]trace.LoopInfo{
+	"single": {{Name: "reactor-0", Group: "reactor"}},
+	"multi":  {{Name: "boss-0", Group: "boss"}, {Name: "worker-0", Group: "worker"}, {Name: "worker-1", Group: "worker"}},
+	"master-slave": {{Name: "boss-0", Group: "boss"}, {Name: "boss-1", Group: "boss"},
+		{Name: "worker-0", Group: "worker"}, {Name: "worker-1", Group: "worker"}},
+}
+
+// compareNumbers are the clients' numbers each fake model reports.
+var compareNumbers = map[string]sim.ClientStats{
+	"single":       {Connections: 16, Requests: 9000, ThroughputRPS: 3000, P50us: 240, P99us: 2100},
+	"multi":        {Connections: 16, Requests: 12000, ThroughputRPS: 4000, P50us: 110, P99us: 1300},
+	"master-slave": {Connections: 16, Requests: 12300, ThroughputRPS: 4100, P50us: 95, P99us: 1100},
+}
+
+type compareFixture struct {
+	t         *testing.T
+	endAtOnce bool // runs end as soon as they start
+	mu        sync.Mutex
+	runs      []*fakeSession
+}
+
+func (cf *compareFixture) newRun(m string, sink trace.Sink) (Session, error) {
+	table := compareTopology[m]
+	f := newFakeSessionWith(cf.t, "multi-reactor", scenarios.Model(m), sink, table)
+	f.elapsed, f.duration, f.clients = 3*time.Second, 3*time.Second, compareNumbers[m]
+	f.onStart = func(f *fakeSession) {
+		s := &script{table: table}
+		s.at(1)
+		for i, l := range table {
+			s.started(l.Name, int64(5000+i))
+			// Each iteration spends 3 ms in io: worker loops show load.
+			for range 2 + 2*i {
+				s.iteration(l.Name, 1, "echo")
+			}
+			s.ev(l.Name, trace.KindTaskSubmit, func(e *trace.Event) { e.A, e.B, e.Str = 900, int64(i+1), "queued" })
+		}
+		for i := range s.events {
+			if s.events[i].Kind == trace.KindIOEnd {
+				s.events[i].B = 300e6
+			}
+		}
+		f.feed(s.events...)
+		if cf.endAtOnce {
+			f.finish()
+		}
+	}
+	cf.mu.Lock()
+	cf.runs = append(cf.runs, f)
+	cf.mu.Unlock()
+	return f, nil
+}
+
+func (cf *compareFixture) run(i int) *fakeSession {
+	cf.mu.Lock()
+	defer cf.mu.Unlock()
+	if i >= len(cf.runs) {
+		return nil
+	}
+	return cf.runs[i]
+}
+
+func TestCompareScreen(t *testing.T) {
+	checkGoroutines(t)
+	cf := &compareFixture{t: t, endAtOnce: true}
+	hs := newHarness(t, 100, 30, func(o Options) error { return RunCompare(sim.Models, cf.newRun, o) })
+	waitFor(t, func() bool { return strings.Contains(hs.frame(), "all models done") }, "every model to finish")
+	golden(t, "compare_done", hs.frame())
+	if err := hs.quit(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestCompareSkipAndQuit(t *testing.T) {
+	checkGoroutines(t)
+	cf := &compareFixture{t: t}
+	hs := newHarness(t, 100, 30, func(o Options) error { return RunCompare(nil, cf.newRun, o) })
+	waitFor(t, func() bool { return strings.Contains(hs.frame(), "running single") }, "single to run")
+	if got := hs.frame(); !strings.Contains(got, "▶ running 00:03.0/00:03.0") || !strings.Contains(got, "waiting") {
+		t.Errorf("single running, the others waiting:\n%s", got)
+	}
+	hs.press(runeEv('s'))
+	waitFor(t, func() bool { return strings.Contains(hs.frame(), "running multi") }, "multi after skipping single")
+	if r := cf.run(0); !r.stopped.Load() {
+		t.Error("s did not stop the single run")
+	}
+	if got := hs.frame(); !strings.Contains(got, "■ stopped early") {
+		t.Errorf("the skipped column should say so:\n%s", got)
+	}
+	if err := hs.quit(); err != nil {
+		t.Fatal(err)
+	}
+	if r := cf.run(1); !r.stopped.Load() {
+		t.Error("q did not stop the running model")
+	}
+	if r := cf.run(2); r != nil {
+		t.Error("a model started after quit")
+	}
+}

@@ -1,0 +1,158 @@
+package tui
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+// The end-to-end tests run the real reactorviz binary in tmux, press keys
+// and read the pane. They skip where tmux is missing and until the CLI
+// opens this package's screens.
+
+var tmuxSeq atomic.Int64
+
+// buildCLI builds cmd/reactorviz once per test, or skips.
+func buildCLI(t *testing.T) string {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("end-to-end: not in -short")
+	}
+	if runtime.GOOS != "linux" {
+		t.Skip("end-to-end: Linux only")
+	}
+	if _, err := exec.LookPath("tmux"); err != nil {
+		t.Skip("end-to-end: no tmux")
+	}
+	root, err := filepath.Abs("..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !cliUsesTUI(filepath.Join(root, "cmd", "reactorviz")) {
+		t.Skip("end-to-end: cmd/reactorviz does not open the TUI yet")
+	}
+	bin := filepath.Join(t.TempDir(), "reactorviz")
+	cmd := exec.Command("go", "build", "-o", bin, "./cmd/reactorviz")
+	cmd.Dir = root
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	return bin
+}
+
+// cliUsesTUI reports whether the command's sources import this package.
+func cliUsesTUI(dir string) bool {
+	files, _ := filepath.Glob(filepath.Join(dir, "*.go"))
+	for _, f := range files {
+		if strings.HasSuffix(f, "_test.go") {
+			continue
+		}
+		b, err := os.ReadFile(f)
+		if err == nil && strings.Contains(string(b), `"github.com/reactorviz/reactorviz/tui"`) {
+			return true
+		}
+	}
+	return false
+}
+
+// tmuxPane is one detached tmux session running a command.
+type tmuxPane struct {
+	t    *testing.T
+	name string
+}
+
+func newPane(t *testing.T, w, h int, command string) *tmuxPane {
+	t.Helper()
+	p := &tmuxPane{t: t, name: "reactorviz-e2e-" + strconv.Itoa(os.Getpid()) + "-" + strconv.FormatInt(tmuxSeq.Add(1), 10)}
+	// The shell prints the exit status once the program is gone, so a
+	// test can tell a clean quit (and a restored terminal) from a hang.
+	script := command + "; echo EXIT=$?; sleep 60"
+	p.tmux("new-session", "-d", "-s", p.name, "-x", strconv.Itoa(w), "-y", strconv.Itoa(h), script)
+	t.Cleanup(func() { _ = exec.Command("tmux", "kill-session", "-t", p.name).Run() })
+	return p
+}
+
+func (p *tmuxPane) tmux(args ...string) string {
+	p.t.Helper()
+	out, err := exec.Command("tmux", args...).CombinedOutput()
+	if err != nil {
+		p.t.Fatalf("tmux %s: %v\n%s", strings.Join(args, " "), err, out)
+	}
+	return string(out)
+}
+
+func (p *tmuxPane) capture() string { return p.tmux("capture-pane", "-p", "-t", p.name) }
+
+func (p *tmuxPane) keys(keys ...string) {
+	p.tmux(append([]string{"send-keys", "-t", p.name}, keys...)...)
+}
+
+// waitFor polls the pane until it shows want.
+func (p *tmuxPane) waitFor(want string) string {
+	p.t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		out := p.capture()
+		if strings.Contains(out, want) {
+			return out
+		}
+		if time.Now().After(deadline) {
+			p.t.Fatalf("the pane never showed %q; it shows:\n%s", want, out)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+func TestE2ELive(t *testing.T) {
+	bin := buildCLI(t)
+	p := newPane(t, 120, 40, bin+" run tour --duration 60s")
+	p.waitFor("▶ RUNNING")
+	p.waitFor("worker-0")
+	p.keys("?")
+	p.waitFor("Panes and the Netty concepts")
+	// Escape alone: a key right after it would read as Alt+key.
+	p.keys("Escape")
+	p.waitFor("─ events")
+	p.keys("Space")
+	p.waitFor("PAUSED")
+	p.keys("n")
+	p.waitFor("step")
+	p.keys("q")
+	out := p.waitFor("EXIT=0")
+	if strings.Contains(out, "RUNNING") || strings.Contains(out, "PAUSED") {
+		t.Errorf("the terminal was not restored after quit:\n%s", out)
+	}
+}
+
+func TestE2ETooSmallThenResized(t *testing.T) {
+	bin := buildCLI(t)
+	p := newPane(t, 70, 20, bin+" run tour --duration 60s")
+	p.waitFor("terminal too small")
+	p.tmux("resize-window", "-t", p.name, "-x", "100", "-y", "30")
+	p.waitFor("worker-0")
+	p.keys("q")
+	p.waitFor("EXIT=0")
+}
+
+func TestE2EReplay(t *testing.T) {
+	bin := buildCLI(t)
+	trace := filepath.Join(t.TempDir(), "spurious-wakeup.jsonl")
+	rec := exec.Command(bin, "run", "spurious-wakeup", "--headless", "--trace", trace)
+	if out, err := rec.CombinedOutput(); err != nil {
+		t.Fatalf("recording a trace: %v\n%s", err, out)
+	}
+	p := newPane(t, 120, 40, bin+" replay "+trace)
+	p.waitFor("REPLAY")
+	p.keys("End")
+	p.waitFor("event ")
+	p.keys("Left", "Left")
+	p.waitFor("■ stopped")
+	p.keys("q")
+	p.waitFor("EXIT=0")
+}

@@ -1,0 +1,352 @@
+package tui
+
+import (
+	"flag"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/gdamore/tcell/v2"
+
+	"github.com/reactorviz/reactorviz/reactor"
+	"github.com/reactorviz/reactorviz/reactor/trace"
+	"github.com/reactorviz/reactorviz/reactor/wheel"
+	"github.com/reactorviz/reactorviz/scenarios"
+	"github.com/reactorviz/reactorviz/sim"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
+
+// fakeSession is a deterministic Session: real but never-started loops (so
+// the step-gate API behaves as the engine's), a fixed clock, and events the
+// test feeds into the sink itself.
+type fakeSession struct {
+	sc        *scenarios.Scenario
+	loops     []*reactor.EventLoop
+	table     []trace.LoopInfo
+	sink      trace.Sink
+	elapsed   time.Duration
+	duration  time.Duration
+	clients   sim.ClientStats
+	threshold int
+	onStart   func(f *fakeSession) // feeds events, may end the run
+	startErr  error
+
+	done     chan struct{}
+	doneOnce sync.Once
+	started  atomic.Bool
+	stopped  atomic.Bool
+}
+
+// fakeTopology is boss-0, worker-0..3 and the wheel's trace index.
+var fakeTopology = []trace.LoopInfo{
+	{Name: "boss-0", Group: "boss"},
+	{Name: "worker-0", Group: "worker"},
+	{Name: "worker-1", Group: "worker"},
+	{Name: "worker-2", Group: "worker"},
+	{Name: "worker-3", Group: "worker"},
+	{Name: "wheel", Group: "wheel"},
+}
+
+func newFakeSession(t testing.TB, name string, m scenarios.Model, sink trace.Sink) *fakeSession {
+	return newFakeSessionWith(t, name, m, sink, fakeTopology)
+}
+
+// newFakeSessionWith builds a fake of the given loop table; a loop of
+// group "wheel" stands for the wheel thread and gets no EventLoop.
+func newFakeSessionWith(t testing.TB, name string, m scenarios.Model, sink trace.Sink, table []trace.LoopInfo) *fakeSession {
+	t.Helper()
+	f := &fakeSession{
+		sc:   &scenarios.Scenario{Name: name, Model: m},
+		sink: sink, elapsed: 2500 * time.Millisecond, duration: 8 * time.Second,
+		threshold: 512, done: make(chan struct{}), table: table,
+		clients: sim.ClientStats{Connections: 8, Requests: 2000, ThroughputRPS: 800, P50us: 85, P99us: 900},
+	}
+	for i, info := range table {
+		if info.Group == "wheel" {
+			continue
+		}
+		l, err := reactor.NewEventLoop(info.Name, info.Group, i, reactor.Config{})
+		if err != nil {
+			t.Fatalf("NewEventLoop: %v", err)
+		}
+		f.loops = append(f.loops, l)
+	}
+	return f
+}
+
+func (f *fakeSession) Start() error {
+	if f.startErr != nil {
+		return f.startErr
+	}
+	f.started.Store(true)
+	if f.onStart != nil {
+		f.onStart(f)
+	}
+	return nil
+}
+
+func (f *fakeSession) Done() <-chan struct{} { return f.done }
+
+// Stop ends the run as the engine would: every loop shuts down, and Done
+// closes.
+func (f *fakeSession) Stop() {
+	f.stopped.Store(true)
+	f.finish()
+}
+
+func (f *fakeSession) finish() {
+	f.doneOnce.Do(func() {
+		for _, l := range f.loops {
+			l.ShutdownGracefully(0, 0)
+		}
+		close(f.done)
+	})
+}
+
+func (f *fakeSession) Elapsed() time.Duration        { return f.elapsed }
+func (f *fakeSession) Duration() time.Duration       { return f.duration }
+func (f *fakeSession) Scenario() *scenarios.Scenario { return f.sc }
+func (f *fakeSession) Loops() []*reactor.EventLoop   { return f.loops }
+func (f *fakeSession) Wheel() *wheel.Timer           { return nil }
+func (f *fakeSession) Clients() sim.ClientStats      { return f.clients }
+func (f *fakeSession) RebuildThreshold() int         { return f.threshold }
+func (f *fakeSession) Summary() *sim.Summary         { return nil }
+func (f *fakeSession) feed(events ...trace.Event)    { f.sink.Consume(events) }
+
+func loopIndex(table []trace.LoopInfo, name string) uint16 {
+	for j, l := range table {
+		if l.Name == name {
+			return uint16(j)
+		}
+	}
+	return 0
+}
+
+// script builds events for one loop with a running clock (ms).
+type script struct {
+	table  []trace.LoopInfo
+	events []trace.Event
+	now    int64
+}
+
+func (s *script) at(ms int64) *script { s.now = ms * 1e6; return s }
+
+func (s *script) ev(loop string, k trace.Kind, set func(e *trace.Event)) *script {
+	e := trace.Event{Time: s.now, Loop: loopIndex(s.table, loop), Kind: k}
+	if set != nil {
+		set(&e)
+	}
+	s.events = append(s.events, e)
+	s.now += 10_000 // 10 µs apart, so the log reads in order
+	return s
+}
+
+func (s *script) started(loop string, tid int64) *script {
+	return s.ev(loop, trace.KindState, func(e *trace.Event) {
+		e.A, e.B, e.C = int64(trace.StateNotStarted), int64(trace.StateStarted), tid
+	})
+}
+
+// iteration is one select → io → tasks turn with the given tasks run.
+func (s *script) iteration(loop string, ready int64, tasks ...string) *script {
+	s.ev(loop, trace.KindSelectBegin, func(e *trace.Event) { e.Str, e.A = "select", 1e9 })
+	s.ev(loop, trace.KindSelectEnd, func(e *trace.Event) { e.A, e.B, e.C = ready, 2e6, 1 })
+	s.ev(loop, trace.KindIOBegin, nil)
+	s.ev(loop, trace.KindIOEnd, func(e *trace.Event) { e.A, e.B = ready, 40_000 })
+	if len(tasks) > 0 {
+		s.ev(loop, trace.KindTasksBegin, func(e *trace.Event) { e.A, e.B = int64(len(tasks)), 40_000 })
+		for i, name := range tasks {
+			s.ev(loop, trace.KindTaskRun, func(e *trace.Event) { e.A, e.B, e.Str = int64(100+i), 5000, name })
+		}
+		s.ev(loop, trace.KindTasksEnd, func(e *trace.Event) { e.A, e.B = int64(len(tasks)), 12_000 })
+	}
+	return s
+}
+
+// tourEvents is a short, fixed picture of the tour: the boss accepted
+// connections and handed them to workers; worker-0 has queued tasks and
+// scheduled timers; worker-1 suffered premature selects.
+func tourEvents(f *fakeSession) []trace.Event { return tourScript().events }
+
+func tourScript() *script {
+	s := &script{table: fakeTopology}
+	s.at(1).started("boss-0", 4101)
+	s.ev("boss-0", trace.KindRegister, func(e *trace.Event) { e.A, e.B, e.C = 1, 7, 1 })
+	for i, w := range []string{"worker-0", "worker-1", "worker-2"} {
+		s.at(int64(10 + i))
+		s.ev("boss-0", trace.KindAccept, func(e *trace.Event) { e.A, e.B, e.C = int64(2+i), int64(9+i), 40000 })
+		s.ev(w, trace.KindTaskSubmit, func(e *trace.Event) { e.A, e.B, e.Flag, e.Str = 100, 1, true, "register" })
+		s.ev(w, trace.KindWakeup, func(e *trace.Event) { e.Flag, e.Str = true, "boss-0" })
+		s.started(w, int64(4110+i))
+		s.iteration(w, 0, "register")
+		s.ev(w, trace.KindRegister, func(e *trace.Event) { e.A, e.B, e.C = int64(2+i), int64(9+i), 0x2001 })
+	}
+	s.at(200)
+	for i := range 5 {
+		s.iteration("worker-0", 1)
+		s.ev("worker-0", trace.KindRead, func(e *trace.Event) { e.A, e.B, e.C = 2, 9, 64 })
+		s.ev("worker-0", trace.KindWrite, func(e *trace.Event) { e.A, e.B, e.C = 2, 9, 64 })
+		s.ev("worker-0", trace.KindTaskSubmit, func(e *trace.Event) {
+			e.A, e.B, e.Flag, e.Str = int64(10+i), int64(i+1), true, "flood"
+		})
+		s.ev("worker-0", trace.KindWakeup, func(e *trace.Event) { e.Str = "external" })
+	}
+	s.ev("worker-0", trace.KindTimerSchedule, func(e *trace.Event) { e.A, e.B, e.C, e.Str = 1, 2900e6, 0, "idle-check" })
+	s.ev("worker-0", trace.KindTimerSchedule, func(e *trace.Event) { e.A, e.B, e.C, e.Str = 2, 2600e6, 500e6, "heartbeat" })
+	s.at(400)
+	for range 3 {
+		s.ev("worker-1", trace.KindSelectBegin, func(e *trace.Event) { e.Str, e.A = "select", 1e9 })
+		s.ev("worker-1", trace.KindSelectEnd, func(e *trace.Event) { e.C, e.Flag = 300, true })
+	}
+	s.ev("worker-1", trace.KindInject, func(e *trace.Event) { e.A, e.Str = 30, "spurious-wakeups" })
+	s.ev("worker-1", trace.KindSelectEnd, func(e *trace.Event) { e.C, e.Flag = 301, true })
+	s.at(2400)
+	s.iteration("worker-2", 1)
+	s.ev("worker-0", trace.KindSelectBegin, func(e *trace.Event) { e.Str, e.A = "select", 200e6 })
+	return s
+}
+
+// harness runs a screen on a simulation screen with the ticker off; the
+// test draws frames and presses keys through the app's own queue.
+type harness struct {
+	t    *testing.T
+	scr  tcell.SimulationScreen
+	sh   *shell
+	done chan error
+}
+
+func newHarness(t *testing.T, w, h int, start func(o Options) error) *harness {
+	t.Helper()
+	scr := tcell.NewSimulationScreen("UTF-8")
+	ready := make(chan *shell, 1)
+	o := Options{Screen: scr, NoTicker: true, NoColor: true, StopTimeout: 5 * time.Second}
+	o.ready = func(sh *shell) { ready <- sh }
+	hs := &harness{t: t, scr: scr, done: make(chan error, 1)}
+	go func() { hs.done <- start(o) }()
+	select {
+	case hs.sh = <-ready:
+	case err := <-hs.done:
+		t.Fatalf("screen ended before it ran: %v", err)
+	case <-time.After(10 * time.Second):
+		t.Fatal("screen did not start")
+	}
+	// SetScreen initialised the screen at its default size; resize now.
+	scr.SetSize(w, h)
+	return hs
+}
+
+// frame refreshes, draws and returns the screen as text.
+func (h *harness) frame() string {
+	h.sh.app.QueueUpdateDraw(func() { h.sh.v.refresh() })
+	var out string
+	h.sh.app.QueueUpdate(func() { out = screenText(h.scr) })
+	return out
+}
+
+// press sends keys through the app's input capture on the UI goroutine.
+func (h *harness) press(keys ...*tcell.EventKey) {
+	for _, k := range keys {
+		h.sh.app.QueueUpdateDraw(func() { h.sh.handleKey(k) })
+	}
+}
+
+func (h *harness) resize(w, hh int) {
+	h.sh.app.QueueUpdate(func() { h.scr.SetSize(w, hh) })
+}
+
+// quit presses q and waits for the screen to return.
+func (h *harness) quit() error {
+	h.press(runeEv('q'))
+	select {
+	case err := <-h.done:
+		return err
+	case <-time.After(20 * time.Second):
+		h.t.Fatal("the screen did not quit")
+		return nil
+	}
+}
+
+func runeEv(r rune) *tcell.EventKey { return tcell.NewEventKey(tcell.KeyRune, r, tcell.ModNone) }
+func keyEv(k tcell.Key) *tcell.EventKey {
+	return tcell.NewEventKey(k, 0, tcell.ModNone)
+}
+
+// screenText returns the simulation screen's cells as lines, trailing
+// spaces trimmed.
+func screenText(scr tcell.SimulationScreen) string {
+	cells, w, h := scr.GetContents()
+	var b strings.Builder
+	for y := range h {
+		var line strings.Builder
+		for x := range w {
+			c := cells[y*w+x]
+			if len(c.Runes) == 0 {
+				line.WriteByte(' ')
+				continue
+			}
+			line.WriteString(string(c.Runes))
+		}
+		b.WriteString(strings.TrimRight(line.String(), " "))
+		b.WriteByte('\n')
+	}
+	return b.String()
+}
+
+// golden compares got with testdata/name.golden, rewriting it with -update.
+func golden(t *testing.T, name, got string) {
+	t.Helper()
+	path := filepath.Join("testdata", name+".golden")
+	if *update {
+		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test ./tui -update to create it)", err)
+	}
+	if string(want) != got {
+		t.Errorf("screen differs from %s (go test ./tui -update rewrites it)\n--- got ---\n%s--- want ---\n%s", path, got, want)
+	}
+}
+
+// checkGoroutines fails if goroutines started by the test outlive it.
+func checkGoroutines(t *testing.T) {
+	t.Helper()
+	before := runtime.NumGoroutine()
+	t.Cleanup(func() {
+		deadline := time.Now().Add(5 * time.Second)
+		for {
+			n := runtime.NumGoroutine()
+			if n <= before {
+				return
+			}
+			if time.Now().After(deadline) {
+				buf := make([]byte, 1<<16)
+				buf = buf[:runtime.Stack(buf, true)]
+				t.Errorf("%d goroutines before, %d after:\n%s", before, n, buf)
+				return
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+	})
+}
+
+// waitFor polls cond until it holds, for effects of background goroutines.
+func waitFor(t *testing.T, cond func() bool, what string) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for %s", what)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}

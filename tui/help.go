@@ -1,0 +1,64 @@
+package tui
+
+import (
+	"github.com/reactorviz/reactorviz/tui/widgets"
+)
+
+// pane is one part of a screen and the Netty concepts it makes visible
+// (seeds/README.md lists C1–C26).
+type pane struct {
+	name string
+	text string
+	on   screenKind
+}
+
+var panes = []pane{
+	{name: "header", on: onLive | onReplay,
+		text: "Scenario, Reactor model, run clock, whether the loops run or are paused (and why: a key, a step, or the breakpoint that fired), slow motion or replay speed, and the events dropped. Tracing never blocks a loop: when a loop's ring is full the event is dropped and counted."},
+	{name: "groups C1 C2 C24", on: onLive | onReplay,
+		text: "One panel per EventLoopGroup, a row per EventLoop. A group is a pool of loops; a loop is one thread with one selector (C1). The boss group accepts, the worker group does the channels' I/O: single = one loop does both, multi = one boss and a worker group, master-slave = several bosses and workers (C2). A client group drives connections through the engine's own bootstrap: connect → OP_CONNECT → finishConnect → OP_READ (C24)."},
+	{name: "boss idle C3 C5", on: onLive | onReplay,
+		text: "One listening port is bound to one boss loop, so the other boss loops of a group stay NOT_STARTED with no thread id; with SO_REUSEPORT the kernel spreads one port over all of them (C3). A group of size 0 gets 2 × CPU cores loops (C5)."},
+	{name: "chooser C4 C26", on: onLive | onReplay,
+		text: "The panel title names the group's chooser: a power-of-two size picks the next loop with idx & (n−1), any other size with idx % n (C4). The boss accepts up to 16 connections per read, the chooser picks a worker, and register0 runs as a task on that worker — the first one starts its thread (C12, C26): watch the worker's TID appear."},
+	{name: "TID STATE C12 C23", on: onLive | onReplay,
+		text: "The Linux thread id, \"-\" until the loop's thread starts on its first execute() (C12). STATE: NOT_STARTED → STARTED → SHUTTING_DOWN → SHUTDOWN → TERMINATED; a graceful shutdown waits for a quiet period, runs what is queued, cancels scheduled tasks and closes every channel (C23). \"paused\" means parked at its step gate; \"pausing\" means told to pause but still asleep in select."},
+	{name: "PHASE C6 C20 C21", on: onLive | onReplay,
+		text: "The loop, forever: select → processSelectedKeys (io) → runAllTasks (tsk). The lit phase is where the loop is; a paused loop lights, in the pause colour, the phase it waits before. The io phase walks the selected-key array in O(1) per key (C20), handling CONNECT, then WRITE, then READ/ACCEPT (C21). ITER counts iterations."},
+	{name: "SELCNT C9 C10", on: onLive | onReplay,
+		text: "selectCnt: select returns in a row that selected nothing, were not woken, found no task and came back before their timeout — the JDK epoll bug's symptom — against the rebuild threshold (512 by default). At the threshold the selector is rebuilt: a new epoll instance, every valid channel re-registered with its interest set, the old one closed, selectCnt back to 1 (C10). A real timeout resets it to 1."},
+	{name: "QUEUE C13 C18 C19", on: onLive | onReplay,
+		text: "Tasks waiting in the loop's multi-producer single-consumer queue, with a sparkline of the last seconds. Other threads hand work to a loop only through it, and it runs serially on the loop's thread, so a channel's pipeline needs no locks (C13, C18). A blocking handler or a slow task stalls every channel of its loop: ITER stops and QUEUE grows — send such work to a business pool (C19)."},
+	{name: "SCHED CH C7 C14", on: onLive | onReplay,
+		text: "Scheduled tasks in the loop's priority queue, ordered by (deadline, id), and the time to the nearest deadline. That deadline bounds the select timeout: (deadline − now + 0.5 ms) rounded to milliseconds, 1 s when nothing is scheduled (C7). Scheduling from another thread travels through the task queue (C14). CH: channels registered on the loop, bound to it for life (C18)."},
+	{name: "wakeups C8 C11", on: onLive | onReplay,
+		text: "Select returns on ready keys, a wakeup, pending tasks or a due timer (C8). execute() from another thread writes the loop's eventfd only when the wakeup flag flips false → true: many submissions to a sleeping loop cost one write; the others are coalesced (C11). \"self\" counts the loop's own wakeup after select that covers a race."},
+	{name: "tasks C15 C16 C25", on: onLive | onReplay,
+		text: "ioRatio: after io took t, tasks get t × (100 − ioRatio) / ioRatio; 100 runs every task with no limit (C16). runAllTasks first moves due scheduled tasks to the queue, then reads the clock only after every 64th task, so it can overshoot its budget by up to 63 tasks: \"64-checks\" and \"hits\" (C15). Tail tasks run after every batch (C25)."},
+	{name: "queue/heap C13 C14", on: onLive | onReplay,
+		text: "The head of the focused loop's task queue in FIFO order (⏲ marks a scheduled task moved over when due), and the top of its scheduled heap with each deadline."},
+	{name: "wheel C17", on: onLive | onReplay,
+		text: "The HashedWheelTimer on its own thread: a ring of slots (several slots per cell when the wheel is large), the cursor advancing one slot per tick. A timeout lands in slot (deadline / tick) & mask and waits remainingRounds laps; digits count timeouts in a slot. Netty's event loops keep scheduled tasks in the heap, not in a wheel; the wheel is a separate utility for things like idle timeouts."},
+	{name: "events C9 C22", on: onLive | onReplay,
+		text: "The latest events, filtered with /. Epoll ops read IN/OUT/RDHUP/ET; under nio semantics a channel with interest 0 whose peer resets makes select return 0 again and again (the JDK bug, C9); native epoll semantics close it. Level-triggered loops read what is there; edge-triggered ones drain to EAGAIN (C22)."},
+	{name: "replay", on: onReplay,
+		text: "A recorded trace: the state shown is the fold of every event up to the one the bar names. Step, jump to an event or a time, or to the next event a breakpoint would stop at; play at 0.25×–8× of the recorded pace."},
+	{name: "models C2", on: onCompare,
+		text: "The same workload on single, multi and master-slave Reactors, one model after another so they do not compete for the CPU: throughput and latency from the clients, loop utilisation (time in io and tasks over the run time), and the deepest worker queue. The running column is live, the finished ones frozen; the table at the bottom sums them up."},
+}
+
+// helpEntries builds the help overlay of a screen from the key table and
+// the pane list.
+func helpEntries(on screenKind) []widgets.HelpEntry {
+	out := []widgets.HelpEntry{{Heading: true, Text: "Keys"}}
+	for _, b := range helpKeys(on) {
+		out = append(out, widgets.HelpEntry{Term: b.label, Text: b.help})
+	}
+	out = append(out, widgets.HelpEntry{Heading: true, Text: "Panes and the Netty concepts behind them"})
+	for _, p := range panes {
+		if p.on&on != 0 {
+			out = append(out, widgets.HelpEntry{Term: p.name, Text: p.text})
+		}
+	}
+	return out
+}

@@ -1,0 +1,618 @@
+package tui
+
+import (
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/gdamore/tcell/v2"
+	"github.com/rivo/tview"
+
+	"github.com/reactorviz/reactorviz/reactor"
+	"github.com/reactorviz/reactorviz/reactor/trace"
+	"github.com/reactorviz/reactorviz/sim"
+	"github.com/reactorviz/reactorviz/tui/model"
+	"github.com/reactorviz/reactorviz/tui/widgets"
+)
+
+// slowSteps are the slow-motion delays +/- step through: how long every
+// loop sleeps at each phase boundary.
+var slowSteps = []time.Duration{0, time.Millisecond, 5 * time.Millisecond, 20 * time.Millisecond,
+	100 * time.Millisecond, 250 * time.Millisecond, time.Second}
+
+// userPause is the gate reason of a pause from the space key; the header
+// does not repeat it.
+const userPause = "paused by user"
+
+// runState is where the live screen's run stands.
+type runState int
+
+const (
+	runRunning runState = iota
+	runFinished
+	runRestarting
+	runStopping
+	runFailed
+)
+
+// RunLive shows one scenario run live until the user quits. newRun is
+// called for the first run and again on every restart, with the sink the
+// UI's model reads; it must return a session not yet started. RunLive
+// returns after the run has shut down and the terminal is restored; an
+// error from the first newRun or Start is returned before the terminal is
+// taken over.
+func RunLive(newRun NewRun, o Options) error {
+	if newRun == nil {
+		return errors.New("tui: no run")
+	}
+	mdl := model.New(nil)
+	run, err := startRun(newRun, mdl)
+	if err != nil {
+		return err
+	}
+	sh := newShell(o)
+	v := newLiveView(sh, newRun, run, mdl)
+	v.startWatch(run)
+	err = sh.run(v)
+	// However the app stopped, the run must not outlive it.
+	v.restarts.Wait()
+	v.mu.Lock()
+	last := v.run
+	v.mu.Unlock()
+	if last != nil {
+		stopSession(last, o.stopTimeout())
+	}
+	v.watchers.Wait()
+	return err
+}
+
+// startRun builds and starts a session feeding mdl.
+func startRun(newRun NewRun, mdl *model.Model) (Session, error) {
+	run, err := newRun(mdl)
+	if err != nil {
+		return nil, err
+	}
+	if run == nil {
+		return nil, errors.New("tui: newRun returned no session")
+	}
+	mdl.SetLoops(loopTable(run))
+	if err := run.Start(); err != nil {
+		return nil, err
+	}
+	return run, nil
+}
+
+// stopSession ends a run gracefully and waits for it, up to timeout.
+func stopSession(run Session, timeout time.Duration) bool {
+	run.Stop()
+	t := time.NewTimer(timeout)
+	defer t.Stop()
+	select {
+	case <-run.Done():
+		return true
+	case <-t.C:
+		return false
+	}
+}
+
+type liveView struct {
+	sh     *shell
+	newRun NewRun
+
+	// mu guards what the restart, quit and watch goroutines change.
+	mu        sync.Mutex
+	run       Session
+	mdl       *model.Model
+	state     runState
+	err       error
+	busy      bool // a restart or quit is under way
+	quitAfter bool // quit once the restart is done
+	restarts  sync.WaitGroup
+	watchers  sync.WaitGroup
+	lastDraw  atomic.Int64 // unix ns of the last refresh, for needsRedraw
+
+	// The rest belongs to the UI goroutine.
+	focus   int
+	filter  model.Filter
+	breaks  model.Breaks
+	snap    *model.Snapshot
+	gates   []reactor.GateStatus
+	elapsed time.Duration
+	clients sim.ClientStats
+	header  *widgets.Bar
+	head    headerParts
+	body    *mainPanels
+}
+
+func newLiveView(sh *shell, newRun NewRun, run Session, mdl *model.Model) *liveView {
+	v := &liveView{sh: sh, newRun: newRun, run: run, mdl: mdl, focus: -1,
+		header: widgets.NewBar(sh.th, sh.th.Header), body: newMainPanels(sh.th)}
+	v.body.onFocus = func(i int) { v.focus = i }
+	return v
+}
+
+func (v *liveView) kind() screenKind { return onLive }
+
+func (v *liveView) title() string {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	if v.run == nil || v.run.Scenario() == nil {
+		return "live"
+	}
+	return "live · " + v.run.Scenario().Name
+}
+
+// startWatch marks the run finished when it ends on its own.
+func (v *liveView) startWatch(run Session) {
+	v.watchers.Add(1)
+	go v.watch(run)
+}
+
+func (v *liveView) watch(run Session) {
+	defer v.watchers.Done()
+	<-run.Done()
+	v.mu.Lock()
+	if v.run == run && v.state == runRunning {
+		v.state = runFinished
+	}
+	v.mu.Unlock()
+	v.sh.redraw()
+}
+
+// needsRedraw runs on the ticker goroutine: redraw when events arrived, and
+// at least every 100 ms so the clock and the gate states move.
+func (v *liveView) needsRedraw() bool {
+	v.mu.Lock()
+	mdl := v.mdl
+	v.mu.Unlock()
+	dirty := mdl.TakeDirty()
+	return dirty || time.Now().UnixNano()-v.lastDraw.Load() >= int64(100*time.Millisecond)
+}
+
+func (v *liveView) session() (Session, *model.Model, runState, error) {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	return v.run, v.mdl, v.state, v.err
+}
+
+func (v *liveView) loops() []*reactor.EventLoop {
+	run, _, _, _ := v.session()
+	if run == nil {
+		return nil
+	}
+	return run.Loops()
+}
+
+func (v *liveView) refresh() {
+	v.lastDraw.Store(time.Now().UnixNano())
+	run, mdl, _, _ := v.session()
+	if run != nil {
+		if d, ok := droppedOf(run); ok {
+			mdl.NoteDropped(d)
+		}
+	}
+	v.snap = mdl.Snapshot(model.Query{Focus: v.focus, Head: detailHead, Log: max(v.body.logRows, minLogQuery), Filter: v.filter})
+	if v.focus < 0 || !v.hasLoop(v.focus) {
+		v.focus = defaultFocus(v.snap)
+		v.snap = mdl.Snapshot(model.Query{Focus: v.focus, Head: detailHead, Log: max(v.body.logRows, minLogQuery), Filter: v.filter})
+	}
+	v.gates = v.gates[:0]
+	threshold := 0
+	var wv widgets.WheelView
+	if run != nil {
+		for _, l := range run.Loops() {
+			v.gates = append(v.gates, l.GateStatus())
+		}
+		if h, ok := run.(interface{ HoldClock(bool) }); ok {
+			// The run clock stands still while any loop is paused, so the
+			// run does not end, nor its timeline move on, under a pause.
+			h.HoldClock(anyPaused(v.gates))
+		}
+		v.elapsed = run.Elapsed()
+		v.clients = run.Clients()
+		threshold = run.RebuildThreshold()
+		wv = liveWheel(run)
+	}
+	row := func(l model.Loop) widgets.LoopRow {
+		r := widgets.LoopRow{Loop: l, Threshold: threshold}
+		if l.Index < len(v.gates) {
+			g := v.gates[l.Index]
+			r.Paused, r.AtGate, r.GatePhase = g.Paused, g.Waiting, g.Phase
+		}
+		return r
+	}
+	v.body.setLoops(v.snap, row, v.focus, v.snap.Time)
+	info := detailInfo{now: v.snap.Time, threshold: threshold, ioRatio: -1, wheel: wv}
+	if l, ok := focusedLoop(v.snap, v.focus); ok {
+		info.loop, info.ok = l, true
+		if run != nil && l.Index < len(run.Loops()) {
+			info.ioRatio = run.Loops()[l.Index].IORatio()
+		}
+		if l.Index < len(v.gates) {
+			// Parked at the gate: the gate says so, or the loop's latest
+			// gate event is a pause (the gate's own status can lag it).
+			switch g := v.gates[l.Index]; {
+			case g.Paused && g.Waiting:
+				info.paused, info.gatePhase, info.reason = true, model.FromGate(g.Phase), g.Reason
+			case g.Paused && l.Paused:
+				info.paused, info.gatePhase, info.reason = true, model.FromGate(l.PausePhase), l.PauseReason
+			}
+		}
+	}
+	v.body.detail.set(info)
+	empty := "no events yet"
+	if !v.filter.Empty() {
+		empty = "no event matches the filter"
+	}
+	v.body.log.Set(logTitle(v.sh.th, v.filter, v.snap.Events, v.snap.Dropped), v.snap.Log, empty)
+	v.setHeader()
+}
+
+func (v *liveView) hasLoop(i int) bool {
+	_, ok := focusedLoop(v.snap, i)
+	return ok
+}
+
+// liveWheel reads the wheel straight from the timer: its slots' counts are
+// not in the trace.
+func liveWheel(run Session) widgets.WheelView {
+	w := run.Wheel()
+	if w == nil {
+		return widgets.WheelView{}
+	}
+	s := w.Snapshot()
+	wv := widgets.WheelView{Present: true, Size: len(s.Slots), Cursor: s.Cursor, Slots: s.Slots,
+		Tick: s.Tick, Pending: s.Pending, Queued: s.Queued, TickDur: s.TickDuration}
+	if s.Tick == 0 && s.Pending == 0 {
+		wv.Note = "idle"
+	}
+	return wv
+}
+
+// setHeader gathers the top bar: what runs, whether it is paused and why,
+// the clock, the speed, the throughput and the drops.
+func (v *liveView) setHeader() {
+	run, _, state, err := v.session()
+	h := headerParts{brand: "reactorviz", status: v.status(state, err)}
+	if run != nil && run.Scenario() != nil {
+		sc := run.Scenario()
+		h.what = sc.Name + " · " + string(sc.Model)
+	}
+	if run != nil {
+		clock := model.ClockTenths(int64(v.elapsed))
+		if d := run.Duration(); d > 0 {
+			clock += "/" + model.ClockTenths(int64(d))
+		}
+		h.right = append(h.right, clock)
+		if v.snap != nil && v.snap.Dropped > 0 {
+			h.right = append(h.right, "drop "+model.Count(int64(v.snap.Dropped)))
+		}
+		h.right = append(h.right, v.speed())
+		if v.clients.Requests > 0 {
+			h.right = append(h.right, model.Count(int64(v.clients.ThroughputRPS))+" rps")
+		}
+	}
+	v.head = h
+}
+
+// status is the header's running/paused word with the reason for a pause.
+func (v *liveView) status(state runState, err error) string {
+	switch state {
+	case runFinished:
+		return "■ FINISHED" + v.expectations()
+	case runRestarting:
+		return "↻ RESTARTING…"
+	case runStopping:
+		return "■ STOPPING…"
+	case runFailed:
+		return "✗ FAILED: " + errText(err)
+	}
+	paused, total := 0, 0
+	reason := ""
+	for i, g := range v.gates {
+		if !v.loopLive(i) {
+			continue
+		}
+		total++
+		if !g.Paused {
+			continue
+		}
+		paused++
+		// A breakpoint that fired says most; else the focused loop's reason.
+		switch {
+		case strings.HasPrefix(g.Reason, "breakpoint") && !strings.HasPrefix(reason, "breakpoint"):
+			reason = g.Reason + " (" + v.loopName(i) + ")"
+		case reason == "" && i == v.focus && g.Reason != userPause:
+			reason = g.Reason
+		}
+	}
+	var s string
+	switch {
+	case paused == 0:
+		return "▶ RUNNING"
+	case paused == total:
+		s = "⏸ PAUSED"
+	default:
+		s = "⏸ " + strconv.Itoa(paused) + "/" + strconv.Itoa(total) + " PAUSED"
+	}
+	if reason != "" {
+		s += " · " + reason
+	}
+	return s
+}
+
+// loopLive reports whether loop i can still run (not shut down).
+func (v *liveView) loopLive(i int) bool {
+	for _, l := range v.snap.Loops {
+		if l.Index == i {
+			return l.State < trace.StateShuttingDown
+		}
+	}
+	return true
+}
+
+func (v *liveView) loopName(i int) string {
+	for _, l := range v.snap.Loops {
+		if l.Index == i {
+			return l.Name
+		}
+	}
+	return "loop " + strconv.Itoa(i)
+}
+
+func (v *liveView) expectations() string {
+	run, _, _, _ := v.session()
+	if run == nil {
+		return ""
+	}
+	s := run.Summary()
+	if s == nil || len(s.Expect) == 0 {
+		return ""
+	}
+	return fmt.Sprintf(" · expect %d/%d ok", len(s.Expect)-s.Failed(), len(s.Expect))
+}
+
+func errText(err error) string {
+	if err == nil {
+		return "unknown error"
+	}
+	return strings.ReplaceAll(err.Error(), "\n", "; ")
+}
+
+// speed is the slow-motion delay in force (read back from the gates).
+func (v *liveView) speed() string {
+	var d time.Duration
+	for _, g := range v.gates {
+		d = max(d, g.Delay)
+	}
+	if d == 0 {
+		return "1×"
+	}
+	return "slow " + model.Duration(int64(d))
+}
+
+func (v *liveView) draw(scr tcell.Screen, x, y, w, h int) {
+	v.header.Set(v.head.segs(w, v.sh.th))
+	v.header.SetRect(x, y, w, 1)
+	v.header.Draw(scr)
+	v.body.draw(scr, x, y+1, w, h-1)
+}
+
+func (v *liveView) mouse(action tview.MouseAction, ev *tcell.EventMouse, setFocus func(tview.Primitive)) bool {
+	return v.body.mouse(action, ev, setFocus)
+}
+
+func (v *liveView) focused() *reactor.EventLoop {
+	loops := v.loops()
+	if v.focus >= 0 && v.focus < len(loops) {
+		return loops[v.focus]
+	}
+	return nil
+}
+
+func (v *liveView) act(a action) {
+	switch a {
+	case actPauseAll:
+		v.pauseAll()
+	case actStep:
+		if l := v.focused(); l != nil {
+			if l.GateStatus().Paused {
+				l.Step()
+			} else {
+				l.Pause("step")
+			}
+		}
+	case actStepIter:
+		if l := v.focused(); l != nil {
+			if l.GateStatus().Paused {
+				l.StepIteration()
+			} else {
+				l.Pause("step")
+			}
+		}
+	case actStepAll:
+		for _, l := range v.loops() {
+			if l.GateStatus().Paused {
+				l.Step()
+			} else {
+				l.Pause("step")
+			}
+		}
+	case actBreaks:
+		v.sh.openMenu(widgets.NewCheckMenu(v.sh.th, "breakpoints (every loop)",
+			"space toggles · ←→ or digits set N · esc closes", breakItems(v.breaks)),
+			func(items []widgets.MenuItem) {
+				v.breaks = breaksOf(items)
+				applyBreaks(v.loops(), v.breaks)
+			})
+	case actFaster, actSlower:
+		v.changeSpeed(a == actFaster)
+	case actNextLoop:
+		v.focus = focusStep(v.snap, v.focus, 1)
+	case actPrevLoop:
+		v.focus = focusStep(v.snap, v.focus, -1)
+	case actFilter:
+		v.sh.openPrompt("filter (loop, kind): ", v.filter.String(), func(s string) {
+			v.filter = model.ParseFilter(s)
+		})
+	case actRestart:
+		v.restart()
+	case actQuit:
+		v.quit()
+	}
+}
+
+// pauseAll pauses every loop, or resumes them all when all are paused.
+func (v *liveView) pauseAll() {
+	loops := v.loops()
+	running := false
+	for _, l := range loops {
+		if !l.GateStatus().Paused && l.State() < trace.StateShuttingDown {
+			running = true
+		}
+	}
+	for _, l := range loops {
+		if running {
+			l.Pause(userPause)
+		} else {
+			l.Resume()
+		}
+	}
+}
+
+func (v *liveView) changeSpeed(faster bool) {
+	var cur time.Duration
+	for _, g := range v.gates {
+		cur = max(cur, g.Delay)
+	}
+	i := 0
+	for i < len(slowSteps)-1 && slowSteps[i] < cur {
+		i++
+	}
+	switch {
+	case faster && i > 0:
+		i--
+	case !faster && slowSteps[i] == cur && i < len(slowSteps)-1:
+		i++
+	}
+	for _, l := range v.loops() {
+		l.SetSlowMotion(slowSteps[i])
+	}
+}
+
+func breakItems(b model.Breaks) []widgets.MenuItem {
+	return []widgets.MenuItem{
+		{Label: "selector rebuilt (C10)", On: b.Rebuild},
+		{Label: "premature select return (C9)", On: b.Premature},
+		{Label: "64-task deadline hit (C15)", On: b.DeadlineHit},
+		{Label: "wakeup written (C11)", On: b.Wakeup},
+		{Label: "task or handler panic", On: b.TaskPanic},
+		{Label: "task queue above", Numeric: true, Value: b.QueueAbove},
+	}
+}
+
+func breaksOf(items []widgets.MenuItem) model.Breaks {
+	var b model.Breaks
+	if len(items) < 6 {
+		return b
+	}
+	b.Rebuild, b.Premature, b.DeadlineHit = items[0].On, items[1].On, items[2].On
+	b.Wakeup, b.TaskPanic, b.QueueAbove = items[3].On, items[4].On, items[5].Value
+	return b
+}
+
+func applyBreaks(loops []*reactor.EventLoop, b model.Breaks) {
+	rb := reactor.Breakpoints{Rebuild: b.Rebuild, Premature: b.Premature, DeadlineHit: b.DeadlineHit,
+		Wakeup: b.Wakeup, TaskPanic: b.TaskPanic, QueueAbove: b.QueueAbove}
+	for _, l := range loops {
+		l.SetBreakpoints(rb)
+	}
+}
+
+// restart shuts the run down and starts a fresh one on a goroutine, so the
+// UI keeps drawing (the old run's shutdown can take seconds).
+func (v *liveView) restart() {
+	v.mu.Lock()
+	if v.busy {
+		v.mu.Unlock()
+		return
+	}
+	v.busy, v.state = true, runRestarting
+	old := v.run
+	v.mu.Unlock()
+	breaks := v.breaks
+	var slow time.Duration
+	for _, g := range v.gates {
+		slow = max(slow, g.Delay)
+	}
+	timeout := v.sh.opts.stopTimeout()
+	v.restarts.Add(1)
+	go func() {
+		defer v.restarts.Done()
+		if old != nil {
+			stopSession(old, timeout)
+		}
+		mdl := model.New(nil)
+		run, err := startRun(v.newRun, mdl)
+		if err == nil {
+			applyBreaks(run.Loops(), breaks)
+			for _, l := range run.Loops() {
+				l.SetSlowMotion(slow)
+			}
+			v.startWatch(run)
+		}
+		v.mu.Lock()
+		v.busy = false
+		if err != nil {
+			v.run, v.state, v.err = nil, runFailed, err
+		} else {
+			v.run, v.mdl, v.state, v.err = run, mdl, runRunning, nil
+		}
+		quit := v.quitAfter
+		v.mu.Unlock()
+		v.sh.redraw()
+		if quit {
+			v.shutdown(run, timeout)
+		}
+	}()
+}
+
+// quit shuts the run down gracefully, then stops the app.
+func (v *liveView) quit() {
+	v.mu.Lock()
+	if v.busy {
+		v.quitAfter = true
+		v.mu.Unlock()
+		return
+	}
+	v.busy, v.state = true, runStopping
+	run := v.run
+	v.mu.Unlock()
+	timeout := v.sh.opts.stopTimeout()
+	v.restarts.Add(1)
+	go func() {
+		defer v.restarts.Done()
+		v.shutdown(run, timeout)
+	}()
+}
+
+func (v *liveView) shutdown(run Session, timeout time.Duration) {
+	if run != nil {
+		v.sh.redraw()
+		stopSession(run, timeout)
+	}
+	v.sh.stop()
+}
+
+func anyPaused(gates []reactor.GateStatus) bool {
+	for _, g := range gates {
+		if g.Paused {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,270 @@
+package tui
+
+import (
+	"errors"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/gdamore/tcell/v2"
+
+	"github.com/reactorviz/reactorviz/reactor/trace"
+	"github.com/reactorviz/reactorviz/scenarios"
+)
+
+// liveFixture starts the live screen on fake sessions; every newRun makes
+// a fresh one, fed the tour's events when it starts.
+type liveFixture struct {
+	mu       sync.Mutex
+	sessions []*fakeSession
+	t        *testing.T
+}
+
+func (lf *liveFixture) newRun(sink trace.Sink) (Session, error) {
+	f := newFakeSession(lf.t, "tour", scenarios.ModelMulti, sink)
+	f.onStart = func(f *fakeSession) { f.feed(tourEvents(f)...) }
+	lf.mu.Lock()
+	lf.sessions = append(lf.sessions, f)
+	lf.mu.Unlock()
+	return f, nil
+}
+
+func (lf *liveFixture) session(i int) *fakeSession {
+	lf.mu.Lock()
+	defer lf.mu.Unlock()
+	return lf.sessions[i]
+}
+
+func (lf *liveFixture) count() int {
+	lf.mu.Lock()
+	defer lf.mu.Unlock()
+	return len(lf.sessions)
+}
+
+func startLive(t *testing.T, w, h int) (*harness, *liveFixture) {
+	t.Helper()
+	lf := &liveFixture{t: t}
+	hs := newHarness(t, w, h, func(o Options) error { return RunLive(lf.newRun, o) })
+	return hs, lf
+}
+
+func TestLiveMainScreen(t *testing.T) {
+	checkGoroutines(t)
+	hs, lf := startLive(t, 120, 40)
+	golden(t, "live_main_120x40", hs.frame())
+	if err := hs.quit(); err != nil {
+		t.Fatalf("RunLive: %v", err)
+	}
+	if !lf.session(0).stopped.Load() {
+		t.Error("quitting did not stop the run")
+	}
+}
+
+func TestLiveAt80x24(t *testing.T) {
+	checkGoroutines(t)
+	hs, _ := startLive(t, 80, 24)
+	golden(t, "live_main_80x24", hs.frame())
+	if err := hs.quit(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestLivePausedStep(t *testing.T) {
+	checkGoroutines(t)
+	hs, lf := startLive(t, 100, 32)
+	f := lf.session(0)
+	hs.press(runeEv(' '))
+	for _, l := range f.Loops() {
+		if !l.GateStatus().Paused {
+			t.Errorf("%s not paused after space", l.Name())
+		}
+	}
+	// worker-0 is focused; n steps it: a paused loop passes one boundary.
+	// The engine then parks it before io and says so in a pause event.
+	hs.press(runeEv('n'))
+	w0 := f.Loops()[1]
+	if g := w0.GateStatus(); !g.Paused || g.Reason != "step" {
+		t.Errorf("worker-0 gate after n: %+v", g)
+	}
+	f.feed(trace.Event{Time: 2500e6, Loop: 1, Kind: trace.KindPause, A: int64(trace.PhaseIO), Str: "step"})
+	golden(t, "live_paused_step", hs.frame())
+	hs.press(runeEv(' '))
+	for _, l := range f.Loops() {
+		if l.GateStatus().Paused {
+			t.Errorf("%s still paused after the second space", l.Name())
+		}
+	}
+	if err := hs.quit(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestLiveHelpOverlay(t *testing.T) {
+	checkGoroutines(t)
+	hs, _ := startLive(t, 100, 40)
+	hs.press(runeEv('?'))
+	golden(t, "live_help", hs.frame())
+	// Keys scroll the help while it is open; q closes it, not the app.
+	hs.press(keyEv(tcell.KeyPgDn), runeEv('q'))
+	if strings.Contains(hs.frame(), "Panes and the Netty concepts") {
+		t.Error("help still open after q")
+	}
+	if err := hs.quit(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestLiveHelpExplainsEveryConcept(t *testing.T) {
+	var all strings.Builder
+	for _, e := range helpEntries(onLive) {
+		all.WriteString(e.Term + " " + e.Text + "\n")
+	}
+	for _, c := range []string{"C1", "C2", "C3", "C4", "C5", "C6", "C7", "C8", "C9", "C10", "C11", "C12", "C13",
+		"C14", "C15", "C16", "C17", "C18", "C19", "C20", "C21", "C22", "C23", "C24", "C25", "C26"} {
+		if !strings.Contains(all.String(), c+" ") && !strings.Contains(all.String(), c+")") &&
+			!strings.Contains(all.String(), c+",") && !strings.Contains(all.String(), c+"\n") {
+			t.Errorf("the live help never names concept %s", c)
+		}
+	}
+}
+
+func TestLiveTooSmallRecovers(t *testing.T) {
+	checkGoroutines(t)
+	hs, _ := startLive(t, 60, 20)
+	if got := hs.frame(); !strings.Contains(got, "terminal too small") || !strings.Contains(got, "60×20") {
+		t.Errorf("a 60×20 screen shows:\n%s", got)
+	}
+	hs.resize(80, 24)
+	if got := hs.frame(); strings.Contains(got, "too small") || !strings.Contains(got, "worker-0") {
+		t.Errorf("after resizing to 80×24:\n%s", got)
+	}
+	if err := hs.quit(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestLiveFocusAndFilter(t *testing.T) {
+	checkGoroutines(t)
+	hs, _ := startLive(t, 100, 32)
+	hs.press(keyEv(tcell.KeyTab))
+	if got := hs.frame(); !strings.Contains(got, "─ worker-1 · tid 4111") {
+		t.Errorf("tab did not focus worker-1:\n%s", got)
+	}
+	hs.press(keyEv(tcell.KeyBacktab), keyEv(tcell.KeyUp))
+	if got := hs.frame(); !strings.Contains(got, "─ boss-0 · tid 4101") {
+		t.Errorf("shift-tab, up did not focus boss-0:\n%s", got)
+	}
+	hs.press(runeEv('/'))
+	for _, r := range "worker-1 inject" {
+		hs.press(runeEv(r))
+	}
+	hs.press(keyEv(tcell.KeyEnter))
+	got := hs.frame()
+	if !strings.Contains(got, "filter worker-1 inject") || !strings.Contains(got, "inject fd=30 fault=spurious-wakeups") {
+		t.Errorf("filter not applied:\n%s", got)
+	}
+	if strings.Contains(got, "worker-0 select_begin") {
+		t.Errorf("filtered log still shows other loops:\n%s", got)
+	}
+	if err := hs.quit(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestLiveBreakpointsMenu(t *testing.T) {
+	checkGoroutines(t)
+	hs, _ := startLive(t, 100, 32)
+	hs.press(runeEv('b'), runeEv(' '), keyEv(tcell.KeyDown), runeEv(' '))
+	for range 4 {
+		hs.press(keyEv(tcell.KeyDown))
+	}
+	hs.press(keyEv(tcell.KeyRight), keyEv(tcell.KeyRight))
+	got := hs.frame()
+	for _, want := range []string{"[x] selector rebuilt", "[x] premature select return", "[ ] wakeup written", "task queue above 4"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("menu lacks %q:\n%s", want, got)
+		}
+	}
+	hs.press(keyEv(tcell.KeyEscape))
+	v := hs.sh.v.(*liveView)
+	var b = v.breaks
+	hs.sh.app.QueueUpdate(func() { b = v.breaks })
+	if !b.Rebuild || !b.Premature || b.Wakeup || b.QueueAbove != 4 {
+		t.Errorf("breakpoints = %+v", b)
+	}
+	if strings.Contains(hs.frame(), "[x] selector rebuilt") {
+		t.Error("menu still drawn after esc")
+	}
+	if err := hs.quit(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestLiveSlowMotion(t *testing.T) {
+	checkGoroutines(t)
+	hs, lf := startLive(t, 100, 32)
+	hs.press(runeEv('-'), runeEv('-'))
+	if got := hs.frame(); !strings.Contains(got, "slow 5ms") {
+		t.Errorf("two '-' should slow to 5ms per phase:\n%s", got)
+	}
+	for _, l := range lf.session(0).Loops() {
+		if d := l.GateStatus().Delay; d.Milliseconds() != 5 {
+			t.Errorf("%s delay %v", l.Name(), d)
+		}
+	}
+	hs.press(runeEv('+'), runeEv('+'), runeEv('+'))
+	if got := hs.frame(); !strings.Contains(got, "1×") {
+		t.Errorf("'+' back to full speed:\n%s", got)
+	}
+	if err := hs.quit(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestLiveRestart(t *testing.T) {
+	checkGoroutines(t)
+	hs, lf := startLive(t, 100, 32)
+	hs.press(runeEv('b'), runeEv(' '), keyEv(tcell.KeyEscape), runeEv('-'))
+	hs.press(runeEv('r'))
+	waitFor(t, func() bool { return lf.count() == 2 && lf.session(1).started.Load() }, "a second run")
+	if !lf.session(0).stopped.Load() {
+		t.Error("restart did not stop the first run")
+	}
+	waitFor(t, func() bool { return strings.Contains(hs.frame(), "▶ RUNNING") }, "the new run on screen")
+	if d := lf.session(1).Loops()[0].GateStatus().Delay; d == 0 {
+		t.Error("the new run lost the slow motion")
+	}
+	if err := hs.quit(); err != nil {
+		t.Fatal(err)
+	}
+	if !lf.session(1).stopped.Load() {
+		t.Error("quit did not stop the second run")
+	}
+}
+
+func TestLiveRunFinishing(t *testing.T) {
+	checkGoroutines(t)
+	hs, lf := startLive(t, 100, 32)
+	lf.session(0).finish()
+	waitFor(t, func() bool { return strings.Contains(hs.frame(), "■ FINISHED") }, "FINISHED in the header")
+	if err := hs.quit(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestLiveStartError(t *testing.T) {
+	checkGoroutines(t)
+	boom := errors.New("cannot bind")
+	err := RunLive(func(sink trace.Sink) (Session, error) {
+		f := newFakeSession(t, "tour", scenarios.ModelMulti, sink)
+		f.startErr = boom
+		t.Cleanup(f.finish)
+		return f, nil
+	}, Options{Screen: tcell.NewSimulationScreen("UTF-8")})
+	if !errors.Is(err, boom) {
+		t.Errorf("RunLive = %v, want the start error", err)
+	}
+	if err := RunLive(nil, Options{}); err == nil {
+		t.Error("RunLive(nil) succeeded")
+	}
+}

@@ -1,0 +1,79 @@
+package model
+
+import (
+	"sync"
+	"sync/atomic"
+
+	"github.com/reactorviz/reactorviz/reactor/trace"
+)
+
+// Model is the live fold: a trace.Sink the collector feeds on its own
+// goroutine, and the source of the UI's snapshots. Consume holds the mutex
+// for one batch and does a constant amount of work per event, so the UI
+// taking a snapshot delays the collector by microseconds, never the loops.
+type Model struct {
+	mu    sync.Mutex
+	st    *State
+	log   *eventLog
+	dirty atomic.Bool
+}
+
+// New returns an empty model that names loops by the given table (it may be
+// nil and set later with SetLoops).
+func New(loops []trace.LoopInfo) *Model {
+	return &Model{st: NewState(loops), log: newEventLog(LogCap)}
+}
+
+// SetLoops names loops by trace index.
+func (m *Model) SetLoops(loops []trace.LoopInfo) {
+	m.mu.Lock()
+	m.st.SetLoops(loops)
+	m.mu.Unlock()
+	m.dirty.Store(true)
+}
+
+// Consume folds a batch. It implements trace.Sink.
+func (m *Model) Consume(batch []trace.Event) {
+	if len(batch) == 0 {
+		return
+	}
+	m.mu.Lock()
+	m.st.Apply(batch)
+	m.log.add(batch)
+	m.mu.Unlock()
+	m.dirty.Store(true)
+}
+
+// NoteDropped records the run's own count of lost events.
+func (m *Model) NoteDropped(n uint64) {
+	m.mu.Lock()
+	m.st.NoteDropped(n)
+	m.mu.Unlock()
+}
+
+// TakeDirty reports whether events arrived since the last call, and clears
+// the mark. The UI's ticker redraws only when it is set (or time moved).
+func (m *Model) TakeDirty() bool { return m.dirty.Swap(false) }
+
+// Events returns how many events have been folded.
+func (m *Model) Events() uint64 {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.st.events
+}
+
+// Snapshot copies what the UI draws. Its cost depends on the number of
+// loops and on q, not on how many events were folded.
+func (m *Model) Snapshot(q Query) *Snapshot {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	s := m.st.snapshot(q)
+	if q.Log > 0 {
+		names := m.st.names()
+		mt := q.Filter.compile(names)
+		for _, e := range m.log.tail(q.Log, mt.match) {
+			s.Log = append(s.Log, LogLine{Event: e, Loop: m.st.LoopName(e.Loop)})
+		}
+	}
+	return s
+}

@@ -1,0 +1,202 @@
+package model
+
+import (
+	"sort"
+
+	"github.com/reactorviz/reactorviz/reactor/trace"
+)
+
+// Replay bounds: how often the fold is checkpointed, and how far back the
+// log search looks for a filter that matches rarely.
+const (
+	minCheckpointEvery = 4096
+	maxCheckpoints     = 512
+	replayLogScan      = 1 << 18
+)
+
+// Replay rebuilds the state of a recorded run at any event. Stepping
+// backwards restores the nearest checkpoint at or before the target and
+// folds forward from it, so any seek folds fewer than one checkpoint
+// interval of events. A Replay is used from one goroutine (the UI's).
+type Replay struct {
+	loops   []trace.LoopInfo
+	events  []trace.Event
+	every   int
+	ckpts   []*State // ckpts[i]: the state after events[:i*every]
+	cur     *State
+	pos     int // events folded into cur
+	dropped uint64
+}
+
+// NewReplay folds the whole trace once, keeping checkpoints, and stands at
+// the start. dropped is the run's own count of lost events (the trace's
+// end line), shown alongside the drop events.
+func NewReplay(loops []trace.LoopInfo, events []trace.Event, dropped uint64) *Replay {
+	every := max(minCheckpointEvery, (len(events)+maxCheckpoints-1)/maxCheckpoints)
+	r := &Replay{loops: loops, events: events, every: every, dropped: dropped}
+	st := r.fresh()
+	for i := range events {
+		if i%every == 0 {
+			r.ckpts = append(r.ckpts, st.Clone())
+		}
+		st.apply(&events[i])
+	}
+	if len(events)%every == 0 {
+		r.ckpts = append(r.ckpts, st.Clone())
+	}
+	r.cur, r.pos = st, len(events)
+	r.Seek(0)
+	return r
+}
+
+func (r *Replay) fresh() *State {
+	st := NewState(r.loops)
+	st.NoteDropped(r.dropped)
+	return st
+}
+
+// Len returns the number of events in the trace.
+func (r *Replay) Len() int { return len(r.events) }
+
+// Pos returns how many events are folded: the state shown is the one right
+// after event Pos (1-based); 0 is before the first event.
+func (r *Replay) Pos() int { return r.pos }
+
+// Event returns event i (0-based). ok is false out of range.
+func (r *Replay) Event(i int) (trace.Event, bool) {
+	if i < 0 || i >= len(r.events) {
+		return trace.Event{}, false
+	}
+	return r.events[i], true
+}
+
+// Time returns the time of the latest folded event (0 at the start).
+func (r *Replay) Time() int64 {
+	if r.pos == 0 {
+		return 0
+	}
+	return r.events[r.pos-1].Time
+}
+
+// EndTime returns the time of the last event.
+func (r *Replay) EndTime() int64 {
+	if len(r.events) == 0 {
+		return 0
+	}
+	return r.events[len(r.events)-1].Time
+}
+
+// Seek moves to the state after n events, clamped to [0, Len].
+func (r *Replay) Seek(n int) {
+	n = min(max(n, 0), len(r.events))
+	if n == r.pos {
+		return
+	}
+	base := min(n/r.every, len(r.ckpts)-1)
+	if n < r.pos || base*r.every > r.pos {
+		r.cur, r.pos = r.ckpts[base].Clone(), base*r.every
+	}
+	for ; r.pos < n; r.pos++ {
+		r.cur.apply(&r.events[r.pos])
+	}
+}
+
+// SeekTime moves forward to the last event at or before time t; it never
+// moves backwards, so a playing replay only folds new events.
+func (r *Replay) SeekTime(t int64) {
+	n := r.pos
+	for n < len(r.events) && r.events[n].Time <= t {
+		n++
+	}
+	r.Seek(n)
+}
+
+// PosAtTime returns the position of the last event at or before time t,
+// by binary search: the collector delivers events in time order.
+func (r *Replay) PosAtTime(t int64) int {
+	return sort.Search(len(r.events), func(i int) bool { return r.events[i].Time > t })
+}
+
+// Find returns the position (1-based, as Pos) of the first event after the
+// current one that match accepts, searching forward, or backward before the
+// current one. ok is false when there is none.
+func (r *Replay) Find(forward bool, match func(*trace.Event) bool) (pos int, ok bool) {
+	if forward {
+		for i := r.pos; i < len(r.events); i++ {
+			if match(&r.events[i]) {
+				return i + 1, true
+			}
+		}
+		return 0, false
+	}
+	for i := r.pos - 2; i >= 0; i-- {
+		if match(&r.events[i]) {
+			return i + 1, true
+		}
+	}
+	return 0, false
+}
+
+// State returns the current fold, for tests. It must not be modified.
+func (r *Replay) State() *State { return r.cur }
+
+// Snapshot copies the state at the current position; its log is the
+// latest matching events up to it.
+func (r *Replay) Snapshot(q Query) *Snapshot {
+	s := r.cur.snapshot(q)
+	if q.Log <= 0 {
+		return s
+	}
+	mt := q.Filter.compile(r.cur.names())
+	var found []trace.Event
+	i := r.pos - 1
+	for ; i >= 0 && len(found) < q.Log && r.pos-1-i < replayLogScan; i-- {
+		if mt.match(&r.events[i]) {
+			found = append(found, r.events[i])
+		}
+	}
+	s.LogScanned = i >= 0 && len(found) < q.Log
+	reverse(found)
+	for _, e := range found {
+		s.Log = append(s.Log, LogLine{Event: e, Loop: r.cur.LoopName(e.Loop)})
+	}
+	return s
+}
+
+// Breaks are the conditions the breakpoint menu offers. In a live run the
+// loops' step gates judge them; in a replay they pick the events to jump to.
+type Breaks struct {
+	Rebuild     bool
+	Premature   bool
+	DeadlineHit bool
+	Wakeup      bool
+	TaskPanic   bool
+	QueueAbove  int // 0: off
+}
+
+// Any reports whether any condition is on.
+func (b Breaks) Any() bool {
+	return b.Rebuild || b.Premature || b.DeadlineHit || b.Wakeup || b.TaskPanic || b.QueueAbove > 0
+}
+
+// Match reports whether an event is where a breakpoint would fire. Pauses
+// recorded as breakpoint hits in the trace count too.
+func (b Breaks) Match(e *trace.Event) bool {
+	switch e.Kind {
+	case trace.KindRebuildEnd:
+		return b.Rebuild
+	case trace.KindSelectEnd:
+		return b.Premature && e.Flag
+	case trace.KindDeadlineCheck:
+		return b.DeadlineHit && e.Flag
+	case trace.KindWakeup:
+		return b.Wakeup && e.Flag
+	case trace.KindTaskPanic, trace.KindException:
+		return b.TaskPanic
+	case trace.KindTaskSubmit:
+		return b.QueueAbove > 0 && e.B > int64(b.QueueAbove)
+	case trace.KindTasksBegin:
+		return b.QueueAbove > 0 && e.A > int64(b.QueueAbove)
+	}
+	return false
+}

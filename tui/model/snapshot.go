@@ -1,0 +1,176 @@
+package model
+
+import (
+	"github.com/reactorviz/reactorviz/reactor/trace"
+)
+
+// Query says what a Snapshot should include beyond the per-loop rows.
+type Query struct {
+	// Focus is the trace index of the loop whose queue head and heap top
+	// are wanted; -1 for none.
+	Focus int
+	// Head is how many queued tasks and scheduled timers of the focused
+	// loop to list.
+	Head int
+	// Log is how many of the latest log events to return.
+	Log int
+	// Filter selects the log events returned.
+	Filter Filter
+}
+
+// Snapshot is a copy of the folded state, safe to read while the fold goes on.
+type Snapshot struct {
+	Events  uint64 // events folded
+	Time    int64  // time of the latest event, ns since the run's epoch
+	Dropped uint64 // events the run lost to full rings
+	Loops   []Loop // event loops (the wheel thread excluded) by trace index order
+	Groups  []Group
+	Wheel   Wheel
+	Paused  int // loops whose latest gate event is a pause
+	Log     []LogLine
+	// LogScanned reports whether the log search stopped before the start
+	// of the log (a filter matching rarely in a long replay).
+	LogScanned bool
+}
+
+// Loop is one event loop in a Snapshot.
+type Loop struct {
+	Index       int // trace loop index
+	Name        string
+	Group       string
+	TID         int64
+	State       trace.State
+	Phase       Phase
+	Paused      bool
+	PausePhase  trace.Phase
+	PauseReason string
+	Mode        string // select or select_now
+	Timeout     int64  // timeout of the latest blocking select, ns
+	Budget      int64  // budget of the latest runAllTasks, ns; -1 unlimited
+	Fault       string // latest injected fault
+	Counters
+	History      []int64 // queue depth per HistoryBucket, oldest first
+	Timers       int64   // scheduled tasks pending
+	NextDeadline int64   // earliest deadline, ns; valid when HasDeadline
+	HasDeadline  bool
+	QueueHead    []TaskRef  // focused loop only
+	QueueHidden  int64      // queued tasks not in QueueHead's mirror
+	TimerHead    []TimerRef // focused loop only
+	Last         int64      // time of its latest event
+}
+
+// Group is a set of loops sharing a group name, in order of appearance.
+type Group struct {
+	Name    string
+	Loops   []int  // indexes into Snapshot.Loops
+	Chooser string // what Netty's chooser factory would pick for the size (C4)
+}
+
+// Chooser names the chooser Netty picks for a group of n loops (C4).
+func Chooser(n int) string {
+	if n > 0 && n&(n-1) == 0 {
+		return "power-of-two"
+	}
+	return "generic"
+}
+
+// Wheel is the HashedWheelTimer as the trace shows it.
+type Wheel struct {
+	Present bool
+	Name    string
+	State   trace.State
+	Tick    int64 // ticks done
+	Slot    int64 // slot of the latest tick
+	Size    int   // wheel length inferred from the slots seen (a power of two)
+	Pending int64
+	Expired int64 // timeouts expired in all
+	LastExp int64 // expired at the latest tick
+	Recent  []WheelExpire
+}
+
+// WheelExpire is one expired wheel timeout.
+type WheelExpire struct {
+	Tick, Slot, ID, Deadline int64
+}
+
+// LogLine is one event of the log with its loop's name.
+type LogLine struct {
+	Event trace.Event
+	Loop  string
+}
+
+// LoopName returns the name of a loop index, or its placeholder.
+func (s *State) LoopName(i uint16) string {
+	if int(i) < len(s.loops) && s.loops[i] != nil {
+		return s.loops[i].info.Name
+	}
+	return placeholderName(int(i))
+}
+
+// names returns the loop name table, for filters and log lines.
+func (s *State) names() []string {
+	out := make([]string, len(s.loops))
+	for i := range s.loops {
+		out[i] = s.LoopName(uint16(i))
+	}
+	return out
+}
+
+// snapshot copies the fold; the caller adds the log.
+func (s *State) snapshot(q Query) *Snapshot {
+	snap := &Snapshot{Events: s.events, Time: s.time, Dropped: s.Dropped()}
+	groupAt := map[string]int{}
+	for i, l := range s.loops {
+		if l == nil || l.isWheel || !(l.named || l.isLoop) {
+			continue
+		}
+		ls := Loop{
+			Index: i, Name: l.info.Name, Group: l.info.Group, TID: l.tid, State: l.state,
+			Phase: l.phase, Paused: l.paused, PausePhase: l.pausePhase, PauseReason: l.pauseReason,
+			Mode: l.mode, Timeout: l.timeout, Budget: l.budget, Fault: l.fault,
+			Counters: l.ctr, History: l.hist.upTo(s.time), Timers: l.timers.count(),
+			QueueHidden: l.queue.hidden, Last: l.last,
+		}
+		if l.paused {
+			snap.Paused++
+		}
+		ls.NextDeadline, ls.HasDeadline = l.timers.nextDeadline()
+		if i == q.Focus && q.Head > 0 {
+			ls.QueueHead = l.queue.first(q.Head)
+			ls.QueueHidden = l.queue.hidden + int64(l.queue.len()-len(ls.QueueHead))
+			ls.TimerHead = l.timers.top(q.Head)
+		}
+		g, ok := groupAt[ls.Group]
+		if !ok {
+			g = len(snap.Groups)
+			groupAt[ls.Group] = g
+			snap.Groups = append(snap.Groups, Group{Name: ls.Group})
+		}
+		snap.Groups[g].Loops = append(snap.Groups[g].Loops, len(snap.Loops))
+		snap.Loops = append(snap.Loops, ls)
+	}
+	for i := range snap.Groups {
+		snap.Groups[i].Chooser = Chooser(len(snap.Groups[i].Loops))
+	}
+	w := &s.wheel
+	if w.present {
+		snap.Wheel = Wheel{
+			Present: true, Name: s.LoopName(uint16(w.loop)), State: w.state,
+			Tick: w.tick, Slot: w.slot, Size: pow2AtLeast(w.maxSlot + 1),
+			Pending: w.pending, Expired: w.expired, LastExp: w.lastExp,
+		}
+		k := min(w.nrecent, len(w.recent))
+		for i := range k {
+			snap.Wheel.Recent = append(snap.Wheel.Recent, w.recent[(w.nrecent-k+i)%len(w.recent)])
+		}
+	}
+	return snap
+}
+
+func pow2AtLeast(n int64) int {
+	p := 1
+	for int64(p) < n && p < 1<<20 {
+		p <<= 1
+	}
+	return p
+}

@@ -1,0 +1,259 @@
+package tui
+
+import (
+	"strconv"
+	"strings"
+
+	"github.com/gdamore/tcell/v2"
+	"github.com/rivo/tview"
+
+	"github.com/reactorviz/reactorviz/tui/model"
+	"github.com/reactorviz/reactorviz/tui/widgets"
+)
+
+// minLogQuery is how many log lines a snapshot asks for at least: the
+// snapshot is taken before the layout of the frame that shows it, so after
+// a resize the log must already hold enough lines for the new height.
+const minLogQuery = 120
+
+// mainPanels is the body shared by the live and replay screens: a panel
+// per group, the detail pane of the focused loop, and the event log.
+type mainPanels struct {
+	th      *widgets.Theme
+	tables  []*widgets.LoopTable
+	groups  [][]int // per table, the trace index of each row
+	detail  *detailPane
+	log     *widgets.EventLog
+	logRows int
+	onFocus func(index int)
+}
+
+func newMainPanels(th *widgets.Theme) *mainPanels {
+	return &mainPanels{th: th, detail: newDetailPane(th), log: widgets.NewEventLog(th), logRows: 40}
+}
+
+// setLoops fills one table per group from a snapshot. row turns a loop into
+// its table row (the live screen adds its gate state).
+func (p *mainPanels) setLoops(snap *model.Snapshot, row func(l model.Loop) widgets.LoopRow, focus int, now int64) {
+	for len(p.tables) < len(snap.Groups) {
+		t := widgets.NewLoopTable(p.th)
+		ti := len(p.tables)
+		t.OnClick(func(r int) {
+			if p.onFocus != nil && ti < len(p.groups) && r < len(p.groups[ti]) {
+				p.onFocus(p.groups[ti][r])
+			}
+		})
+		p.tables = append(p.tables, t)
+	}
+	p.tables = p.tables[:len(snap.Groups)]
+	p.groups = p.groups[:0]
+	for gi, g := range snap.Groups {
+		rows := make([]widgets.LoopRow, 0, len(g.Loops))
+		idx := make([]int, 0, len(g.Loops))
+		f := -1
+		for ri, li := range g.Loops {
+			l := snap.Loops[li]
+			rows = append(rows, row(l))
+			idx = append(idx, l.Index)
+			if l.Index == focus {
+				f = ri
+			}
+		}
+		p.groups = append(p.groups, idx)
+		p.tables[gi].Set(groupTitle(g, p.th), rows, f, now, gi == 0)
+	}
+}
+
+func groupTitle(g model.Group, th *widgets.Theme) []widgets.Seg {
+	name := g.Name
+	if name == "" {
+		name = "loops"
+	}
+	n := len(g.Loops)
+	word := " loops"
+	if n == 1 {
+		word = " loop"
+	}
+	return []widgets.Seg{
+		widgets.S(name, th.Title),
+		widgets.S(" · "+strconv.Itoa(n)+word+" · chooser "+g.Chooser, th.Base),
+	}
+}
+
+// draw lays out tables, detail and log in (x, y, w, h): the detail pane a
+// third of the height (7–11 rows), the log at least 4 rows, the tables
+// what they need of the rest, scrolling when there is not enough.
+func (p *mainPanels) draw(scr tcell.Screen, x, y, w, h int) {
+	detailH := min(max(h/3, 7), 11)
+	const logMin = 4
+	avail := max(h-detailH-logMin, 0)
+	heights := make([]int, len(p.tables))
+	want := 0
+	for _, t := range p.tables {
+		want += t.Want()
+	}
+	if want <= avail {
+		for i, t := range p.tables {
+			heights[i] = t.Want()
+		}
+	} else {
+		// Every table gets its title, header and one row, then rows are
+		// dealt out in turn to the tables that want more.
+		left := avail
+		for i, t := range p.tables {
+			base := min(t.Want(), 2)
+			if i == 0 {
+				base = min(t.Want(), 3)
+			}
+			heights[i] = min(base, left)
+			left -= heights[i]
+		}
+		for left > 0 {
+			gave := false
+			for i, t := range p.tables {
+				if left > 0 && heights[i] < t.Want() {
+					heights[i]++
+					left--
+					gave = true
+				}
+			}
+			if !gave {
+				break
+			}
+		}
+	}
+	cy := y
+	for i, t := range p.tables {
+		if heights[i] <= 0 {
+			continue
+		}
+		t.SetRect(x, cy, w, heights[i])
+		t.Draw(scr)
+		cy += heights[i]
+	}
+	rest := y + h - cy
+	dh := min(detailH, max(rest-logMin, 0))
+	p.detail.draw(scr, x, cy, w, dh)
+	cy += dh
+	p.log.SetRect(x, cy, w, y+h-cy)
+	p.log.Draw(scr)
+	p.logRows = max(p.log.Rows(), 1)
+}
+
+// mouse routes a click to the loop table under it.
+func (p *mainPanels) mouse(action tview.MouseAction, ev *tcell.EventMouse, setFocus func(tview.Primitive)) bool {
+	for _, t := range p.tables {
+		if t.InRect(ev.Position()) {
+			consumed, _ := t.MouseHandler()(action, ev, setFocus)
+			return consumed
+		}
+	}
+	return false
+}
+
+// focusStep moves the focus one loop forward or back, in table order.
+func focusStep(snap *model.Snapshot, focus, dir int) int {
+	var order []int
+	for _, g := range snap.Groups {
+		for _, li := range g.Loops {
+			order = append(order, snap.Loops[li].Index)
+		}
+	}
+	if len(order) == 0 {
+		return -1
+	}
+	for i, idx := range order {
+		if idx == focus {
+			return order[(i+dir+len(order))%len(order)]
+		}
+	}
+	return order[0]
+}
+
+// defaultFocus picks the loop to focus first: the first worker that has
+// started, else the first loop.
+func defaultFocus(snap *model.Snapshot) int {
+	for _, g := range snap.Groups {
+		if g.Name != "worker" {
+			continue
+		}
+		for _, li := range g.Loops {
+			return snap.Loops[li].Index
+		}
+	}
+	if len(snap.Loops) > 0 {
+		return snap.Loops[0].Index
+	}
+	return -1
+}
+
+// focusedLoop returns the snapshot row of the focused loop.
+func focusedLoop(snap *model.Snapshot, focus int) (model.Loop, bool) {
+	for _, l := range snap.Loops {
+		if l.Index == focus {
+			return l, true
+		}
+	}
+	return model.Loop{}, false
+}
+
+// logTitle is the event log's rule: the filter and the counts.
+func logTitle(th *widgets.Theme, f model.Filter, events, dropped uint64) []widgets.Seg {
+	segs := []widgets.Seg{widgets.S("events", th.Title)}
+	if !f.Empty() {
+		segs = append(segs, widgets.S(" · filter ", th.Base), widgets.S(f.String(), th.Warn))
+	}
+	segs = append(segs, widgets.S(" · "+model.Count(int64(events))+" seen", th.Base))
+	if dropped > 0 {
+		segs = append(segs, widgets.S(" · "+model.Count(int64(dropped))+" dropped", th.Bad))
+	}
+	return segs
+}
+
+// headerParts is a screen's top bar, its pieces in order of importance, so
+// that a narrow terminal drops the least useful first.
+type headerParts struct {
+	brand  string   // "reactorviz", dropped before the status is cut
+	what   string   // scenario · model
+	status string   // RUNNING, PAUSED · reason, ...
+	right  []string // the clock first; later ones go first when short of room
+}
+
+func (p headerParts) segs(w int, th *widgets.Theme) (left, right []widgets.Seg) {
+	hs := th.Header
+	brand := p.brand
+	right = nil
+	leftW := func() int {
+		n := widgets.Width(p.what) + 1 + widgets.Width(p.status) + 1
+		if brand != "" {
+			n += widgets.Width(brand) + 2
+		}
+		return n
+	}
+	parts := p.right
+	joined := func() string {
+		if len(parts) == 0 {
+			return ""
+		}
+		return strings.Join(parts, " · ") + " "
+	}
+	for len(parts) > 1 && leftW()+widgets.Width(joined()) > w {
+		parts = parts[:len(parts)-1]
+	}
+	if leftW()+widgets.Width(joined()) > w {
+		brand = ""
+	}
+	if brand != "" {
+		left = append(left, widgets.S(" "+brand+" ", hs.Bold(true)))
+	} else {
+		left = append(left, widgets.S(" ", hs))
+	}
+	if p.what != "" {
+		left = append(left, widgets.S(p.what+" ", hs))
+	}
+	left = append(left, widgets.S(p.status, hs.Bold(true)))
+	if j := joined(); j != "" {
+		right = []widgets.Seg{widgets.S(j, hs)}
+	}
+	return left, right
+}

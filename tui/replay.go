@@ -1,0 +1,329 @@
+package tui
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"github.com/gdamore/tcell/v2"
+	"github.com/rivo/tview"
+
+	"github.com/reactorviz/reactorviz/reactor/trace/jsonl"
+	"github.com/reactorviz/reactorviz/tui/model"
+	"github.com/reactorviz/reactorviz/tui/widgets"
+)
+
+// replaySpeeds are the play speeds +/- step through, as multiples of the
+// recorded pace.
+var replaySpeeds = []float64{0.25, 0.5, 1, 2, 4, 8}
+
+// replayPage is how far PgUp/PgDn move, in events.
+const replayPage = 1000
+
+// RunReplay opens a JSONL trace in the replay view. A file that is cut
+// short or has a bad line is shown up to that line with the error in the
+// footer; a file with no event at all is an error.
+func RunReplay(path string, o Options) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return err
+	}
+	tr, err := jsonl.ReadAll(f, path)
+	f.Close()
+	if tr == nil || (err != nil && len(tr.Events) == 0) {
+		if err == nil {
+			err = errors.New(path + ": not a trace")
+		}
+		return err
+	}
+	return runReplayTrace(filepath.Base(path), tr, err, o)
+}
+
+// runReplayTrace shows a trace already read; readErr, if any, is why the
+// trace ends early.
+func runReplayTrace(name string, tr *jsonl.Trace, readErr error, o Options) error {
+	rep := model.NewReplay(tr.Header.Loops, tr.Events, tr.End.Dropped)
+	sh := newShell(o)
+	v := newReplayView(sh, name, tr.Header, rep)
+	if readErr != nil {
+		sh.say(errText(readErr))
+	}
+	return sh.run(v)
+}
+
+type replayView struct {
+	sh   *shell
+	name string
+	hdr  jsonl.Header
+	rep  *model.Replay
+
+	playing   atomic.Bool // read by the ticker goroutine
+	speed     int         // index into replaySpeeds
+	playWall  time.Time   // when playing started, or the speed last changed
+	playTrace int64       // the trace time at playWall
+	quitting  atomic.Bool
+
+	focus  int
+	filter model.Filter
+	breaks model.Breaks
+	snap   *model.Snapshot
+	header *widgets.Bar
+	bar    *widgets.Bar
+	body   *mainPanels
+}
+
+func newReplayView(sh *shell, name string, hdr jsonl.Header, rep *model.Replay) *replayView {
+	v := &replayView{sh: sh, name: name, hdr: hdr, rep: rep, speed: 2, focus: -1,
+		header: widgets.NewBar(sh.th, sh.th.Header), bar: widgets.NewBar(sh.th, sh.th.Base),
+		body:   newMainPanels(sh.th),
+		breaks: model.Breaks{Rebuild: true, Premature: true, DeadlineHit: true, TaskPanic: true}}
+	v.body.onFocus = func(i int) { v.focus = i }
+	return v
+}
+
+func (v *replayView) kind() screenKind { return onReplay }
+
+func (v *replayView) title() string { return "replay · " + v.name }
+
+func (v *replayView) needsRedraw() bool { return v.playing.Load() }
+
+func (v *replayView) refresh() {
+	if v.playing.Load() {
+		elapsed := time.Since(v.playWall)
+		t := v.playTrace + int64(float64(elapsed)*replaySpeeds[v.speed])
+		v.rep.SeekTime(t)
+		if v.rep.Pos() >= v.rep.Len() {
+			v.playing.Store(false)
+		}
+	}
+	q := model.Query{Focus: v.focus, Head: detailHead, Log: max(v.body.logRows, minLogQuery), Filter: v.filter}
+	v.snap = v.rep.Snapshot(q)
+	if _, ok := focusedLoop(v.snap, v.focus); !ok {
+		v.focus = defaultFocus(v.snap)
+		q.Focus = v.focus
+		v.snap = v.rep.Snapshot(q)
+	}
+	now := v.rep.Time()
+	v.body.setLoops(v.snap, func(l model.Loop) widgets.LoopRow { return widgets.LoopRow{Loop: l} }, v.focus, now)
+	info := detailInfo{now: now, ioRatio: -1, wheel: replayWheel(v.snap.Wheel)}
+	if l, ok := focusedLoop(v.snap, v.focus); ok {
+		info.loop, info.ok = l, true
+		if l.Paused {
+			info.paused, info.gatePhase, info.reason = true, model.FromGate(l.PausePhase), l.PauseReason
+		}
+	}
+	v.body.detail.set(info)
+	empty := "before the first event"
+	if !v.filter.Empty() {
+		empty = "no event up to here matches the filter"
+	}
+	v.body.log.Set(logTitle(v.sh.th, v.filter, v.snap.Events, v.snap.Dropped), v.snap.Log, empty)
+	v.setBars()
+}
+
+// replayWheel draws the wheel from its events: the cursor, and the slots
+// where timeouts expired lately. Slot occupancy is not in the trace.
+func replayWheel(w model.Wheel) widgets.WheelView {
+	if !w.Present {
+		return widgets.WheelView{}
+	}
+	wv := widgets.WheelView{Present: true, Size: w.Size, Cursor: int(w.Slot), Tick: w.Tick, Pending: w.Pending}
+	for _, e := range w.Recent {
+		if w.Tick-e.Tick < int64(w.Size) {
+			wv.Marks = append(wv.Marks, int(e.Slot))
+		}
+	}
+	wv.Note = model.Count(w.Expired) + " expired"
+	return wv
+}
+
+func (v *replayView) setBars() {
+	th := v.sh.th
+	hs := th.Header
+	left := []widgets.Seg{widgets.S(" reactorviz ", hs.Bold(true)), widgets.S("REPLAY ", hs.Bold(true))}
+	if v.hdr.Scenario != "" {
+		left = append(left, widgets.S(v.hdr.Scenario+" · "+v.hdr.Model+" ", hs))
+	}
+	if v.snap.Paused > 0 {
+		left = append(left, widgets.S("· "+strconv.Itoa(v.snap.Paused)+" paused in the recording ", hs))
+	}
+	right := []widgets.Seg{widgets.S(v.name+" ", hs)}
+	v.header.Set(left, right)
+
+	state := "■ stopped"
+	if v.playing.Load() {
+		state = "▶ playing"
+	}
+	pos, n := v.rep.Pos(), v.rep.Len()
+	bl := []widgets.Seg{
+		widgets.S(" event ", th.Dim), widgets.S(strconv.Itoa(pos)+"/"+strconv.Itoa(n), th.Bold),
+		widgets.S("  "+model.Clock(v.rep.Time())+"/"+model.Clock(v.rep.EndTime()), th.Base),
+		widgets.S("  "+state+" "+speedText(replaySpeeds[v.speed]), th.Accent),
+		widgets.S("  breaks: "+breaksText(v.breaks), th.Dim),
+	}
+	v.bar.Set(bl, nil)
+}
+
+func speedText(s float64) string {
+	return strconv.FormatFloat(s, 'f', -1, 64) + "×"
+}
+
+func breaksText(b model.Breaks) string {
+	var parts []string
+	if b.Rebuild {
+		parts = append(parts, "rebuild")
+	}
+	if b.Premature {
+		parts = append(parts, "premature")
+	}
+	if b.DeadlineHit {
+		parts = append(parts, "deadline")
+	}
+	if b.Wakeup {
+		parts = append(parts, "wakeup")
+	}
+	if b.TaskPanic {
+		parts = append(parts, "panic")
+	}
+	if b.QueueAbove > 0 {
+		parts = append(parts, "queue>"+strconv.Itoa(b.QueueAbove))
+	}
+	if len(parts) == 0 {
+		return "none"
+	}
+	return strings.Join(parts, ",")
+}
+
+func (v *replayView) draw(scr tcell.Screen, x, y, w, h int) {
+	v.header.SetRect(x, y, w, 1)
+	v.header.Draw(scr)
+	v.bar.SetRect(x, y+1, w, 1)
+	v.bar.Draw(scr)
+	// A progress line under the bar: how far into the trace we are.
+	if n := v.rep.Len(); n > 0 {
+		done := int(int64(w) * int64(v.rep.Pos()) / int64(n))
+		widgets.Fill(scr, x, y+2, done, '━', v.sh.th.Accent)
+		widgets.Fill(scr, x+done, y+2, w-done, '─', v.sh.th.Dim)
+	}
+	v.body.draw(scr, x, y+3, w, h-3)
+}
+
+func (v *replayView) mouse(action tview.MouseAction, ev *tcell.EventMouse, setFocus func(tview.Primitive)) bool {
+	return v.body.mouse(action, ev, setFocus)
+}
+
+func (v *replayView) seek(n int) {
+	v.setPlaying(false)
+	v.rep.Seek(n)
+}
+
+func (v *replayView) setPlaying(on bool) {
+	if on && v.rep.Pos() >= v.rep.Len() {
+		v.rep.Seek(0)
+	}
+	v.playWall, v.playTrace = time.Now(), v.rep.Time()
+	v.playing.Store(on)
+}
+
+func (v *replayView) act(a action) {
+	switch a {
+	case actPlay:
+		v.setPlaying(!v.playing.Load())
+	case actFwd:
+		v.seek(v.rep.Pos() + 1)
+	case actBack:
+		v.seek(v.rep.Pos() - 1)
+	case actFwdPage:
+		v.seek(v.rep.Pos() + replayPage)
+	case actBackPage:
+		v.seek(v.rep.Pos() - replayPage)
+	case actStart:
+		v.seek(0)
+	case actEnd:
+		v.seek(v.rep.Len())
+	case actNextBreak, actPrevBreak:
+		v.jumpBreak(a == actNextBreak)
+	case actGoto:
+		v.sh.openPrompt("go to event N or time (2.5s): ", "", func(s string) {
+			if n, ok := parseGoto(s, v.rep); ok {
+				v.seek(n)
+			} else {
+				v.sh.say("cannot go to " + strconv.Quote(s) + ": give an event number or a time such as 2.5s")
+			}
+		})
+	case actBreaks:
+		v.sh.openMenu(widgets.NewCheckMenu(v.sh.th, "breakpoints (< and > jump)",
+			"space toggles · ←→ or digits set N · esc closes", breakItems(v.breaks)),
+			func(items []widgets.MenuItem) { v.breaks = breaksOf(items) })
+	case actFaster:
+		v.setSpeed(v.speed + 1)
+	case actSlower:
+		v.setSpeed(v.speed - 1)
+	case actNextLoop:
+		v.focus = focusStep(v.snap, v.focus, 1)
+	case actPrevLoop:
+		v.focus = focusStep(v.snap, v.focus, -1)
+	case actFilter:
+		v.sh.openPrompt("filter (loop, kind): ", v.filter.String(), func(s string) {
+			v.filter = model.ParseFilter(s)
+		})
+	case actQuit:
+		if v.quitting.CompareAndSwap(false, true) {
+			v.playing.Store(false)
+			go v.sh.stop()
+		}
+	}
+}
+
+func (v *replayView) setSpeed(i int) {
+	i = min(max(i, 0), len(replaySpeeds)-1)
+	if v.playing.Load() {
+		v.playWall, v.playTrace = time.Now(), v.rep.Time()
+	}
+	v.speed = i
+}
+
+func (v *replayView) jumpBreak(forward bool) {
+	if !v.breaks.Any() {
+		v.sh.say("no breakpoints chosen: press b")
+		return
+	}
+	pos, ok := v.rep.Find(forward, v.breaks.Match)
+	if !ok {
+		dir := "after"
+		if !forward {
+			dir = "before"
+		}
+		v.sh.say("no breakpoint event " + dir + " event " + strconv.Itoa(v.rep.Pos()))
+		return
+	}
+	v.seek(pos)
+	if e, ok := v.rep.Event(pos - 1); ok {
+		v.sh.say("event " + strconv.Itoa(pos) + ": " + v.snapLoopName(e.Loop) + " " + model.Describe(&e))
+	}
+}
+
+func (v *replayView) snapLoopName(i uint16) string { return v.rep.State().LoopName(i) }
+
+// parseGoto reads "12345" (an event), "+100"/"-100" (relative), or a time
+// such as "2.5s" or "800ms".
+func parseGoto(s string, rep *model.Replay) (int, bool) {
+	s = strings.TrimSpace(s)
+	if s == "" {
+		return 0, false
+	}
+	if n, err := strconv.Atoi(s); err == nil {
+		if s[0] == '+' || s[0] == '-' {
+			return rep.Pos() + n, true
+		}
+		return n, true
+	}
+	if d, err := time.ParseDuration(s); err == nil && d >= 0 {
+		return rep.PosAtTime(int64(d)), true
+	}
+	return 0, false
+}

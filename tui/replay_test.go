@@ -1,0 +1,172 @@
+package tui
+
+import (
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/gdamore/tcell/v2"
+
+	"github.com/reactorviz/reactorviz/reactor/trace"
+	"github.com/reactorviz/reactorviz/reactor/trace/jsonl"
+)
+
+// replayScript is the tour plus what a replay is for: worker-1's selector
+// spinning into a rebuild, a breakpoint pause, and the wheel ticking.
+func replayScript() []trace.Event {
+	s := tourScript()
+	s.at(500)
+	for i := range 20 {
+		s.ev("worker-1", trace.KindSelectBegin, func(e *trace.Event) { e.Str, e.A = "select", 1e9 })
+		s.ev("worker-1", trace.KindSelectEnd, func(e *trace.Event) { e.C, e.Flag = int64(302+i), true })
+	}
+	s.ev("worker-1", trace.KindRebuildBegin, func(e *trace.Event) { e.A = 512 })
+	s.ev("worker-1", trace.KindRebuildEnd, func(e *trace.Event) { e.A, e.B, e.D, e.E = 512, 1, 12, 31 })
+	s.ev("worker-1", trace.KindPause, func(e *trace.Event) {
+		e.A, e.Str = int64(trace.PhaseIO), "breakpoint: selector rebuilt"
+	})
+	s.at(600)
+	s.ev("worker-1", trace.KindResume, func(e *trace.Event) { e.A = int64(trace.PhaseIO) })
+	for tick := int64(1); tick <= 12; tick++ {
+		s.at(600 + tick*100)
+		s.ev("wheel", trace.KindWheelTick, func(e *trace.Event) { e.A, e.B, e.D = tick, tick&15, 3 })
+	}
+	s.ev("wheel", trace.KindWheelExpire, func(e *trace.Event) { e.A, e.B, e.C, e.D = 12, 12, 5, 1800e6 })
+	for i := range s.events {
+		s.events[i].Seq = uint64(i + 1)
+	}
+	return s.events
+}
+
+func writeTrace(t *testing.T, events []trace.Event) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "tour.jsonl")
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := jsonl.NewWriter(f, jsonl.Header{Scenario: "tour", Model: "multi", Loops: fakeTopology}, jsonl.Options{})
+	w.Consume(events)
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+func startReplay(t *testing.T, path string, w, h int) *harness {
+	t.Helper()
+	return newHarness(t, w, h, func(o Options) error { return RunReplay(path, o) })
+}
+
+func TestReplayScreen(t *testing.T) {
+	checkGoroutines(t)
+	events := replayScript()
+	hs := startReplay(t, writeTrace(t, events), 100, 34)
+	if got := hs.frame(); !strings.Contains(got, "event 0/"+strconv.Itoa(len(events))) {
+		t.Errorf("a replay opens at the start:\n%s", got)
+	}
+	// > jumps to the first event a default breakpoint stops at: the
+	// first premature select of worker-1.
+	hs.press(runeEv('>'))
+	if got := hs.frame(); !strings.Contains(got, "select_cnt=300 premature") {
+		t.Errorf("> did not stop at the premature select:\n%s", got)
+	}
+	// From the end, < goes back to the rebuild; one event on, worker-1
+	// is parked at its gate by the rebuild breakpoint.
+	hs.press(keyEv(tcell.KeyEnd), runeEv('<'), runeEv('.'), keyEv(tcell.KeyTab))
+	golden(t, "replay_rebuild", hs.frame())
+	if err := hs.quit(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestReplayStepsBackwardsToTheSameScreen(t *testing.T) {
+	checkGoroutines(t)
+	hs := startReplay(t, writeTrace(t, replayScript()), 100, 34)
+	hs.press(runeEv('g'))
+	for _, r := range "60" {
+		hs.press(runeEv(r))
+	}
+	hs.press(keyEv(tcell.KeyEnter))
+	at60 := hs.frame()
+	if !strings.Contains(at60, "event 60/") {
+		t.Fatalf("g 60 did not go to event 60:\n%s", at60)
+	}
+	for range 25 {
+		hs.press(keyEv(tcell.KeyRight))
+	}
+	if strings.Contains(hs.frame(), "event 60/") {
+		t.Fatal("→ did not move")
+	}
+	for range 25 {
+		hs.press(keyEv(tcell.KeyLeft))
+	}
+	if back := hs.frame(); back != at60 {
+		t.Errorf("25 events forward and back differs:\n--- after ---\n%s--- before ---\n%s", back, at60)
+	}
+	// A time goes to the last event at or before it.
+	hs.press(runeEv('g'), runeEv('1'), runeEv('s'), keyEv(tcell.KeyEnter))
+	if got := hs.frame(); !strings.Contains(got, "00:01.000/") {
+		t.Errorf("g 1s:\n%s", got)
+	}
+	if err := hs.quit(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestReplayPlays(t *testing.T) {
+	checkGoroutines(t)
+	hs := startReplay(t, writeTrace(t, replayScript()), 100, 34)
+	hs.press(runeEv('+'), runeEv('+'), runeEv('+'), runeEv('+'), runeEv(' '))
+	if got := hs.frame(); !strings.Contains(got, "▶ playing 8×") {
+		t.Fatalf("space plays at 8×:\n%s", got)
+	}
+	// 1.8 s of trace at 8× take about 0.23 s.
+	waitFor(t, func() bool { return strings.Contains(hs.frame(), "■ stopped") }, "the end of the trace")
+	if got := hs.frame(); !strings.Contains(got, "event "+strconv.Itoa(len(replayScript()))+"/") {
+		t.Errorf("playing stopped before the end:\n%s", got)
+	}
+	if err := hs.quit(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestReplayBadFiles(t *testing.T) {
+	dir := t.TempDir()
+	empty := filepath.Join(dir, "empty.jsonl")
+	if err := os.WriteFile(empty, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := RunReplay(empty, Options{Screen: tcell.NewSimulationScreen("UTF-8")}); err == nil ||
+		!strings.Contains(err.Error(), "empty.jsonl:1") {
+		t.Errorf("empty file: %v", err)
+	}
+	if err := RunReplay(filepath.Join(dir, "missing.jsonl"), Options{}); err == nil {
+		t.Error("a missing file opened")
+	}
+
+	// A trace cut short opens up to the cut, with the reason in the footer.
+	checkGoroutines(t)
+	full, err := os.ReadFile(writeTrace(t, replayScript()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.SplitAfter(string(full), "\n")
+	cut := filepath.Join(dir, "cut.jsonl")
+	if err := os.WriteFile(cut, []byte(strings.Join(lines[:40], "")), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	hs := startReplay(t, cut, 100, 34)
+	got := hs.frame()
+	if !strings.Contains(got, "event 0/39") || !strings.Contains(got, "trace was cut short") {
+		t.Errorf("cut trace:\n%s", got)
+	}
+	if err := hs.quit(); err != nil {
+		t.Fatal(err)
+	}
+}

@@ -1,0 +1,166 @@
+// Package tui is reactorviz's terminal UI: a live view of a scenario run
+// with step controls and breakpoints (DESIGN.md T1–T3), the three Reactor
+// models compared side by side (T4), and the replay of a recorded trace,
+// backwards as well as forwards (T5).
+//
+// Data flows one way. The run's collector feeds events into a model
+// (tui/model) on its own goroutine; one ticker takes a snapshot of the
+// model at most ~30 times a second and redraws; key handlers run on the UI
+// goroutine and send commands to the loops' step gates directly. Nothing
+// here reaches into the engine beyond the EventLoop control API.
+package tui
+
+import (
+	"errors"
+	"time"
+
+	"github.com/gdamore/tcell/v2"
+
+	"github.com/reactorviz/reactorviz/reactor"
+	"github.com/reactorviz/reactorviz/reactor/trace"
+	"github.com/reactorviz/reactorviz/reactor/wheel"
+	"github.com/reactorviz/reactorviz/scenarios"
+	"github.com/reactorviz/reactorviz/sim"
+)
+
+// Session is one run of a scenario as the UI drives it. *sim.Run
+// implements it; tests use a fake.
+type Session interface {
+	// Start builds the topology, binds, and starts clients and timeline.
+	Start() error
+	// Done is closed when the run has ended and shut down.
+	Done() <-chan struct{}
+	// Stop ends the run early with a graceful shutdown. Idempotent.
+	Stop()
+	Elapsed() time.Duration
+	Duration() time.Duration
+	Scenario() *scenarios.Scenario
+	// Loops lists the loops; Loops()[i] emits as trace loop index i.
+	Loops() []*reactor.EventLoop
+	// Wheel is the run's HashedWheelTimer, or nil.
+	Wheel() *wheel.Timer
+	Clients() sim.ClientStats
+	// RebuildThreshold is the selectCnt that rebuilds a selector; 0 off.
+	RebuildThreshold() int
+	// Summary is the run's summary once Done is closed, else nil.
+	Summary() *sim.Summary
+}
+
+var _ Session = (*sim.Run)(nil)
+
+// collectorSession is what a session may offer beyond Session: the loop
+// table (which names the wheel's trace index) and the drop count.
+type collectorSession interface {
+	Collector() *trace.Collector
+}
+
+// NewRun builds a session whose events go to sink, not yet started.
+type NewRun func(sink trace.Sink) (Session, error)
+
+// NewModelRun builds the session of one model for the compare screen.
+type NewModelRun func(model string, sink trace.Sink) (Session, error)
+
+// Options adjusts a screen. The zero value runs on the real terminal.
+type Options struct {
+	// Screen, if set, is used instead of the terminal (tests pass a
+	// tcell.SimulationScreen). It must not be initialised yet.
+	Screen tcell.Screen
+	// FPS caps redraws per second; default 30.
+	FPS int
+	// NoTicker turns the redraw ticker off: tests draw frames themselves.
+	NoTicker bool
+	// NoColor forces the attribute-only theme; NO_COLOR in the
+	// environment does the same.
+	NoColor bool
+	// Mouse enables clicking a loop row to focus it.
+	Mouse bool
+	// StopTimeout bounds the wait for a run's graceful shutdown on quit or
+	// restart; default 30 s.
+	StopTimeout time.Duration
+
+	// ready, for tests, is called with the shell once the app has its
+	// screen and first data, just before it runs.
+	ready func(sh *shell)
+}
+
+func (o Options) fps() int {
+	if o.FPS <= 0 {
+		return 30
+	}
+	return min(o.FPS, 60)
+}
+
+func (o Options) stopTimeout() time.Duration {
+	if o.StopTimeout <= 0 {
+		return 30 * time.Second
+	}
+	return o.StopTimeout
+}
+
+// liveRingSize is the per-loop event ring the UI asks for: a task flood
+// emits tens of thousands of events between two drains, and every event
+// lost is a gap in the log and the mirrors (drops are still counted).
+const liveRingSize = 1 << 15
+
+// Live runs a scenario in the live view: each start and restart is a fresh
+// sim.Run of a copy of sc, with the UI's model added to opts.Sinks.
+func Live(sc *scenarios.Scenario, opts sim.Options, o Options) error {
+	if sc == nil {
+		return errors.New("tui: no scenario")
+	}
+	return RunLive(func(sink trace.Sink) (Session, error) {
+		ro := opts
+		ro.Sinks = append(append([]trace.Sink(nil), opts.Sinks...), sink)
+		if ro.RingSize == 0 {
+			ro.RingSize = liveRingSize
+		}
+		r, err := sim.New(sc.Clone(), ro)
+		if err != nil {
+			return nil, err
+		}
+		return r, nil
+	}, o)
+}
+
+// Compare runs sc once per model, one after another, in the compare view.
+func Compare(sc *scenarios.Scenario, models []string, o Options) error {
+	if sc == nil {
+		return errors.New("tui: no scenario")
+	}
+	return RunCompare(models, func(model string, sink trace.Sink) (Session, error) {
+		msc, err := sim.ForModel(sc, model)
+		if err != nil {
+			return nil, err
+		}
+		r, err := sim.New(msc, sim.Options{Sinks: []trace.Sink{sink}, RingSize: liveRingSize})
+		if err != nil {
+			return nil, err
+		}
+		return r, nil
+	}, o)
+}
+
+// loopTable returns the trace loop table of a session: the collector's
+// when it offers one (it names the wheel), else its loops'.
+func loopTable(s Session) []trace.LoopInfo {
+	if cs, ok := s.(collectorSession); ok && cs.Collector() != nil {
+		if t := cs.Collector().Loops(); len(t) > 0 {
+			return t
+		}
+	}
+	var t []trace.LoopInfo
+	for _, l := range s.Loops() {
+		t = append(t, trace.LoopInfo{Name: l.Name(), Group: l.Group()})
+	}
+	return t
+}
+
+// droppedOf returns the collector's drop count, if the session has one.
+func droppedOf(s Session) (uint64, bool) {
+	cs, ok := s.(collectorSession)
+	if !ok || cs.Collector() == nil {
+		return 0, false
+	}
+	_, d := cs.Collector().Stats()
+	return d, true
+}

@@ -1,0 +1,292 @@
+package widgets
+
+import (
+	"strconv"
+
+	"github.com/gdamore/tcell/v2"
+	"github.com/rivo/tview"
+
+	"github.com/reactorviz/reactorviz/reactor/trace"
+	"github.com/reactorviz/reactorviz/tui/model"
+)
+
+// LoopRow is one event loop as the table shows it.
+type LoopRow struct {
+	Loop      model.Loop
+	Threshold int  // the rebuild threshold; 0 when unknown or disabled
+	Paused    bool // the loop is told to pause (its gate is closed)
+	AtGate    bool // it is parked at the gate (a paused loop asleep in select is not yet)
+	GatePhase trace.Phase
+}
+
+// LoopTable is one group's panel: a rule with the group's title, an
+// optional column header, and a row per loop. It scrolls to keep the
+// focused row visible.
+type LoopTable struct {
+	*tview.Box
+	th      *Theme
+	title   []Seg
+	header  bool
+	rows    []LoopRow
+	focus   int
+	offset  int
+	now     int64
+	onClick func(row int)
+}
+
+// NewLoopTable returns an empty table.
+func NewLoopTable(th *Theme) *LoopTable {
+	return &LoopTable{Box: tview.NewBox(), th: th, focus: -1}
+}
+
+// Set replaces the rows. focus is a row index or -1; now is the event time
+// against which deadlines are shown.
+func (t *LoopTable) Set(title []Seg, rows []LoopRow, focus int, now int64, header bool) {
+	t.title, t.rows, t.focus, t.now, t.header = title, rows, focus, now, header
+}
+
+// OnClick sets what a mouse click on a row does.
+func (t *LoopTable) OnClick(f func(row int)) { t.onClick = f }
+
+// Want returns the rows the table needs to show everything.
+func (t *LoopTable) Want() int {
+	n := 1 + len(t.rows)
+	if t.header {
+		n++
+	}
+	return n
+}
+
+// columns is the table's layout for one width.
+type columns struct {
+	name, tid, state, phase, iter, sel, queue, spark, sched, ch int
+	longState                                                   bool
+}
+
+func layout(w, nameW int) columns {
+	c := columns{name: 9, tid: 6, state: 8, phase: 10, iter: 6, sel: 7, queue: 5, spark: 5, sched: 9, ch: 3}
+	used := func() int {
+		return 1 + c.name + c.tid + c.state + c.phase + c.iter + c.sel + c.queue + c.spark + c.sched + c.ch + 10
+	}
+	extra := w - used()
+	grow := func(f *int, upTo int) {
+		if extra > 0 && *f < upTo {
+			d := min(extra, upTo-*f)
+			*f += d
+			extra -= d
+		}
+	}
+	grow(&c.name, max(9, min(nameW, 14)))
+	grow(&c.tid, 7)
+	if extra >= 5 {
+		c.state, c.longState = 13, true
+		extra -= 5
+	}
+	grow(&c.sel, 9)
+	grow(&c.spark, 24)
+	grow(&c.sched, 11)
+	grow(&c.iter, 8)
+	grow(&c.ch, 5)
+	grow(&c.spark, 48)
+	return c
+}
+
+// Draw implements tview.Primitive.
+func (t *LoopTable) Draw(scr tcell.Screen) {
+	t.DrawForSubclass(scr, t)
+	x, y, w, h := t.GetInnerRect()
+	if h <= 0 || w <= 0 {
+		return
+	}
+	Rule(scr, x, y, w, t.title, t.th)
+	y, h = y+1, h-1
+	nameW := 0
+	for _, r := range t.rows {
+		nameW = max(nameW, Width(r.Loop.Name))
+	}
+	c := layout(w, nameW)
+	if t.header && h > 0 {
+		t.drawHeader(scr, x, y, w, c)
+		y, h = y+1, h-1
+	}
+	if h <= 0 {
+		return
+	}
+	if t.focus >= 0 {
+		if t.focus < t.offset {
+			t.offset = t.focus
+		}
+		if t.focus >= t.offset+h {
+			t.offset = t.focus - h + 1
+		}
+	}
+	t.offset = max(0, min(t.offset, len(t.rows)-h))
+	for i := 0; i < h && t.offset+i < len(t.rows); i++ {
+		t.drawRow(scr, x, y+i, w, c, t.offset+i)
+	}
+	if t.offset > 0 {
+		Put(scr, x+w-1, y, 1, "↑", t.th.Dim)
+	}
+	if t.offset+h < len(t.rows) {
+		Put(scr, x+w-1, y+h-1, 1, "↓", t.th.Dim)
+	}
+}
+
+func (t *LoopTable) drawHeader(scr tcell.Screen, x, y, w int, c columns) {
+	cols := []struct {
+		text  string
+		width int
+		right bool
+	}{
+		{"", 1, false}, {"LOOP", c.name, false}, {"TID", c.tid, true}, {"STATE", c.state, false},
+		{"PHASE", c.phase, false}, {"ITER", c.iter, true}, {"SELCNT", c.sel, true},
+		{"QUEUE", c.queue + 1 + c.spark, false}, {"SCHED", c.sched, false}, {"CH", c.ch, true},
+	}
+	cx := x
+	for i, col := range cols {
+		s := Pad(col.text, col.width)
+		if col.right {
+			s = PadLeft(col.text, col.width)
+		}
+		Put(scr, cx, y, max(0, min(col.width, x+w-cx)), s, t.th.Dim)
+		cx += col.width
+		if i > 0 {
+			cx++
+		}
+	}
+}
+
+// StateText names a loop's state in the table: Netty's names when there
+// is room, short ones otherwise; a paused loop reads "paused" once it is
+// parked at its gate and "pausing" while it still sleeps in select.
+func StateText(r LoopRow, long bool) string {
+	s := r.Loop.State
+	if s == trace.StateStarted && (r.Paused || r.Loop.Paused) {
+		if r.AtGate || r.Loop.Paused {
+			return "paused"
+		}
+		return "pausing"
+	}
+	if long {
+		return s.String()
+	}
+	switch s {
+	case trace.StateNotStarted:
+		return "new"
+	case trace.StateStarted:
+		return "started"
+	case trace.StateShuttingDown:
+		return "stopping"
+	case trace.StateShutdown:
+		return "shutdown"
+	case trace.StateTerminated:
+		return "ended"
+	}
+	return "?"
+}
+
+func (t *LoopTable) drawRow(scr tcell.Screen, x, y, w int, c columns, i int) {
+	r := t.rows[i]
+	l := r.Loop
+	sel := i == t.focus
+	st := func(s tcell.Style) tcell.Style { return t.th.Row(s, sel) }
+	Fill(scr, x, y, w, ' ', st(t.th.Base))
+	var segs []Seg
+	gap := S(" ", st(t.th.Base))
+	marker := " "
+	if sel {
+		marker = "▶"
+	}
+	nameSt := t.th.Base
+	if sel {
+		nameSt = t.th.Bold
+	}
+	segs = append(segs, S(marker, st(t.th.Accent)), S(Pad(l.Name, c.name), st(nameSt)), gap)
+	tid := "-"
+	if l.TID != 0 {
+		tid = strconv.FormatInt(l.TID, 10)
+	}
+	segs = append(segs, S(PadLeft(tid, c.tid), st(t.th.Dim)), gap)
+
+	stateSt := t.th.Base
+	switch {
+	case l.State == trace.StateNotStarted:
+		stateSt = t.th.Dim
+	case l.State >= trace.StateShuttingDown:
+		stateSt = t.th.Warn
+	}
+	paused := r.Paused || l.Paused
+	if paused && l.State == trace.StateStarted {
+		stateSt = t.th.Warn
+	}
+	segs = append(segs, S(Pad(StateText(r, c.longState), c.state), st(stateSt)), gap)
+
+	phase, ringPaused := l.Phase, false
+	if paused && (r.AtGate || l.Paused) && l.State == trace.StateStarted {
+		gp := r.GatePhase
+		if l.Paused && !r.AtGate {
+			gp = l.PausePhase
+		}
+		phase, ringPaused = model.FromGate(gp), true
+	}
+	for _, sg := range PhaseSegs(phase, ringPaused, t.th) {
+		segs = append(segs, S(sg.Text, st(sg.Style)))
+	}
+	segs = append(segs, S(Pad("", c.phase-10), st(t.th.Base)), gap)
+
+	segs = append(segs, S(PadLeft(model.Count(l.Iterations), c.iter), st(t.th.Base)), gap)
+
+	sel2 := strconv.FormatInt(l.SelectCnt, 10)
+	selSt := t.th.Base
+	if r.Threshold > 0 {
+		sel2 += "/" + strconv.Itoa(r.Threshold)
+		switch {
+		case l.SelectCnt*10 >= int64(r.Threshold)*9:
+			selSt = t.th.Bad
+		case l.SelectCnt*2 >= int64(r.Threshold):
+			selSt = t.th.Warn
+		}
+	}
+	segs = append(segs, S(PadLeft(sel2, c.sel), st(selSt)), gap)
+
+	qSt := t.th.Base
+	if l.QueueDepth == 0 {
+		qSt = t.th.Dim
+	}
+	segs = append(segs, S(PadLeft(model.Count(l.QueueDepth), c.queue), st(qSt)), gap,
+		S(Sparkline(l.History, c.spark), st(t.th.Accent)), gap)
+
+	sched := "-"
+	if l.Timers > 0 {
+		sched = model.Count(l.Timers)
+		if l.HasDeadline {
+			if d := l.NextDeadline - t.now; d > 0 {
+				sched += " " + model.Duration(d)
+			} else {
+				sched += " due"
+			}
+		}
+	}
+	segs = append(segs, S(Pad(sched, c.sched), st(t.th.Base)), gap,
+		S(PadLeft(model.Count(l.Channels), c.ch), st(t.th.Base)))
+	PutSegs(scr, x, y, w, segs)
+}
+
+// MouseHandler focuses the clicked row.
+func (t *LoopTable) MouseHandler() func(action tview.MouseAction, event *tcell.EventMouse, setFocus func(p tview.Primitive)) (consumed bool, capture tview.Primitive) {
+	return t.WrapMouseHandler(func(action tview.MouseAction, event *tcell.EventMouse, setFocus func(p tview.Primitive)) (bool, tview.Primitive) {
+		if action != tview.MouseLeftClick || !t.InRect(event.Position()) {
+			return false, nil
+		}
+		_, y, _, _ := t.GetInnerRect()
+		_, my := event.Position()
+		row := my - y - 1
+		if t.header {
+			row--
+		}
+		if row >= 0 && t.offset+row < len(t.rows) && t.onClick != nil {
+			t.onClick(t.offset + row)
+		}
+		return true, nil
+	})
+}

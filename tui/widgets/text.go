@@ -1,0 +1,188 @@
+package widgets
+
+import (
+	"strings"
+
+	"github.com/gdamore/tcell/v2"
+	"github.com/rivo/uniseg"
+)
+
+// Seg is a run of text in one style. Widgets build rows from segments and
+// draw them cell by cell: text from a trace is never parsed for tview's
+// style tags, so a task named "[red]" prints as written.
+type Seg struct {
+	Text  string
+	Style tcell.Style
+}
+
+// S is shorthand for a segment.
+func S(text string, st tcell.Style) Seg { return Seg{Text: text, Style: st} }
+
+// Put draws s at (x, y), clipped to w cells, and returns the cells used.
+// Control characters print as '?' so nothing can move the cursor.
+func Put(scr tcell.Screen, x, y, w int, s string, st tcell.Style) int {
+	used := 0
+	state := -1
+	for len(s) > 0 && used < w {
+		if c := s[0]; c < 0x80 {
+			// ASCII fast path: one byte, one cell.
+			r := rune(c)
+			if c < 0x20 || c == 0x7f {
+				r = '?'
+			}
+			scr.SetContent(x+used, y, r, nil, st)
+			used++
+			s = s[1:]
+			state = -1
+			continue
+		}
+		var cluster string
+		var width int
+		cluster, s, width, state = uniseg.FirstGraphemeClusterInString(s, state)
+		if width <= 0 {
+			continue
+		}
+		if used+width > w {
+			break
+		}
+		runes := []rune(cluster)
+		if runes[0] < 0xa0 {
+			runes = []rune{'?'}
+		}
+		// Fill the trailing cells first so a wide rune is not cut by them.
+		for i := width - 1; i > 0; i-- {
+			scr.SetContent(x+used+i, y, ' ', nil, st)
+		}
+		scr.SetContent(x+used, y, runes[0], runes[1:], st)
+		used += width
+	}
+	return used
+}
+
+// PutSegs draws segments one after the other and returns the cells used.
+func PutSegs(scr tcell.Screen, x, y, w int, segs []Seg) int {
+	used := 0
+	for _, sg := range segs {
+		if used >= w {
+			break
+		}
+		used += Put(scr, x+used, y, w-used, sg.Text, sg.Style)
+	}
+	return used
+}
+
+// Width returns the cells s takes.
+func Width(s string) int {
+	n := 0
+	for i := 0; i < len(s); i++ {
+		if s[i] >= 0x80 {
+			return n + uniseg.StringWidth(s[i:])
+		}
+		n++
+	}
+	return n
+}
+
+// SegsWidth returns the cells the segments take.
+func SegsWidth(segs []Seg) int {
+	n := 0
+	for _, sg := range segs {
+		n += Width(sg.Text)
+	}
+	return n
+}
+
+// Fill paints w cells of row y with r.
+func Fill(scr tcell.Screen, x, y, w int, r rune, st tcell.Style) {
+	for i := range max(w, 0) {
+		scr.SetContent(x+i, y, r, nil, st)
+	}
+}
+
+// Clear blanks a rectangle.
+func Clear(scr tcell.Screen, x, y, w, h int, st tcell.Style) {
+	for row := range max(h, 0) {
+		Fill(scr, x, y+row, w, ' ', st)
+	}
+}
+
+// Rule draws a section rule: "─ title ──────" across w cells.
+func Rule(scr tcell.Screen, x, y, w int, title []Seg, th *Theme) {
+	Fill(scr, x, y, w, '─', th.Rule)
+	if len(title) == 0 || w < 4 {
+		return
+	}
+	Put(scr, x+1, y, 1, " ", th.Base)
+	n := PutSegs(scr, x+2, y, w-4, title)
+	Put(scr, x+2+n, y, 1, " ", th.Base)
+}
+
+// Pad returns s cut or padded with spaces to exactly w cells.
+func Pad(s string, w int) string {
+	sw := Width(s)
+	switch {
+	case sw == w:
+		return s
+	case sw < w:
+		return s + strings.Repeat(" ", w-sw)
+	}
+	return Cut(s, w)
+}
+
+// PadLeft right-aligns s in w cells, cutting it if needed.
+func PadLeft(s string, w int) string {
+	sw := Width(s)
+	if sw >= w {
+		return Cut(s, w)
+	}
+	return strings.Repeat(" ", w-sw) + s
+}
+
+// Cut shortens s to at most w cells, ending with "…" when it cut.
+func Cut(s string, w int) string {
+	if w <= 0 {
+		return ""
+	}
+	if Width(s) <= w {
+		return s
+	}
+	var b strings.Builder
+	n := 0
+	state := -1
+	for len(s) > 0 {
+		var cluster string
+		var cw int
+		cluster, s, cw, state = uniseg.FirstGraphemeClusterInString(s, state)
+		if n+cw > w-1 {
+			break
+		}
+		b.WriteString(cluster)
+		n += cw
+	}
+	b.WriteString("…")
+	return b.String()
+}
+
+// DrawFrame draws a bordered box with a title and clears its inside, for
+// overlays drawn over the screen.
+func DrawFrame(scr tcell.Screen, x, y, w, h int, title string, th *Theme) {
+	if w < 2 || h < 2 {
+		return
+	}
+	Clear(scr, x, y, w, h, th.Base)
+	for i := 1; i < w-1; i++ {
+		scr.SetContent(x+i, y, '─', nil, th.Rule)
+		scr.SetContent(x+i, y+h-1, '─', nil, th.Rule)
+	}
+	for j := 1; j < h-1; j++ {
+		scr.SetContent(x, y+j, '│', nil, th.Rule)
+		scr.SetContent(x+w-1, y+j, '│', nil, th.Rule)
+	}
+	scr.SetContent(x, y, '┌', nil, th.Rule)
+	scr.SetContent(x+w-1, y, '┐', nil, th.Rule)
+	scr.SetContent(x, y+h-1, '└', nil, th.Rule)
+	scr.SetContent(x+w-1, y+h-1, '┘', nil, th.Rule)
+	if title != "" && w > 6 {
+		Put(scr, x+2, y, w-4, " "+title+" ", th.Title)
+	}
+}

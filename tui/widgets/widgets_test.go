@@ -1,0 +1,145 @@
+package widgets
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/gdamore/tcell/v2"
+
+	"github.com/reactorviz/reactorviz/tui/model"
+)
+
+func TestSparkline(t *testing.T) {
+	tests := []struct {
+		vals  []int64
+		width int
+		want  string
+	}{
+		{vals: nil, width: 4, want: "    "},
+		{vals: []int64{0, 1, 2, 4, 8}, width: 5, want: " ▁▂▄█"},
+		{vals: []int64{8, 8, 8}, width: 2, want: "██"},
+		{vals: []int64{3}, width: 0, want: ""},
+	}
+	for _, tc := range tests {
+		if got := Sparkline(tc.vals, tc.width); got != tc.want {
+			t.Errorf("Sparkline(%v, %d) = %q, want %q", tc.vals, tc.width, got, tc.want)
+		}
+	}
+}
+
+func TestTextHelpers(t *testing.T) {
+	if got := Cut("processSelectedKeys", 8); got != "process…" {
+		t.Errorf("Cut = %q", got)
+	}
+	if got := Pad("ab", 4); got != "ab  " {
+		t.Errorf("Pad = %q", got)
+	}
+	if got := PadLeft("ab", 4); got != "  ab" {
+		t.Errorf("PadLeft = %q", got)
+	}
+	if got := Width("µs·"); got != 3 {
+		t.Errorf("Width = %d", got)
+	}
+	lines := Wrap("select returns on ready keys, a wakeup, pending tasks", 16)
+	for _, l := range lines {
+		if Width(l) > 16 {
+			t.Errorf("wrapped line %q is wider than 16", l)
+		}
+	}
+	if strings.Join(lines, " ") != "select returns on ready keys, a wakeup, pending tasks" {
+		t.Errorf("Wrap lost words: %q", lines)
+	}
+	if got := Wrap("abcdefghij", 1); len(got) == 0 {
+		t.Error("Wrap of a long word at width 1 returned nothing")
+	}
+}
+
+// TestPutNeverPrintsControls checks that text from a trace cannot move the
+// cursor or spill past its width.
+func TestPutNeverPrintsControls(t *testing.T) {
+	scr := tcell.NewSimulationScreen("UTF-8")
+	if err := scr.Init(); err != nil {
+		t.Fatal(err)
+	}
+	defer scr.Fini()
+	scr.SetSize(10, 1)
+	n := Put(scr, 0, 0, 6, "a\x1b[2J\tb界c", tcell.StyleDefault)
+	scr.Show()
+	cells, _, _ := scr.GetContents()
+	var got strings.Builder
+	for _, c := range cells {
+		if len(c.Runes) > 0 {
+			got.WriteString(string(c.Runes))
+		}
+	}
+	if n != 6 || !strings.HasPrefix(got.String(), "a?[2J?") {
+		t.Errorf("Put used %d cells and drew %q", n, got.String())
+	}
+}
+
+func TestPhaseSegsMarkTheLitPhase(t *testing.T) {
+	th := NewTheme(true)
+	text := func(p model.Phase) string {
+		var b strings.Builder
+		for _, s := range PhaseSegs(p, false, th) {
+			b.WriteString(s.Text)
+		}
+		return b.String()
+	}
+	for p, want := range map[model.Phase]string{
+		model.PhaseSelect: "SEL›io›tsk", model.PhaseIO: "sel›IO›tsk",
+		model.PhaseTasks: "sel›io›TSK", model.PhaseNone: "sel›io›tsk",
+	} {
+		if got := text(p); got != want {
+			t.Errorf("phase %v: %q, want %q", p, got, want)
+		}
+	}
+}
+
+func TestRingCellsGoRound(t *testing.T) {
+	cells := ringCells(6, 4)
+	if len(cells) != 2*(6+4)-4 {
+		t.Fatalf("%d cells on a 6×4 ring", len(cells))
+	}
+	seen := map[[2]int]bool{}
+	for _, c := range cells {
+		if seen[c] {
+			t.Errorf("cell %v twice", c)
+		}
+		seen[c] = true
+		if c[0] != 0 && c[0] != 5 && c[1] != 0 && c[1] != 3 {
+			t.Errorf("cell %v is not on the border", c)
+		}
+	}
+}
+
+func TestCheckMenu(t *testing.T) {
+	m := NewCheckMenu(NewTheme(true), "t", "", []MenuItem{{Label: "a"}, {Label: "n", Numeric: true}})
+	press := func(k tcell.Key, r rune) { m.HandleKey(tcell.NewEventKey(k, r, tcell.ModNone)) }
+	press(tcell.KeyRune, ' ')
+	press(tcell.KeyDown, 0)
+	press(tcell.KeyRune, '1')
+	press(tcell.KeyRune, '2')
+	press(tcell.KeyRight, 0)
+	items := m.Items()
+	if !items[0].On || items[1].Value != 16 {
+		t.Errorf("items = %+v", items)
+	}
+	press(tcell.KeyLeft, 0)
+	press(tcell.KeyLeft, 0)
+	press(tcell.KeyBackspace2, 0)
+	if got := m.Items()[1].Value; got != 0 {
+		t.Errorf("value after left, left, backspace = %d", got)
+	}
+}
+
+func TestHintSegsFit(t *testing.T) {
+	hints := []Hint{{"?", "help"}, {"q", "quit"}, {"space", "pause/run"}}
+	var b strings.Builder
+	for _, s := range HintSegs(hints, 16, NewTheme(true)) {
+		b.WriteString(s.Text)
+	}
+	if got := b.String(); got != " ? help  q quit " {
+		t.Errorf("hints in 16 cells: %q", got)
+	}
+}
