@@ -101,8 +101,14 @@ func (r *Run) Loop(name string) *reactor.EventLoop { return r.byName[name] }
 // Wheel returns the run's HashedWheelTimer.
 func (r *Run) Wheel() *wheel.Timer { return r.wheel }
 
-// Duration returns how long the run lasts.
-func (r *Run) Duration() time.Duration { return r.sc.Duration }
+// Duration returns how long the run lasts; 0 for a run that lasts until
+// Stop.
+func (r *Run) Duration() time.Duration {
+	if r.opts.Forever {
+		return 0
+	}
+	return r.sc.Duration
+}
 
 // RebuildThreshold returns the premature-select count that rebuilds a
 // selector, 0 when rebuilding is disabled.
