@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"runtime"
-	"sync"
 	"sync/atomic"
 	"time"
 
@@ -36,13 +35,12 @@ type EventLoop struct {
 	index int
 	cfg   Config
 
-	state     atomic.Int32 // trace.State
-	tid       atomic.Int32
-	wakenUp   atomic.Bool // Netty ≤4.1.43's wakenUp: a wakeup is already pending
-	woken     atomic.Bool // the selector's own latch, like the JDK's interruptTriggered
-	ioRatio   atomic.Int32
-	taskIDs   atomic.Uint64
-	startOnce sync.Once
+	state   atomic.Int32 // trace.State
+	tid     atomic.Int32
+	wakenUp atomic.Bool // Netty ≤4.1.43's wakenUp: a wakeup is already pending
+	woken   atomic.Bool // the selector's own latch, like the JDK's interruptTriggered
+	ioRatio atomic.Int32
+	taskIDs atomic.Uint64
 
 	tasks     *mpsc.Queue[task]
 	tailTasks *mpsc.Queue[task]
@@ -75,7 +73,6 @@ type EventLoop struct {
 	coll     *trace.Collector
 	loopIdx  uint16
 	nowFn    func() int64
-	initErr  error
 	fatalErr atomic.Pointer[error]
 }
 
