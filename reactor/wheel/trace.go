@@ -47,5 +47,5 @@ func (t *Timer) emitState(from, to trace.State) {
 	if !t.tracing() {
 		return
 	}
-	t.emit(trace.Event{Kind: trace.KindState, A: int64(from), B: int64(to)})
+	t.emit(trace.Event{Kind: trace.KindState, A: int64(from), B: int64(to), C: t.tid.Load()})
 }

@@ -64,8 +64,8 @@ func TestTraceTicksAndExpiry(t *testing.T) {
 	if e.A != 2 || e.B != 2 || e.C != int64(to.ID()) || e.D != int64(testOrigin+25*time.Millisecond) {
 		t.Fatalf("wheel_expire = tick %d slot %d id %d deadline %d", e.A, e.B, e.C, e.D)
 	}
-	if first := all[0]; first.Kind != trace.KindState || trace.State(first.B) != trace.StateStarted {
-		t.Fatalf("first event %v, want the wheel thread's start", first.Kind)
+	if first := all[0]; first.Kind != trace.KindState || trace.State(first.B) != trace.StateStarted || first.C != int64(tm.TID()) || first.C == 0 {
+		t.Fatalf("first event %v (tid %d), want the wheel thread's start with its tid %d", first.Kind, first.C, tm.TID())
 	}
 }
 
