@@ -147,7 +147,9 @@ func (l *EventLoop) fetchFromScheduledTaskQueue() {
 		if f.state.Load() != futurePending {
 			continue
 		}
-		if !l.tasks.Offer(task{fn: func() { l.runScheduled(f) }, name: f.name, id: f.id}) {
+		// A queue id of its own: the heap's ids are a separate sequence, and
+		// task_run events must not confuse a timer with a submitted task.
+		if !l.tasks.Offer(task{fn: func() { l.runScheduled(f) }, name: f.name, id: l.taskIDs.Add(1)}) {
 			heap.Push(&l.scheduled, f)
 			return
 		}
