@@ -104,7 +104,9 @@ func (r *Run) Clients() ClientStats {
 		out.BytesVerified += s.BytesVerified
 		h.Merge(c.g.Latency())
 	}
-	if el := r.Elapsed(); el > 0 {
+	// Throughput is per second of wall time: clients keep their pace while
+	// the run clock is held, so dividing by the run clock would inflate it.
+	if el := r.wallElapsed(); el > 0 {
 		out.ThroughputRPS = float64(out.Requests) / el.Seconds()
 	}
 	out.P50us, out.P90us, out.P99us, out.MaxUs = h.Quantile(0.5), h.Quantile(0.9), h.Quantile(0.99), h.Quantile(1)

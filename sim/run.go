@@ -59,6 +59,7 @@ type Run struct {
 	clients    []*clientGroup
 	started    time.Time
 	offloading bool
+	ended      time.Time     // when the clients were stopped
 	held       time.Duration // run clock time spent held
 	holdSince  time.Time     // zero unless the clock is held now
 
@@ -135,6 +136,19 @@ func (r *Run) Elapsed() time.Duration {
 		return el
 	}
 	return min(el, r.sc.Duration)
+}
+
+// wallElapsed is the wall time since Start, up to the end of the run.
+func (r *Run) wallElapsed() time.Duration {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	switch {
+	case r.started.IsZero():
+		return 0
+	case !r.ended.IsZero():
+		return r.ended.Sub(r.started)
+	}
+	return time.Since(r.started)
 }
 
 // HoldClock stops (true) or restarts (false) the run clock. The UI holds
@@ -226,6 +240,11 @@ func (r *Run) drive() {
 func (r *Run) finish(cause error) {
 	r.Stop()
 	r.stopClients()
+	r.mu.Lock()
+	if !r.started.IsZero() {
+		r.ended = time.Now()
+	}
+	r.mu.Unlock()
 	q, to := r.sc.Shutdown.Quiet, r.sc.Shutdown.Timeout
 	for _, g := range r.groups {
 		g.ShutdownGracefully(q, to)

@@ -21,6 +21,7 @@ type detailInfo struct {
 	now       int64
 	paused    bool
 	gatePhase model.Phase
+	atEnd     bool // paused at the end-of-iteration boundary, not before a phase
 	reason    string
 	wheel     widgets.WheelView
 }
@@ -100,6 +101,9 @@ func (d *detailPane) drawInfo(scr tcell.Screen, x, y, w, h int) {
 	lines := infoLines(in, w >= 56, th)
 	if in.paused {
 		note := "⏸ before " + in.gatePhase.String()
+		if in.atEnd {
+			note = "⏸ end of iteration"
+		}
 		if in.reason != "" {
 			note += " · " + in.reason
 		}

@@ -238,8 +238,10 @@ func (v *liveView) refresh() {
 			switch g := v.gates[l.Index]; {
 			case g.Paused && g.Waiting:
 				info.paused, info.gatePhase, info.reason = true, model.FromGate(g.Phase), g.Reason
+				info.atEnd = g.Phase == trace.PhaseEnd
 			case g.Paused && l.Paused:
 				info.paused, info.gatePhase, info.reason = true, model.FromGate(l.PausePhase), l.PauseReason
+				info.atEnd = l.PausePhase == trace.PhaseEnd
 			}
 		}
 	}
@@ -469,17 +471,19 @@ func (v *liveView) act(a action) {
 // pauseAll pauses every loop, or resumes them all when all are paused.
 func (v *liveView) pauseAll() {
 	loops := v.loops()
-	running := false
+	paused := false
 	for _, l := range loops {
-		if !l.GateStatus().Paused && l.State() < trace.StateShuttingDown {
-			running = true
+		if l.GateStatus().Paused && l.State() < trace.StateShuttingDown {
+			paused = true
 		}
 	}
+	// One press always does the obvious thing: if anything is stopped (a
+	// breakpoint stops one loop), everything runs again; else all pause.
 	for _, l := range loops {
-		if running {
-			l.Pause(userPause)
-		} else {
+		if paused {
 			l.Resume()
+		} else {
+			l.Pause(userPause)
 		}
 	}
 }

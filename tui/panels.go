@@ -204,6 +204,9 @@ func logTitle(th *widgets.Theme, f model.Filter, events, dropped uint64) []widge
 		segs = append(segs, widgets.S(" · filter ", th.Base), widgets.S(f.String(), th.Warn))
 	}
 	segs = append(segs, widgets.S(" · "+model.Count(int64(events))+" seen", th.Base))
+	if events > model.LogCap {
+		segs = append(segs, widgets.S(" · last "+model.Count(model.LogCap)+" kept", th.Dim))
+	}
 	if dropped > 0 {
 		segs = append(segs, widgets.S(" · "+model.Count(int64(dropped))+" dropped", th.Bad))
 	}

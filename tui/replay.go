@@ -12,6 +12,7 @@ import (
 	"github.com/gdamore/tcell/v2"
 	"github.com/rivo/tview"
 
+	"github.com/reactorviz/reactorviz/reactor/trace"
 	"github.com/reactorviz/reactorviz/reactor/trace/jsonl"
 	"github.com/reactorviz/reactorviz/tui/model"
 	"github.com/reactorviz/reactorviz/tui/widgets"
@@ -114,6 +115,7 @@ func (v *replayView) refresh() {
 		info.loop, info.ok = l, true
 		if l.Paused {
 			info.paused, info.gatePhase, info.reason = true, model.FromGate(l.PausePhase), l.PauseReason
+			info.atEnd = l.PausePhase == trace.PhaseEnd
 		}
 	}
 	v.body.detail.set(info)

@@ -81,14 +81,16 @@ func isLoopback(host string) bool {
 }
 
 func serveHeadless(e *env, o sim.ServeOptions, d time.Duration, asJSON bool) error {
+	// Catch the signals before saying we serve, so a Ctrl-C that follows
+	// the message at once still gets a graceful shutdown and a summary.
+	sig := make(chan os.Signal, 1)
+	signal.Notify(sig, syscall.SIGINT, syscall.SIGTERM)
+	defer signal.Stop(sig)
 	s, err := sim.Serve(o)
 	if err != nil {
 		return runtimeErr(err)
 	}
 	fmt.Fprintf(e.stderr, "reactorviz: serving %s on %v (model %s); stop with Ctrl-C\n", o.Protocol, s.Addrs(), o.Model)
-	sig := make(chan os.Signal, 1)
-	signal.Notify(sig, syscall.SIGINT, syscall.SIGTERM)
-	defer signal.Stop(sig)
 	var timeout <-chan time.Time
 	if d > 0 {
 		timeout = time.After(d)
