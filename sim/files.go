@@ -2,6 +2,7 @@ package sim
 
 import (
 	"errors"
+	"fmt"
 	"os"
 
 	"github.com/reactorviz/reactorviz/reactor/trace"
@@ -54,8 +55,10 @@ func (f *traceFiles) openJSONL(r *Run, path string) error {
 	if err != nil {
 		return err
 	}
+	cfg := fmt.Sprintf("io_ratio=%d rebuild_threshold=%d selector=%s trigger=%s",
+		r.sc.Loop.IORatio, r.RebuildThreshold(), r.sc.Loop.Selector, r.sc.Loop.Trigger)
 	w := jsonl.NewWriter(file, jsonl.Header{Scenario: r.sc.Name, Model: string(r.sc.Model),
-		Started: r.coll.Clock().Epoch()}, jsonl.Options{Source: r.coll})
+		Started: r.coll.Clock().Epoch(), Config: cfg}, jsonl.Options{Source: r.coll})
 	r.coll.AddSink(w)
 	f.closers = append(f.closers, func(*trace.Collector) error {
 		return errors.Join(w.Close(), file.Close())

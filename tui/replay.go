@@ -109,8 +109,9 @@ func (v *replayView) refresh() {
 		v.snap = v.rep.Snapshot(q)
 	}
 	now := v.rep.Time()
-	v.body.setLoops(v.snap, func(l model.Loop) widgets.LoopRow { return widgets.LoopRow{Loop: l} }, v.focus, now)
-	info := detailInfo{now: now, ioRatio: -1, wheel: replayWheel(v.snap.Wheel)}
+	ioRatio, threshold := headerConfig(v.hdr.Config)
+	v.body.setLoops(v.snap, func(l model.Loop) widgets.LoopRow { return widgets.LoopRow{Loop: l, Threshold: threshold} }, v.focus, now)
+	info := detailInfo{now: now, ioRatio: ioRatio, threshold: threshold, wheel: replayWheel(v.snap.Wheel)}
 	if l, ok := focusedLoop(v.snap, v.focus); ok {
 		info.loop, info.ok = l, true
 		if l.Paused {
@@ -328,4 +329,24 @@ func parseGoto(s string, rep *model.Replay) (int, bool) {
 		return rep.PosAtTime(int64(d)), true
 	}
 	return 0, false
+}
+
+// headerConfig reads the loops' starting ioRatio and rebuild threshold from
+// a trace header's config words; -1 and 0 when the trace does not say.
+func headerConfig(cfg string) (ioRatio, threshold int) {
+	ioRatio = -1
+	for _, w := range strings.Fields(cfg) {
+		k, v, _ := strings.Cut(w, "=")
+		n, err := strconv.Atoi(v)
+		if err != nil {
+			continue
+		}
+		switch k {
+		case "io_ratio":
+			ioRatio = n
+		case "rebuild_threshold":
+			threshold = n
+		}
+	}
+	return ioRatio, threshold
 }

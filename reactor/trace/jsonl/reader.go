@@ -236,6 +236,8 @@ func (r *Reader) header(line []byte, last bool) error {
 			})
 		case "started":
 			return s.headerString(key, &vbuf, func(string) { started = vbuf.str })
+		case "config":
+			return s.headerString(key, &vbuf, func(v string) { r.hdr.Config = v })
 		case "loops":
 			if s.p >= len(s.b) || s.b[s.p] != '[' {
 				if err := s.value(&vbuf); err != nil {

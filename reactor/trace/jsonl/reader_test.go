@@ -1,6 +1,7 @@
 package jsonl
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -291,4 +292,20 @@ func manyFields(n int) string {
 	}
 	b.WriteString(`"last":0}`)
 	return b.String()
+}
+
+func TestHeaderConfigRoundTrip(t *testing.T) {
+	var buf bytes.Buffer
+	w := NewWriter(&buf, Header{Scenario: "s", Model: "multi", Config: "io_ratio=70 rebuild_threshold=64",
+		Loops: []trace.LoopInfo{{Name: "boss-0", Group: "boss"}}}, Options{})
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	r, err := NewReader(&buf, "t.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := r.Header().Config; got != "io_ratio=70 rebuild_threshold=64" {
+		t.Fatalf("config %q", got)
+	}
 }

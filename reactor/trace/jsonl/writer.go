@@ -37,6 +37,10 @@ type Header struct {
 	Model    string
 	Started  time.Time // wall-clock time of the run's clock epoch
 	Loops    []trace.LoopInfo
+	// Config is the loops' settings at the start, as "key=value" words
+	// ("io_ratio=50 rebuild_threshold=512 ..."), for a replay to show what
+	// the events alone do not say. Optional.
+	Config string
 }
 
 // End is the summary on a trace file's last line.
@@ -216,7 +220,12 @@ func (w *Writer) open() {
 	b = appendString(b, w.hdr.Model, MaxNameBytes)
 	b = append(b, `,"started":"`...)
 	b = w.hdr.Started.UTC().AppendFormat(b, time.RFC3339Nano)
-	b = append(b, `","loops":[`...)
+	b = append(b, '"')
+	if w.hdr.Config != "" {
+		b = append(b, `,"config":`...)
+		b = appendString(b, w.hdr.Config, MaxNameBytes)
+	}
+	b = append(b, `,"loops":[`...)
 	start := len(b)
 	n := 0
 	for _, l := range loops {
