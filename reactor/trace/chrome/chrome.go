@@ -45,9 +45,9 @@ import (
 	"math"
 	"strconv"
 	"sync"
-	"unicode/utf8"
 
 	"github.com/reactorviz/reactorviz/reactor/trace"
+	"github.com/reactorviz/reactorviz/reactor/trace/internal/jsontext"
 )
 
 // LoopTable names the loops of one event stream; an Event's Loop indexes it.
@@ -759,54 +759,8 @@ func sat(a, d int64) int64 {
 	return s
 }
 
-const hexDigits = "0123456789abcdef"
-
 // appendString appends s as a JSON string, cut to limit bytes on a rune
 // boundary, with invalid UTF-8 replaced by U+FFFD.
 func appendString(dst []byte, s string, limit int) []byte {
-	if len(s) > limit {
-		i := limit
-		for j := 0; j < utf8.UTFMax && i > 0 && !utf8.RuneStart(s[i]); j++ {
-			i--
-		}
-		s = s[:i]
-	}
-	dst = append(dst, '"')
-	start := 0
-	for i := 0; i < len(s); {
-		c := s[i]
-		if c >= 0x20 && c != '"' && c != '\\' && c < utf8.RuneSelf {
-			i++
-			continue
-		}
-		if c < utf8.RuneSelf {
-			dst = append(dst, s[start:i]...)
-			switch c {
-			case '"', '\\':
-				dst = append(dst, '\\', c)
-			case '\n':
-				dst = append(dst, '\\', 'n')
-			case '\r':
-				dst = append(dst, '\\', 'r')
-			case '\t':
-				dst = append(dst, '\\', 't')
-			default:
-				dst = append(dst, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xf])
-			}
-			i++
-			start = i
-			continue
-		}
-		r, size := utf8.DecodeRuneInString(s[i:])
-		if r == utf8.RuneError && size == 1 {
-			dst = append(dst, s[start:i]...)
-			dst = append(dst, `\ufffd`...)
-			i++
-			start = i
-			continue
-		}
-		i += size
-	}
-	dst = append(dst, s[start:]...)
-	return append(dst, '"')
+	return jsontext.AppendString(dst, s, limit)
 }

@@ -1,68 +1,14 @@
 package jsonl
 
-import "unicode/utf8"
-
-const hexDigits = "0123456789abcdef"
+import "github.com/reactorviz/reactorviz/reactor/trace/internal/jsontext"
 
 // appendString appends s as a JSON string literal, cut to at most limit bytes
 // of s on a rune boundary. The cut keeps every line under MaxLineBytes, so a
-// file the writer produced is always one the reader accepts. Invalid UTF-8
-// becomes U+FFFD, as JSON text must be UTF-8.
+// file the writer produced is always one the reader accepts.
 func appendString(dst []byte, s string, limit int) []byte {
-	if len(s) > limit {
-		s = cutString(s, limit)
-	}
-	dst = append(dst, '"')
-	start := 0
-	for i := 0; i < len(s); {
-		c := s[i]
-		if c >= 0x20 && c != '"' && c != '\\' && c < utf8.RuneSelf {
-			i++
-			continue
-		}
-		if c < utf8.RuneSelf {
-			dst = append(dst, s[start:i]...)
-			switch c {
-			case '"', '\\':
-				dst = append(dst, '\\', c)
-			case '\n':
-				dst = append(dst, '\\', 'n')
-			case '\r':
-				dst = append(dst, '\\', 'r')
-			case '\t':
-				dst = append(dst, '\\', 't')
-			default:
-				dst = append(dst, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xf])
-			}
-			i++
-			start = i
-			continue
-		}
-		r, size := utf8.DecodeRuneInString(s[i:])
-		if r == utf8.RuneError && size == 1 {
-			dst = append(dst, s[start:i]...)
-			dst = append(dst, `\ufffd`...)
-			i++
-			start = i
-			continue
-		}
-		i += size
-	}
-	dst = append(dst, s[start:]...)
-	return append(dst, '"')
+	return jsontext.AppendString(dst, s, limit)
 }
 
 // cutString returns the longest prefix of s of at most n bytes that does not
 // split a UTF-8 sequence.
-func cutString(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	i := n
-	// Back up over continuation bytes (at most utf8.UTFMax-1 of them) so the
-	// cut lands on the first byte of a rune.
-	for j := 0; j < utf8.UTFMax && i > 0 && !utf8.RuneStart(s[i]); j++ {
-		i--
-	}
-	return s[:i]
-}
+func cutString(s string, n int) string { return jsontext.Cut(s, n) }
