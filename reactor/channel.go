@@ -154,7 +154,6 @@ func (ch *Channel) setInterest(ops uint32) {
 // (flushing frees memory sooner), then reads. Under epoll semantics an
 // error or hang-up goes to both, where the syscall surfaces it.
 func (ch *Channel) processReady(ready uint32) {
-	defer ch.recoverHandler()
 	if ch.kind == kindServer {
 		ch.server.accept()
 		return
@@ -187,7 +186,7 @@ func (ch *Channel) read() {
 	total := 0
 	edge := l.cfg.Trigger == TriggerEdge
 	for i := 0; i < maxMessagesPerRead; i++ {
-		n, err := unix.Read(ch.fd, buf)
+		n, err := sockRead(ch.fd, buf)
 		switch {
 		case n > 0:
 			total += n
@@ -268,7 +267,7 @@ func (ch *Channel) flush() {
 // loop would spin on a socket that is always writable.
 func (ch *Channel) doWrite() {
 	l := ch.loop
-	n, err := unix.Write(ch.fd, ch.out)
+	n, err := sockWrite(ch.fd, ch.out)
 	if err != nil && err != unix.EAGAIN && err != unix.EINTR {
 		ch.fail(err)
 		return
@@ -342,14 +341,20 @@ func (ch *Channel) exception(err error) {
 // pipeline catches a Throwable from channelRead; the loop goes on.
 func (ch *Channel) recoverHandler() {
 	if r := recover(); r != nil {
-		l := ch.loop
-		add(&l.stats.handlerPanics, 1)
-		err := fmt.Errorf("handler panic: %v", r)
-		if l.tracing() {
-			l.emit(trace.Event{Kind: trace.KindTaskPanic, Str: err.Error()})
-		}
-		ch.exception(err)
+		ch.handlerPanicked(r)
 	}
+}
+
+// handlerPanicked reports a panic recovered from one of the channel's
+// handlers as exceptionCaught.
+func (ch *Channel) handlerPanicked(r any) {
+	l := ch.loop
+	add(&l.stats.handlerPanics, 1)
+	err := fmt.Errorf("handler panic: %v", r)
+	if l.tracing() {
+		l.emit(trace.Event{Kind: trace.KindTaskPanic, Str: err.Error()})
+	}
+	ch.exception(err)
 }
 
 func (ch *Channel) safeCall(fn func()) {

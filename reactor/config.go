@@ -53,6 +53,7 @@ const (
 	minPrematureReturns     = 3   // MIN_PREMATURE_SELECTOR_RETURNS
 	maxMessagesPerRead      = 16  // ChannelMetadata's default
 	tasksPerClockCheck      = 64  // runAllTasks reads the clock every 64 tasks
+	yieldInterval           = 8e6 // ns between Gosched calls; sysmon preempts at 10 ms
 	schedulePurgeInterval   = 1e9 // SCHEDULE_PURGE_INTERVAL: 1 s idle cap
 	defaultReadBuffer       = 64 << 10
 	defaultEvents           = 1024

@@ -63,6 +63,7 @@ func (l *EventLoop) gateAt(p trace.Phase) {
 }
 
 func (l *EventLoop) gateWait(p trace.Phase) {
+	l.stamp = 0 // a pause or slow motion makes any earlier reading stale
 	g := &l.gate
 	g.mu.Lock()
 	g.phase = p

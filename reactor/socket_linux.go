@@ -7,6 +7,7 @@ import (
 	"net"
 	"net/netip"
 	"os"
+	"unsafe"
 
 	"golang.org/x/sys/unix"
 )
@@ -141,3 +142,25 @@ func socketError(fd int) error {
 }
 
 func closeFD(fd int) { unix.Close(fd) }
+
+// sockRead and sockWrite are read(2) and write(2) on a channel's socket.
+// Every channel socket is non-blocking, so neither call can sleep, and they
+// go through RawSyscall: the runtime's entersyscall/exitsyscall pair exists
+// to hand the P to another thread during a call that may block, and on a
+// loop thread that makes two calls per request it is pure overhead (see
+// internal/poll). They return 0, not -1, with an error.
+func sockRead(fd int, p []byte) (int, error) {
+	n, _, e := unix.RawSyscall6(unix.SYS_READ, uintptr(fd), uintptr(unsafe.Pointer(unsafe.SliceData(p))), uintptr(len(p)), 0, 0, 0)
+	if e != 0 {
+		return 0, e
+	}
+	return int(n), nil
+}
+
+func sockWrite(fd int, p []byte) (int, error) {
+	n, _, e := unix.RawSyscall6(unix.SYS_WRITE, uintptr(fd), uintptr(unsafe.Pointer(unsafe.SliceData(p))), uintptr(len(p)), 0, 0, 0)
+	if e != 0 {
+		return 0, e
+	}
+	return int(n), nil
+}

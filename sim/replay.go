@@ -50,9 +50,9 @@ func (t *Tally) Add(e *trace.Event) {
 			s.Selects++
 		}
 	case trace.KindSelectEnd:
+		s.MaxSelectCnt = max(s.MaxSelectCnt, e.C)
 		if e.Flag {
 			s.Premature++
-			s.MaxSelectCnt = max(s.MaxSelectCnt, e.C)
 		}
 	case trace.KindIOBegin:
 		s.Iterations++

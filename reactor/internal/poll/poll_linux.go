@@ -8,9 +8,18 @@ package poll
 
 import (
 	"os"
+	"unsafe"
 
 	"golang.org/x/sys/unix"
 )
+
+// Calls that cannot block (epoll_ctl, a zero-timeout epoll_wait, an eventfd
+// write) go through RawSyscall, which skips the runtime's entersyscall and
+// exitsyscall bookkeeping. That bookkeeping exists so the scheduler can hand
+// the thread's P to another thread during a call that sleeps; around a
+// short system call it costs as much as the call's own user-side work, and
+// a loop thread makes two or three such calls per request. A wait that may
+// sleep long is announced to the runtime (see Wait).
 
 // Readiness and interest bits, as epoll spells them.
 const (
@@ -61,18 +70,49 @@ func (p *Poller) Del(fd int) error {
 
 func (p *Poller) ctl(op, fd int, events uint32) error {
 	ev := unix.EpollEvent{Events: events, Fd: int32(fd)}
-	if err := unix.EpollCtl(p.fd, op, fd, &ev); err != nil {
-		return os.NewSyscallError("epoll_ctl", err)
+	_, _, e := unix.RawSyscall6(unix.SYS_EPOLL_CTL, uintptr(p.fd), uintptr(op), uintptr(fd),
+		uintptr(unsafe.Pointer(&ev)), 0, 0)
+	if e != 0 {
+		return os.NewSyscallError("epoll_ctl", e)
 	}
 	return nil
 }
+
+// rawWaitMillis is how long the first part of a Wait may sleep unannounced.
+// A busy loop's waits last microseconds: they are made raw, like the other
+// calls. Only a wait that outlasts it goes on through Syscall, where the
+// runtime may take the P away and stop the world without waking the thread.
+// It stays far below the 10 ms after which the runtime's sysmon preempts a
+// goroutine it believes is running.
+const rawWaitMillis = 1
 
 // Wait blocks for at most msec milliseconds (-1: no limit, 0: poll) and fills
 // events. An interrupted wait (EINTR) returns 0 and ErrInterrupted so the loop
 // can treat it as Netty treats an interrupted select: stop counting it as a
 // premature return.
+//
+// The first rawWaitMillis of the wait are a raw epoll_wait; if nothing is
+// ready by then, the rest is an ordinary Syscall. A signal that cuts the raw
+// part short is the runtime's own (a preemption request or a stop-the-world
+// for the collector, which a thread in Syscall would not have received), so
+// it is not reported: the wait goes on, as announced, for the rest of msec.
 func (p *Poller) Wait(events []Event, msec int) (int, error) {
-	n, err := unix.EpollWait(p.fd, events, msec)
+	if msec == 0 || len(events) == 0 {
+		return p.rawWait(events, 0)
+	}
+	first := rawWaitMillis
+	if msec > 0 && msec < first {
+		first = msec
+	}
+	n, err := p.rawWait(events, first)
+	if n != 0 || (err != nil && err != ErrInterrupted) || (err == nil && first == msec) {
+		return n, err
+	}
+	rest := -1
+	if msec > 0 {
+		rest = max(msec-first, 1)
+	}
+	n, err = unix.EpollWait(p.fd, events, rest)
 	if err != nil {
 		if err == unix.EINTR {
 			return 0, ErrInterrupted
@@ -80,6 +120,23 @@ func (p *Poller) Wait(events []Event, msec int) (int, error) {
 		return 0, os.NewSyscallError("epoll_wait", err)
 	}
 	return n, nil
+}
+
+// rawWait is epoll_wait through RawSyscall: for a zero timeout, which never
+// sleeps, and for the short first part of a Wait.
+func (p *Poller) rawWait(events []Event, msec int) (int, error) {
+	if len(events) == 0 {
+		return 0, nil
+	}
+	n, _, e := unix.RawSyscall6(unix.SYS_EPOLL_PWAIT, uintptr(p.fd), uintptr(unsafe.Pointer(&events[0])),
+		uintptr(len(events)), uintptr(msec), 0, 0)
+	switch e {
+	case 0:
+		return int(n), nil
+	case unix.EINTR:
+		return 0, ErrInterrupted
+	}
+	return 0, os.NewSyscallError("epoll_wait", e)
 }
 
 // Close closes the epoll descriptor. Registered descriptors stay open.
@@ -113,9 +170,9 @@ func NewEventFD() (int, error) {
 // and the write retried, as Netty's native code does.
 func WriteEventFD(fd int) error {
 	for {
-		_, err := unix.Write(fd, one[:])
+		_, _, err := unix.RawSyscall(unix.SYS_WRITE, uintptr(fd), uintptr(unsafe.Pointer(&one[0])), uintptr(len(one)))
 		switch err {
-		case nil:
+		case 0:
 			return nil
 		case unix.EINTR:
 			continue
