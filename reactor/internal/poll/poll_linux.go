@@ -78,41 +78,20 @@ func (p *Poller) ctl(op, fd int, events uint32) error {
 	return nil
 }
 
-// rawWaitMillis is how long the first part of a Wait may sleep unannounced.
-// A busy loop's waits last microseconds: they are made raw, like the other
-// calls. Only a wait that outlasts it goes on through Syscall, where the
-// runtime may take the P away and stop the world without waking the thread.
-// It stays far below the 10 ms after which the runtime's sysmon preempts a
-// goroutine it believes is running.
-const rawWaitMillis = 1
-
 // Wait blocks for at most msec milliseconds (-1: no limit, 0: poll) and fills
 // events. An interrupted wait (EINTR) returns 0 and ErrInterrupted so the loop
 // can treat it as Netty treats an interrupted select: stop counting it as a
 // premature return.
 //
-// The first rawWaitMillis of the wait are a raw epoll_wait; if nothing is
-// ready by then, the rest is an ordinary Syscall. A signal that cuts the raw
-// part short is the runtime's own (a preemption request or a stop-the-world
-// for the collector, which a thread in Syscall would not have received), so
-// it is not reported: the wait goes on, as announced, for the rest of msec.
+// A wait that may sleep goes through Syscall, so that while this thread
+// sleeps the runtime can run other goroutines on its P and stop the world
+// without signalling it. (Making short waits raw as well was measured: it
+// cost server CPU rather than saving it.)
 func (p *Poller) Wait(events []Event, msec int) (int, error) {
-	if msec == 0 || len(events) == 0 {
-		return p.rawWait(events, 0)
+	if msec == 0 {
+		return p.poll(events)
 	}
-	first := rawWaitMillis
-	if msec > 0 && msec < first {
-		first = msec
-	}
-	n, err := p.rawWait(events, first)
-	if n != 0 || (err != nil && err != ErrInterrupted) || (err == nil && first == msec) {
-		return n, err
-	}
-	rest := -1
-	if msec > 0 {
-		rest = max(msec-first, 1)
-	}
-	n, err = unix.EpollWait(p.fd, events, rest)
+	n, err := unix.EpollWait(p.fd, events, msec)
 	if err != nil {
 		if err == unix.EINTR {
 			return 0, ErrInterrupted
@@ -122,14 +101,13 @@ func (p *Poller) Wait(events []Event, msec int) (int, error) {
 	return n, nil
 }
 
-// rawWait is epoll_wait through RawSyscall: for a zero timeout, which never
-// sleeps, and for the short first part of a Wait.
-func (p *Poller) rawWait(events []Event, msec int) (int, error) {
+// poll is Wait with a zero timeout: it never sleeps, so it is a raw call.
+func (p *Poller) poll(events []Event) (int, error) {
 	if len(events) == 0 {
 		return 0, nil
 	}
 	n, _, e := unix.RawSyscall6(unix.SYS_EPOLL_PWAIT, uintptr(p.fd), uintptr(unsafe.Pointer(&events[0])),
-		uintptr(len(events)), uintptr(msec), 0, 0)
+		uintptr(len(events)), 0, 0, 0)
 	switch e {
 	case 0:
 		return int(n), nil
