@@ -42,6 +42,21 @@ func (r *Ring) Loop() uint16 { return r.loop }
 // was kept. Only the owning goroutine may call Put.
 func (r *Ring) Put(e Event) bool {
 	t := r.tail.Load()
+	// The common case, room and no drop to report, writes the event in
+	// place through one pointer; the rest is putSlow.
+	if r.pending == 0 && t+1-r.headCache <= uint64(len(r.buf)) {
+		s := &r.buf[t&r.mask]
+		*s = e
+		s.Loop = r.loop
+		r.tail.Store(t + 1)
+		return true
+	}
+	return r.putSlow(e, t)
+}
+
+// putSlow is Put when the cached head says the ring may be full, or when
+// drops wait to be reported.
+func (r *Ring) putSlow(e Event, t uint64) bool {
 	if r.pending > 0 {
 		if !r.room(t, 2) {
 			r.drop()
@@ -78,9 +93,15 @@ func (r *Ring) drop() {
 func (r *Ring) Drain(dst []Event) []Event {
 	h := r.head.Load()
 	t := r.tail.Load()
-	for ; h != t; h++ {
-		dst = append(dst, r.buf[h&r.mask])
-		r.buf[h&r.mask].Str = "" // let the GC forget strings we no longer hold
+	for h != t {
+		// At most two runs, as the published span may wrap around; each
+		// is copied in one go, then zeroed so that the GC forgets the
+		// strings its slots pointed to.
+		i := h & r.mask
+		j := min(uint64(len(r.buf)), i+(t-h))
+		dst = append(dst, r.buf[i:j]...)
+		clear(r.buf[i:j])
+		h += j - i
 	}
 	r.head.Store(h)
 	return dst

@@ -29,6 +29,40 @@ func TestRingDropsAndReports(t *testing.T) {
 	}
 }
 
+// Drain returns the events in order when the published span wraps around
+// the end of the buffer, and frees their slots.
+func TestRingDrainWraps(t *testing.T) {
+	r := NewRing(0, 16)
+	for i := 0; i < 10; i++ {
+		r.Put(Event{Kind: KindRead, A: int64(i), Str: "x"})
+	}
+	if got := r.Drain(nil); len(got) != 10 {
+		t.Fatalf("first drain: %d events", len(got))
+	}
+	for i := 10; i < 22; i++ { // slots 10..15, then 0..5
+		if !r.Put(Event{Kind: KindRead, A: int64(i)}) {
+			t.Fatalf("put %d dropped", i)
+		}
+	}
+	got := r.Drain(nil)
+	if len(got) != 12 {
+		t.Fatalf("second drain: %d events, want 12", len(got))
+	}
+	for i, e := range got {
+		if e.A != int64(10+i) {
+			t.Fatalf("event %d has A=%d, want %d", i, e.A, 10+i)
+		}
+	}
+	if r.Len() != 0 {
+		t.Fatalf("%d events left", r.Len())
+	}
+	for i := range r.buf {
+		if r.buf[i].Str != "" {
+			t.Fatalf("slot %d still holds %q", i, r.buf[i].Str)
+		}
+	}
+}
+
 func TestRingPutDoesNotAllocate(t *testing.T) {
 	r := NewRing(0, 1024)
 	e := Event{Kind: KindTaskRun, A: 1, Str: "name"}
