@@ -173,13 +173,20 @@ func dial(t *testing.T, addr string) net.Conn {
 	return c
 }
 
-// blockedInEpoll reports whether the loop's thread sits in epoll_wait, read
-// from /proc: the kernel's own word that the loop is asleep in select.
+// blockedInEpoll reports whether the loop is asleep in select: its thread
+// sits in epoll_wait, by the kernel's own word in /proc, and no wakeup is
+// pending. The flags are read first: a thread woken but not yet scheduled
+// still shows epoll_wait in /proc, but then wakenUp or the selector latch is
+// still set, because only the loop clears them, after the wait returns.
 func blockedInEpoll(l *EventLoop) bool {
+	if l.wakenUp.Load() || l.woken.Load() {
+		return false
+	}
 	b, err := os.ReadFile(fmt.Sprintf("/proc/self/task/%d/syscall", l.TID()))
 	if err != nil {
 		return false
 	}
 	f := strings.Fields(string(b))
-	return len(f) > 0 && (f[0] == "232" || f[0] == "281") // epoll_wait, epoll_pwait
+	inWait := len(f) > 0 && (f[0] == "232" || f[0] == "281") // epoll_wait, epoll_pwait
+	return inWait && !l.wakenUp.Load() && !l.woken.Load()
 }

@@ -282,6 +282,9 @@ func TestWakeupCoalescing(t *testing.T) {
 	}
 	l.Resume()
 	waitFor(t, "all tasks", func() bool { return ran.Load() == n })
+	// Until the loop is back in epoll_wait its wakenUp may still be set
+	// from the burst above, and the outer submission would be coalesced.
+	waitFor(t, "loop asleep after the burst", func() bool { return blockedInEpoll(l) })
 
 	before = l.Stats()
 	done := make(chan struct{})
