@@ -6,6 +6,7 @@ import (
 	"net/netip"
 	"os"
 	"os/signal"
+	"runtime/pprof"
 	"syscall"
 	"time"
 
@@ -29,16 +30,46 @@ func cmdServe(e *env, args []string) error {
 	asJSON := f.Bool("json", false, "print the final summary as JSON on stdout")
 	noTrace := f.Bool("no-trace", false, "emit no events at all (the default unless --trace or the TUI asks for them)")
 	d := f.Duration("duration", 0, "stop after this long (0: run until SIGINT/SIGTERM)")
+	cpuProfile := f.String("cpuprofile", "", "write a CPU profile of the whole run to `file` (headless only; read it with go tool pprof)")
 	if _, err := f.parse(e, args, 0, 0); err != nil {
 		return err
 	}
 	if err := checkServe(&o, *allowRemote, *noTrace); err != nil {
 		return err
 	}
-	if !*headless && !*asJSON && e.stdoutTTY && serveTUI != nil {
+	tui := !*headless && !*asJSON && e.stdoutTTY && serveTUI != nil
+	if *cpuProfile != "" && tui {
+		return usageErr("serve: --cpuprofile needs --headless or --json (the UI would be in the profile)")
+	}
+	if tui {
 		return serveTUI(o, *d)
 	}
+	if *cpuProfile != "" {
+		stop, err := startCPUProfile(*cpuProfile)
+		if err != nil {
+			return runtimeErr(err)
+		}
+		defer stop()
+	}
 	return serveHeadless(e, o, *d, *asJSON)
+}
+
+// startCPUProfile profiles the process into path until the returned func
+// runs. The loops' threads are profiled like any other: a locked goroutine
+// gets its own profiling timer.
+func startCPUProfile(path string) (func(), error) {
+	f, err := os.Create(path)
+	if err != nil {
+		return nil, err
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		f.Close()
+		return nil, err
+	}
+	return func() {
+		pprof.StopCPUProfile()
+		f.Close()
+	}, nil
 }
 
 // serveTUI opens the live view on a serving engine; set by tui.go.

@@ -106,6 +106,29 @@ func TestServeRunsAndStops(t *testing.T) {
 	}
 }
 
+// --cpuprofile writes a profile that go tool pprof can read: a gzipped
+// protocol buffer, whatever the run did.
+func TestServeWritesCPUProfile(t *testing.T) {
+	prof := filepath.Join(t.TempDir(), "cpu.pprof")
+	code, _, errs := runCLI(t, "serve", "--headless", "--addr", "127.0.0.1:0", "--workers", "1",
+		"--duration", "200ms", "--cpuprofile", prof)
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	b, err := os.ReadFile(prof)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(b) < 2 || b[0] != 0x1f || b[1] != 0x8b {
+		t.Fatalf("profile is not gzipped protobuf: %d bytes % x", len(b), b[:min(len(b), 8)])
+	}
+	code, _, errs = runCLI(t, "serve", "--headless", "--addr", "127.0.0.1:0", "--duration", "10ms",
+		"--cpuprofile", filepath.Join(t.TempDir(), "missing", "cpu.pprof"))
+	if code != exitRuntime || !strings.Contains(errs, "cpu.pprof") {
+		t.Fatalf("unwritable profile: exit %d, %s", code, errs)
+	}
+}
+
 // The JSON summary carries the stable keys of DESIGN.md §6, and a trace
 // replayed headless reproduces the live run's per-loop counters.
 func TestRunJSONAndReplayRoundTrip(t *testing.T) {

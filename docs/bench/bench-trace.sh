@@ -25,6 +25,7 @@ SERVER_CPU=${SERVER_CPU:-1}
 CLIENT_CPU=${CLIENT_CPU:-0}
 BASE_PORT=${BASE_PORT:-18180}
 OUT_DIR=${OUT_DIR:-$(mktemp -d /tmp/bench-trace.XXXXXX)}
+mkdir -p "$OUT_DIR"
 BIN=${BIN:-$OUT_DIR/reactorviz}   # built from this tree unless given
 
 die() { echo "bench-trace: $*" >&2; exit 1; }
