@@ -200,3 +200,53 @@ func TestSelectTimeoutBoundedByNextDeadline(t *testing.T) {
 		return len(b) > 0 && b[len(b)-1].A == int64(time.Second)
 	})
 }
+
+// A loop's events reach the sinks in the order the loop emitted them. The
+// collector merges loops by time, so a loop must never stamp an event
+// earlier than one it has already emitted: a select's end and the I/O
+// phase after it share one clock reading, and a timer that falls due when
+// runAllTasks fetches comes before the batch's tasks_begin.
+func TestLoopEventsKeepEmissionOrder(t *testing.T) {
+	leakCheck(t)
+	coll, rec := newTraced(t)
+	s := startServer(t, 1, 1, Config{Collector: coll, IORatio: 100}, echoInit)
+	c := dial(t, s.addr())
+	for i := 0; i < 20; i++ {
+		echoOnce(t, c, "ping")
+	}
+	w := s.worker.Loops()[0]
+	done := make(chan struct{})
+	onLoop(t, w, func() { _, _ = w.Schedule("t", time.Millisecond, func() { close(done) }) })
+	<-done
+	coll.Flush()
+	idx := loopIndex(t, coll, "worker-0")
+	inSelect, inBatch, ioPhases, timers := false, false, 0, 0
+	for _, e := range rec.snapshot() {
+		if e.Loop != idx {
+			continue
+		}
+		switch e.Kind {
+		case trace.KindSelectBegin:
+			inSelect = true
+		case trace.KindSelectEnd:
+			inSelect = false
+		case trace.KindIOBegin:
+			if inSelect {
+				t.Fatalf("io_begin (event %d) before the select_end of its select", e.Seq)
+			}
+			ioPhases++
+		case trace.KindTasksBegin:
+			inBatch = true
+		case trace.KindTasksEnd:
+			inBatch = false
+		case trace.KindTimerDue:
+			if inBatch {
+				t.Fatalf("timer_due (event %d) inside the batch it was fetched for", e.Seq)
+			}
+			timers++
+		}
+	}
+	if ioPhases == 0 || timers != 1 {
+		t.Fatalf("%d I/O phases and %d timers seen; the test needs both", ioPhases, timers)
+	}
+}

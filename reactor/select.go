@@ -134,7 +134,7 @@ func (l *EventLoop) selectBlocking(oldWakenUp bool) {
 		if timedOut && !woken {
 			selectCnt = 1 // a real timeout, not a premature return
 		}
-		l.selectEnded(n, took, selectCnt, premature)
+		l.selectEnded(t, n, took, selectCnt, premature)
 		if woken {
 			break // ready keys, a wakeup, a task or a due timer (C8)
 		}
@@ -155,7 +155,12 @@ func (l *EventLoop) selectBlocking(oldWakenUp bool) {
 	l.stats.selectCnt.Store(selectCnt)
 }
 
-func (l *EventLoop) selectEnded(keys int, took, selectCnt int64, premature bool) {
+// selectEnded records a blocking select's return, read from the clock at
+// t. The event carries t itself: the I/O phase that follows may begin at
+// the same reading, and a loop must never stamp an event earlier than one
+// it has already emitted, or the collector's merge by time would reorder
+// them.
+func (l *EventLoop) selectEnded(t int64, keys int, took, selectCnt int64, premature bool) {
 	l.stats.selectCnt.Store(selectCnt)
 	// The highest selectCnt reached, whatever ended the select: a select
 	// woken after three premature returns still counted to 4.
@@ -164,7 +169,7 @@ func (l *EventLoop) selectEnded(keys int, took, selectCnt int64, premature bool)
 		add(&l.stats.premature, 1)
 	}
 	if l.tracing() {
-		l.emit(trace.Event{Kind: trace.KindSelectEnd, A: int64(keys), B: took, C: selectCnt, Flag: premature})
+		l.emitAt(t, trace.Event{Kind: trace.KindSelectEnd, A: int64(keys), B: took, C: selectCnt, Flag: premature})
 	}
 }
 

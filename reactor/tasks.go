@@ -50,7 +50,7 @@ func (l *EventLoop) runAllTasks(budget int64) bool {
 // shutdown): fetch due tasks and drain, again and again, until nothing is
 // left, including tasks added meanwhile.
 func (l *EventLoop) runAllTasksUnbounded() bool {
-	start := l.now()
+	var start int64
 	began, ran := false, int64(0)
 	for {
 		l.fetchFromScheduledTaskQueue()
@@ -59,6 +59,8 @@ func (l *EventLoop) runAllTasksUnbounded() bool {
 			break
 		}
 		if !began {
+			// Read after the fetch, whose timer_due events come first.
+			start = l.now()
 			l.tasksBegin(start, -1)
 			began = true
 		}
