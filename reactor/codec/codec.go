@@ -86,6 +86,29 @@ func HandleEcho(in, out []byte, _ int) (consumed int, reply []byte, closeConn bo
 	return len(in), append(out, in...), false, nil
 }
 
+// answer is the loop every protocol handler shares: parse the next request
+// with next, append its fixed reply, and stop at an incomplete request, an
+// error, or a reply that closes the connection. next sees a non-empty b and
+// returns the bytes the request spans (0: incomplete) and its reply.
+func answer(next func(b []byte, limit int) (int, replyKind, error), in, out []byte, limit int) (consumed int, reply []byte, closeConn bool, err error) {
+	limit = effectiveLimit(limit)
+	for consumed < len(in) {
+		n, r, perr := next(in[consumed:], limit)
+		if perr != nil {
+			return consumed, out, true, perr
+		}
+		if n == 0 {
+			break
+		}
+		consumed += n
+		out = append(out, replies[r]...)
+		if r == replyHTTPClose {
+			return consumed, out, true, nil
+		}
+	}
+	return consumed, out, false, nil
+}
+
 // effectiveLimit maps a caller's limit onto the range the parsers support.
 func effectiveLimit(limit int) int {
 	switch {

@@ -76,22 +76,7 @@ var replies = [...]string{
 // meet: the peers answer any line ending in HTTP/1.x, do not read headers,
 // keep every connection open and answer a body's bytes as further input.
 func HandleHTTP(in, out []byte, limit int) (consumed int, reply []byte, closeConn bool, err error) {
-	limit = effectiveLimit(limit)
-	for consumed < len(in) {
-		n, r, perr := nextHTTP(in[consumed:], limit)
-		if perr != nil {
-			return consumed, out, true, perr
-		}
-		if n == 0 {
-			break
-		}
-		consumed += n
-		out = append(out, replies[r]...)
-		if r == replyHTTPClose {
-			return consumed, out, true, nil
-		}
-	}
-	return consumed, out, false, nil
+	return answer(nextHTTP, in, out, limit)
 }
 
 // AppendHTTPError appends the HTTP answer to a handler error and returns the

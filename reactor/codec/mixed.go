@@ -15,22 +15,7 @@ import "bytes"
 // has no answer of its own, since the offending request's protocol may be
 // unknown: the peers close without one, and the caller can do the same.
 func HandleMixed(in, out []byte, limit int) (consumed int, reply []byte, closeConn bool, err error) {
-	limit = effectiveLimit(limit)
-	for consumed < len(in) {
-		n, r, perr := nextMixed(in[consumed:], limit)
-		if perr != nil {
-			return consumed, out, true, perr
-		}
-		if n == 0 {
-			break
-		}
-		consumed += n
-		out = append(out, replies[r]...)
-		if r == replyHTTPClose {
-			return consumed, out, true, nil
-		}
-	}
-	return consumed, out, false, nil
+	return answer(nextMixed, in, out, limit)
 }
 
 // nextMixed parses the request, of either protocol, at the start of b, which

@@ -43,19 +43,7 @@ const minBulk = len("$0\r\n\r\n")
 // string, and they cap lengths at 16 KiB each rather than the request as a
 // whole.
 func HandleRESP(in, out []byte, limit int) (consumed int, reply []byte, closeConn bool, err error) {
-	limit = effectiveLimit(limit)
-	for consumed < len(in) {
-		n, r, perr := nextRESP(in[consumed:], limit)
-		if perr != nil {
-			return consumed, out, true, perr
-		}
-		if n == 0 {
-			break
-		}
-		consumed += n
-		out = append(out, replies[r]...)
-	}
-	return consumed, out, false, nil
+	return answer(nextRESP, in, out, limit)
 }
 
 // AppendRESPError appends the RESP answer to a handler error and returns the
