@@ -1,12 +1,10 @@
 package reactor
 
 import (
-	"bufio"
 	"fmt"
 	"io"
 	"net/netip"
 	"os"
-	"os/exec"
 	"runtime"
 	"slices"
 	"strconv"
@@ -86,43 +84,17 @@ func idleConnBytes(b *testing.B, conns int) float64 {
 	held := holdConns(b, sc.Addr(), conns)
 	waitChannels(worker, int64(conns+2))
 	after := liveHeap()
-	held.release()
-	warm.release()
+	held.close()
+	warm.close()
 	return float64(after-base) / float64(conns)
 }
 
-type heldConns struct {
-	cmd   *exec.Cmd
-	stdin io.Closer
-}
-
-func (h heldConns) release() {
-	h.stdin.Close()
-	h.cmd.Wait()
-}
-
 // holdConns starts a child process that opens n connections to ap and
-// keeps them until its stdin closes.
-func holdConns(b *testing.B, ap netip.AddrPort, n int) heldConns {
-	cmd := exec.Command(os.Args[0], "-test.run=^TestHelperHoldConns$")
-	cmd.Env = append(os.Environ(), fmt.Sprintf("REACTORVIZ_HOLD=%s,%d", ap, n))
-	stdin, err := cmd.StdinPipe()
-	if err != nil {
-		b.Fatal(err)
-	}
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		b.Fatal(err)
-	}
-	cmd.Stderr = os.Stderr
-	if err := cmd.Start(); err != nil {
-		b.Fatal(err)
-	}
-	line, err := bufio.NewReader(out).ReadString('\n')
-	if err != nil || !strings.HasPrefix(line, "ready") {
-		b.Fatalf("connection holder: %q %v", line, err)
-	}
-	return heldConns{cmd: cmd, stdin: stdin}
+// keeps them until it is closed.
+func holdConns(b *testing.B, ap netip.AddrPort, n int) *child {
+	c := startChild(b, "TestHelperHoldConns", fmt.Sprintf("REACTORVIZ_HOLD=%s,%d", ap, n))
+	c.expect(b, "ready")
+	return c
 }
 
 // TestHelperHoldConns is not a test: it is the child process of
