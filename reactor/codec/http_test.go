@@ -18,19 +18,20 @@ const (
 	abGetK  = "GET / HTTP/1.0\r\nConnection: Keep-Alive\r\nHost: localhost:8080\r\nUser-Agent: ApacheBench/2.3\r\nAccept: */*\r\n\r\n"
 )
 
-type httpCase struct {
+// handlerCase is one input to a Handler and what it must answer.
+type handlerCase struct {
 	name     string
 	in       string
 	limit    int
 	want     []string // replies, in order
 	consumed int
-	close    bool
+	close    bool // the connection closes (implied by err)
 	err      error
 }
 
-func httpCases() []httpCase {
+func httpCases() []handlerCase {
 	big := "GET / HTTP/1.1\r\nX-Pad: " + strings.Repeat("a", 40) + "\r\n\r\n" // 66 bytes
-	return []httpCase{
+	return []handlerCase{
 		{name: "wrk", in: wrkGet, want: []string{HTTPResponse}, consumed: len(wrkGet)},
 		{name: "curl", in: curlGet, want: []string{HTTPResponse}, consumed: len(curlGet)},
 		{name: "minimal 1.1", in: "GET / HTTP/1.1\r\n\r\n", want: []string{HTTPResponse}, consumed: 18},
@@ -131,11 +132,16 @@ func fill(s string, n int) []string {
 	return r
 }
 
-func TestHandleHTTP(t *testing.T) {
-	for _, tc := range httpCases() {
+func TestHandleHTTP(t *testing.T) { checkCases(t, HandleHTTP, httpCases()) }
+func TestHTTPSplit(t *testing.T)  { checkSplits(t, HandleHTTP, httpCases()) }
+
+// checkCases runs every case through h in one read, appending to an out
+// that already holds bytes, which the handler must keep.
+func checkCases(t *testing.T, h Handler, cases []handlerCase) {
+	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			prefix := []byte("earlier")
-			n, out, closeConn, err := HandleHTTP([]byte(tc.in), prefix, tc.limit)
+			n, out, closeConn, err := h([]byte(tc.in), prefix, tc.limit)
 			if !strings.HasPrefix(string(out), "earlier") {
 				t.Fatalf("reply %q does not keep what out held", out)
 			}
@@ -156,13 +162,13 @@ func TestHandleHTTP(t *testing.T) {
 	}
 }
 
-// TestHTTPSplit feeds every case's input in two reads, split at every
+// checkSplits feeds every case's input in two reads, split at every
 // offset, and a byte at a time: the replies, the bytes consumed and the
 // verdict must be those of the whole input in one read.
-func TestHTTPSplit(t *testing.T) {
-	for _, tc := range httpCases() {
+func checkSplits(t *testing.T, h Handler, cases []handlerCase) {
+	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			testSplits(t, HandleHTTP, tc.limit, []byte(tc.in))
+			testSplits(t, h, tc.limit, []byte(tc.in))
 		})
 	}
 }

@@ -43,18 +43,8 @@ func TestMixedPeerCases(t *testing.T) {
 	}
 }
 
-type mixedCase struct {
-	name     string
-	in       string
-	limit    int
-	want     []string
-	consumed int
-	close    bool
-	err      error
-}
-
-func mixedCases() []mixedCase {
-	return []mixedCase{
+func mixedCases() []handlerCase {
+	return []handlerCase{
 		{
 			name: "interleaved", in: wrkGet + pingInline + pingMbulk + "\r\n" + curlGet + configGet,
 			want:     []string{HTTPResponse, RESPPong, RESPPong, HTTPResponse, RESPUnknown},
@@ -71,30 +61,5 @@ func mixedCases() []mixedCase {
 	}
 }
 
-func TestHandleMixed(t *testing.T) {
-	for _, tc := range mixedCases() {
-		t.Run(tc.name, func(t *testing.T) {
-			n, out, closeConn, err := HandleMixed([]byte(tc.in), nil, tc.limit)
-			if want := strings.Join(tc.want, ""); string(out) != want {
-				t.Errorf("reply = %q, want %q", out, want)
-			}
-			if n != tc.consumed {
-				t.Errorf("consumed = %d, want %d", n, tc.consumed)
-			}
-			if err != tc.err {
-				t.Errorf("err = %v, want %v", err, tc.err)
-			}
-			if wantClose := tc.close || tc.err != nil; closeConn != wantClose {
-				t.Errorf("closeConn = %v, want %v", closeConn, wantClose)
-			}
-		})
-	}
-}
-
-func TestMixedSplit(t *testing.T) {
-	for _, tc := range mixedCases() {
-		t.Run(tc.name, func(t *testing.T) {
-			testSplits(t, HandleMixed, tc.limit, []byte(tc.in))
-		})
-	}
-}
+func TestHandleMixed(t *testing.T) { checkCases(t, HandleMixed, mixedCases()) }
+func TestMixedSplit(t *testing.T)  { checkSplits(t, HandleMixed, mixedCases()) }

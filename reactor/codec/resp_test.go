@@ -12,17 +12,8 @@ const (
 	configGet  = "*3\r\n$6\r\nCONFIG\r\n$3\r\nGET\r\n$4\r\nsave\r\n"
 )
 
-type respCase struct {
-	name     string
-	in       string
-	limit    int
-	want     []string
-	consumed int
-	err      error
-}
-
-func respCases() []respCase {
-	return []respCase{
+func respCases() []handlerCase {
+	return []handlerCase{
 		{name: "empty", in: ""},
 		{name: "inline", in: pingInline, want: []string{RESPPong}, consumed: 6},
 		{name: "inline lower case", in: "ping\r\n", want: []string{RESPPong}, consumed: 6},
@@ -82,38 +73,8 @@ func respCases() []respCase {
 	}
 }
 
-func TestHandleRESP(t *testing.T) {
-	for _, tc := range respCases() {
-		t.Run(tc.name, func(t *testing.T) {
-			prefix := []byte("earlier")
-			n, out, closeConn, err := HandleRESP([]byte(tc.in), prefix, tc.limit)
-			if !strings.HasPrefix(string(out), "earlier") {
-				t.Fatalf("reply %q does not keep what out held", out)
-			}
-			got := string(out[len("earlier"):])
-			if want := strings.Join(tc.want, ""); got != want {
-				t.Errorf("reply = %q, want %q", got, want)
-			}
-			if n != tc.consumed {
-				t.Errorf("consumed = %d, want %d", n, tc.consumed)
-			}
-			if err != tc.err {
-				t.Errorf("err = %v, want %v", err, tc.err)
-			}
-			if closeConn != (tc.err != nil) {
-				t.Errorf("closeConn = %v with err %v", closeConn, err)
-			}
-		})
-	}
-}
-
-func TestRESPSplit(t *testing.T) {
-	for _, tc := range respCases() {
-		t.Run(tc.name, func(t *testing.T) {
-			testSplits(t, HandleRESP, tc.limit, []byte(tc.in))
-		})
-	}
-}
+func TestHandleRESP(t *testing.T) { checkCases(t, HandleRESP, respCases()) }
+func TestRESPSplit(t *testing.T)  { checkSplits(t, HandleRESP, respCases()) }
 
 func TestAppendRESPError(t *testing.T) {
 	cases := []struct {
