@@ -35,6 +35,9 @@ type Options struct {
 	// Addr, if set, replaces the scenario's server address; the caller has
 	// checked it (serve --allow-remote).
 	Addr string
+	// MaxConnections caps each server channel's open connections; 0 means
+	// 20 000.
+	MaxConnections int
 }
 
 // Run is one run of a scenario.

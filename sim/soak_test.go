@@ -17,8 +17,16 @@ func TestEchoSoak(t *testing.T) {
 		t.Skip("soak")
 	}
 	g0, f0 := runtime.NumGoroutine(), fdCount(t)
-	srv, err := Serve(ServeOptions{Protocol: "echo", Model: "multi", Workers: 2, Addr: "127.0.0.1:0", MaxConnections: 10_000})
+	o := ServeOptions{Protocol: "echo", Model: "multi", Workers: 2, Addr: "127.0.0.1:0", MaxConnections: 10_000}
+	sc, err := ServeScenario(o)
 	if err != nil {
+		t.Fatal(err)
+	}
+	srv, err := New(sc, ServeRunOptions(o))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := srv.Start(); err != nil {
 		t.Fatal(err)
 	}
 	g, err := load.StartNet(load.Spec{Protocol: "echo", Addrs: srv.Addrs(), Connections: 200,
@@ -29,10 +37,11 @@ func TestEchoSoak(t *testing.T) {
 	time.Sleep(2 * time.Second)
 	g.Stop()
 	st := g.Stats()
-	sum, err := srv.Stop(0, 5*time.Second)
-	if err != nil {
+	srv.Stop()
+	if err := srv.Err(); err != nil {
 		t.Fatal(err)
 	}
+	sum := srv.Summary()
 	if st.Errors != 0 || st.Connections != 200 || st.Requests == 0 || st.BytesVerified != st.Requests*1500 {
 		t.Fatalf("soak: %+v", st)
 	}

@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"cmp"
 	"fmt"
 	"net"
 	"strconv"
@@ -82,7 +83,7 @@ func (r *Run) bind() error {
 		return err
 	}
 	boot := &reactor.ServerBootstrap{Boss: r.boss, Worker: r.worker, ChildInit: init,
-		ReusePort: r.sc.Server.ReusePort, MaxConnections: maxConnections}
+		ReusePort: r.sc.Server.ReusePort, MaxConnections: cmp.Or(r.opts.MaxConnections, maxConnections)}
 	perPort := 1
 	if r.sc.Server.ReusePort {
 		perPort = r.boss.Size()

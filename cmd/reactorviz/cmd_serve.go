@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/signal"
 	"runtime/pprof"
+	"strconv"
 	"syscall"
 	"time"
 
@@ -79,8 +80,8 @@ func checkServe(o *sim.ServeOptions, allowRemote, noTrace bool) error {
 	switch {
 	case o.Protocol != "echo" && o.Protocol != "http" && o.Protocol != "resp":
 		return usageErr("serve: --protocol %q (want echo, http or resp)", o.Protocol)
-	case o.Workers < 0 || o.Workers > 1024:
-		return usageErr("serve: --workers %d (want 0..1024)", o.Workers)
+	case o.Workers < 0 || o.Workers > 256:
+		return usageErr("serve: --workers %d (want 0..256)", o.Workers)
 	case o.Bosses < 1 || o.Bosses > 64:
 		return usageErr("serve: --bosses %d (want 1..64)", o.Bosses)
 	case reactor.ValidateIORatio(o.IORatio) != nil:
@@ -93,9 +94,12 @@ func checkServe(o *sim.ServeOptions, allowRemote, noTrace bool) error {
 	if _, err := parseModels(o.Model); err != nil {
 		return err
 	}
-	host, _, err := net.SplitHostPort(o.Addr)
+	host, port, err := net.SplitHostPort(o.Addr)
 	if err != nil {
 		return usageErr("serve: --addr %q: %v", o.Addr, err)
+	}
+	if p, err := strconv.Atoi(port); err != nil || p < 0 || p > 65535 {
+		return usageErr("serve: --addr %q: the port must be a number from 0 to 65535", o.Addr)
 	}
 	if !allowRemote && !isLoopback(host) {
 		return usageErr("serve: --addr %s is not a loopback address; pass --allow-remote to serve beyond this machine", o.Addr)
@@ -117,11 +121,18 @@ func serveHeadless(e *env, o sim.ServeOptions, d time.Duration, asJSON bool) err
 	sig := make(chan os.Signal, 1)
 	signal.Notify(sig, syscall.SIGINT, syscall.SIGTERM)
 	defer signal.Stop(sig)
-	s, err := sim.Serve(o)
+	sc, err := sim.ServeScenario(o)
 	if err != nil {
 		return runtimeErr(err)
 	}
-	fmt.Fprintf(e.stderr, "reactorviz: serving %s on %v (model %s); stop with Ctrl-C\n", o.Protocol, s.Addrs(), o.Model)
+	run, err := sim.New(sc, sim.ServeRunOptions(o))
+	if err != nil {
+		return runtimeErr(err)
+	}
+	if err := run.Start(); err != nil {
+		return runtimeErr(err)
+	}
+	fmt.Fprintf(e.stderr, "reactorviz: serving %s on %v (model %s); stop with Ctrl-C\n", o.Protocol, run.Addrs(), o.Model)
 	var timeout <-chan time.Time
 	if d > 0 {
 		timeout = time.After(d)
@@ -130,11 +141,12 @@ func serveHeadless(e *env, o sim.ServeOptions, d time.Duration, asJSON bool) err
 	case <-sig:
 	case <-timeout:
 	}
-	sum, err := s.Stop(100*time.Millisecond, 5*time.Second)
+	run.Stop()
+	err = run.Err()
 	if asJSON {
-		e.stdout.Write(sum.JSON())
+		e.stdout.Write(run.Summary().JSON())
 	} else {
-		fmt.Fprint(e.stdout, sum.Text())
+		fmt.Fprint(e.stdout, run.Summary().Text())
 	}
 	if err != nil {
 		return runtimeErr(err)

@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -60,6 +61,8 @@ expect:
 		{name: "expectation fails", args: []string{"run", failing, "--headless"}, code: exitExpect, out: "FAIL"},
 		{name: "serve refuses remote", args: []string{"serve", "--headless", "--addr", "10.1.2.3:80"}, code: exitUsage, err: "--allow-remote"},
 		{name: "serve bad protocol", args: []string{"serve", "--protocol", "gopher"}, code: exitUsage},
+		{name: "serve bad port", args: []string{"serve", "--headless", "--addr", "127.0.0.1:99999"}, code: exitUsage, err: "port"},
+		{name: "serve too many workers", args: []string{"serve", "--headless", "--workers", "300"}, code: exitUsage, err: "--workers"},
 		{name: "replay missing", args: []string{"replay", "/nonexistent.jsonl", "--headless"}, code: exitUsage},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -100,9 +103,18 @@ func TestServeRunsAndStops(t *testing.T) {
 	if code != exitOK {
 		t.Fatalf("exit %d: %s", code, errs)
 	}
-	var s map[string]any
+	var s struct {
+		Scenario string
+		Loops    []struct{ Name, State string }
+	}
 	if err := json.Unmarshal([]byte(out), &s); err != nil {
 		t.Fatalf("--json printed more than one JSON object: %v\n%s", err, out)
+	}
+	// multi: boss-0, started by the bind and shut down, and one worker that
+	// no connection ever started (loops start lazily, as in Netty).
+	want := []struct{ Name, State string }{{"boss-0", "TERMINATED"}, {"worker-0", "NOT_STARTED"}}
+	if s.Scenario != "serve" || !slices.Equal(s.Loops, want) {
+		t.Fatalf("summary of %q with loops %+v; want serve with %+v", s.Scenario, s.Loops, want)
 	}
 }
 

@@ -25,8 +25,9 @@ func init() {
 		if err != nil {
 			return runtimeErr(err)
 		}
-		opts := sim.Options{Addr: o.Addr, Forever: d == 0}
+		opts := sim.ServeRunOptions(o)
 		if d > 0 {
+			opts.Forever = false
 			if err := sc.Set("duration", d.String()); err != nil {
 				return usageErr("serve: --duration %v: %v", d, err)
 			}
