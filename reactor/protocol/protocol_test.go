@@ -2,9 +2,11 @@ package protocol
 
 import (
 	"bufio"
+	"errors"
 	"io"
 	"net"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -17,8 +19,14 @@ func serve(t *testing.T, proto string) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	boss, _ := reactor.NewEventLoopGroup("boss", 1, reactor.Config{})
-	worker, _ := reactor.NewEventLoopGroup("worker", 1, reactor.Config{})
+	boss, err := reactor.NewEventLoopGroup("boss", 1, reactor.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	worker, err := reactor.NewEventLoopGroup("worker", 1, reactor.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
 	t.Cleanup(func() {
 		boss.ShutdownGracefully(0, time.Second)
 		worker.ShutdownGracefully(0, time.Second)
@@ -37,7 +45,7 @@ const httpReply = "HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nContent-Length
 func TestProtocolsOverLoopback(t *testing.T) {
 	for _, tc := range []struct {
 		proto string
-		send  []string // written one after another, split anywhere
+		send  []string // written one after another; how reads split them is the kernel's (codec's split tests cover every split)
 		want  string
 	}{
 		{proto: "echo", send: []string{"abc", "def"}, want: "abcdef"},
@@ -53,8 +61,9 @@ func TestProtocolsOverLoopback(t *testing.T) {
 			}
 			defer c.Close()
 			for _, s := range tc.send {
-				io.WriteString(c, s)
-				time.Sleep(2 * time.Millisecond) // let each part arrive as its own read
+				if _, err := io.WriteString(c, s); err != nil {
+					t.Fatal(err)
+				}
 			}
 			got := make([]byte, len(tc.want))
 			c.SetReadDeadline(time.Now().Add(10 * time.Second))
@@ -79,8 +88,11 @@ func TestOversizeRequestIsRefused(t *testing.T) {
 	if err != nil || !strings.Contains(status, "431") && !strings.Contains(status, "400") {
 		t.Fatalf("status line %q (%v)", status, err)
 	}
-	if _, err := io.ReadAll(c); err != nil {
-		t.Fatalf("connection not closed cleanly: %v", err)
+	// The server closes with the rest of the request unread, so the
+	// kernel may end the connection with a reset rather than a FIN: both
+	// mean closed.
+	if _, err := io.ReadAll(c); err != nil && !errors.Is(err, syscall.ECONNRESET) {
+		t.Fatalf("connection not closed: %v", err)
 	}
 }
 
