@@ -65,6 +65,13 @@ type shell struct {
 	stopOnce sync.Once
 	tickStop chan struct{}
 	tickDone chan struct{}
+	// appDone is closed once app.Run has returned: from then on nothing
+	// serves queued updates, so nobody may wait for one.
+	appDone chan struct{}
+	// tickDraw is the ticker's most recent queued draw, closed once the UI
+	// goroutine has run it. Written by the ticker; read only after
+	// tickDone is closed.
+	tickDraw chan struct{}
 	restore  func()
 }
 
@@ -79,6 +86,7 @@ func newShell(o Options) *shell {
 		help:     widgets.NewHelpView(th),
 		tickStop: make(chan struct{}),
 		tickDone: make(chan struct{}),
+		appDone:  make(chan struct{}),
 	}
 	sh.restore = th.Apply()
 	sh.prompt = tview.NewInputField().SetFieldBackgroundColor(tcell.ColorDefault)
@@ -109,8 +117,10 @@ func (sh *shell) run(v view) error {
 		go sh.tick()
 	}
 	err := sh.app.Run()
+	close(sh.appDone)
 	// The app may have stopped on a terminal error rather than through
-	// quit; the ticker must not outlive it either way.
+	// quit; the ticker must not outlive it either way. Joining it cannot
+	// hang: the ticker never waits for the UI goroutine itself.
 	sh.stopTicker()
 	sh.restore()
 	return err
@@ -119,34 +129,62 @@ func (sh *shell) run(v view) error {
 // tick redraws at most opts.FPS times a second, and only when the screen
 // says something changed. It is the only goroutine that queues draws:
 // producers just mark the model dirty.
+//
+// QueueUpdateDraw blocks until the UI goroutine has run the update, and
+// forever if the app has stopped (tview never drains its queue after Run
+// returns). So the ticker hands each draw to a goroutine of its own and
+// never waits for it: it skips ticks while that draw is pending, and
+// returns as soon as it is told to, draw or not.
 func (sh *shell) tick() {
 	defer close(sh.tickDone)
 	t := time.NewTicker(time.Second / time.Duration(sh.opts.fps()))
 	defer t.Stop()
+	var pending chan struct{} // the queued draw not yet run; nil if none
 	for {
 		select {
 		case <-sh.tickStop:
+			sh.tickDraw = pending
 			return
+		case <-pending:
+			pending = nil
+			continue
 		case <-t.C:
 		}
-		if !sh.wake.Swap(false) && !sh.v.needsRedraw() {
+		// One draw at a time: if the UI goroutine is behind, frames are
+		// dropped rather than queued.
+		if pending != nil || (!sh.wake.Swap(false) && !sh.v.needsRedraw()) {
 			continue
 		}
-		// QueueUpdateDraw waits for the UI goroutine; stop() joins this
-		// goroutine before stopping the app, so the wait always ends.
-		sh.app.QueueUpdateDraw(sh.v.refresh)
+		pending = make(chan struct{})
+		// If the app stops on its own before this draw runs, the goroutine
+		// stays blocked in tview until the process exits; tview offers no
+		// way to withdraw a queued update.
+		go func(done chan struct{}) {
+			sh.app.QueueUpdateDraw(sh.v.refresh)
+			close(done)
+		}(pending)
 	}
 }
 
+// stopTicker ends the ticker and waits for it; that is quick, since the
+// ticker never waits for the UI goroutine.
 func (sh *shell) stopTicker() {
 	sh.stopOnce.Do(func() { close(sh.tickStop) })
 	<-sh.tickDone
 }
 
-// stop ends the app. Never call it on the UI goroutine: it waits for the
-// ticker, whose pending draw needs the UI goroutine.
+// stop ends the app. Any goroutine but the UI goroutine: it waits for the
+// ticker's last draw, which needs the UI goroutine, so that no update is
+// left in tview's queue when the app stops. If the app has stopped on its
+// own meanwhile, that draw will never run and stop does not wait for it.
 func (sh *shell) stop() {
 	sh.stopTicker()
+	if sh.tickDraw != nil {
+		select {
+		case <-sh.tickDraw:
+		case <-sh.appDone:
+		}
+	}
 	sh.app.Stop()
 }
 

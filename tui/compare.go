@@ -10,6 +10,7 @@ import (
 
 	"github.com/gdamore/tcell/v2"
 
+	"github.com/reactorviz/reactorviz/reactor/trace"
 	"github.com/reactorviz/reactorviz/sim"
 	"github.com/reactorviz/reactorviz/tui/model"
 	"github.com/reactorviz/reactorviz/tui/widgets"
@@ -134,7 +135,7 @@ func (v *compareView) runOne(i int, timeout time.Duration) {
 	name := v.cols[i].model
 	v.mu.Unlock()
 	mdl := model.New(nil)
-	run, err := startModel(v.newRun, name, mdl)
+	run, err := startRun(func(sink trace.Sink) (Session, error) { return v.newRun(name, sink) }, mdl)
 	v.mu.Lock()
 	if err != nil {
 		v.cols[i].state, v.cols[i].err = colFailed, err
@@ -145,15 +146,21 @@ func (v *compareView) runOne(i int, timeout time.Duration) {
 	v.mu.Unlock()
 	v.sh.redraw()
 
-	state := colFinished
+	state := colSkipped
 	select {
 	case <-run.Done():
+		state = colFinished
 	case <-v.skip:
-		state = colSkipped
-		stopSession(run, timeout)
 	case <-v.quit:
-		state = colSkipped
+	}
+	if state == colSkipped {
 		stopSession(run, timeout)
+	}
+	// A skip pressed while this run was ending (or again while it shut
+	// down) meant this model; left in the channel it would skip the next.
+	select {
+	case <-v.skip:
+	default:
 	}
 	// Freeze the column with the run's last numbers.
 	c := sampleColumn(run, mdl)
@@ -163,21 +170,6 @@ func (v *compareView) runOne(i int, timeout time.Duration) {
 	col.summary = run.Summary()
 	col.state, col.run = state, nil
 	v.mu.Unlock()
-}
-
-func startModel(newRun NewModelRun, name string, mdl *model.Model) (Session, error) {
-	run, err := newRun(name, mdl)
-	if err != nil {
-		return nil, err
-	}
-	if run == nil {
-		return nil, errors.New("tui: newRun returned no session")
-	}
-	mdl.SetLoops(loopTable(run))
-	if err := run.Start(); err != nil {
-		return nil, err
-	}
-	return run, nil
 }
 
 // sampleColumn reads a run's live numbers and folds its model's snapshot.

@@ -28,7 +28,8 @@ var compareNumbers = map[string]sim.ClientStats{
 
 type compareFixture struct {
 	t         *testing.T
-	endAtOnce bool // runs end as soon as they start
+	endAtOnce bool                 // runs end as soon as they start
+	onStop    func(f *fakeSession) // each run's Stop hook
 	mu        sync.Mutex
 	runs      []*fakeSession
 }
@@ -37,6 +38,7 @@ func (cf *compareFixture) newRun(m string, sink trace.Sink) (Session, error) {
 	table := compareTopology[m]
 	f := newFakeSessionWith(cf.t, "multi-reactor", scenarios.Model(m), sink, table)
 	f.elapsed, f.duration, f.clients = 3*time.Second, 3*time.Second, compareNumbers[m]
+	f.onStop = cf.onStop
 	f.onStart = func(f *fakeSession) {
 		s := &script{table: table}
 		s.at(1)
@@ -108,5 +110,45 @@ func TestCompareSkipAndQuit(t *testing.T) {
 	}
 	if r := cf.run(2); r != nil {
 		t.Error("a model started after quit")
+	}
+}
+
+// TestCompareSkipDoesNotCarryOver: a second s pressed while the skipped
+// model shuts down must not skip the next model too.
+func TestCompareSkipDoesNotCarryOver(t *testing.T) {
+	checkGoroutines(t)
+	stopping, release := make(chan struct{}), make(chan struct{})
+	var once sync.Once
+	cf := &compareFixture{t: t}
+	// The first model's graceful shutdown lasts until the test releases it.
+	cf.onStop = func(f *fakeSession) {
+		if f.sc.Model == "single" {
+			once.Do(func() {
+				close(stopping)
+				<-release
+			})
+		}
+	}
+	hs := newHarness(t, 100, 30, func(o Options) error { return RunCompare(nil, cf.newRun, o) })
+	waitFor(t, func() bool { return strings.Contains(hs.frame(), "running single") }, "single to run")
+	hs.press(runeEv('s'))
+	select {
+	case <-stopping:
+	case <-time.After(10 * time.Second):
+		t.Fatal("s did not stop the single run")
+	}
+	hs.press(runeEv('s'))
+	close(release)
+	waitFor(t, func() bool { r := cf.run(1); return r != nil && r.started.Load() }, "multi to start")
+	// Long enough for the driver to act on a press left over.
+	time.Sleep(200 * time.Millisecond)
+	if cf.run(1).stopped.Load() || cf.run(2) != nil {
+		t.Error("the second s, pressed while single was stopping, skipped multi too")
+	}
+	if got := hs.frame(); !strings.Contains(got, "running multi") {
+		t.Errorf("multi should still run:\n%s", got)
+	}
+	if err := hs.quit(); err != nil {
+		t.Fatal(err)
 	}
 }

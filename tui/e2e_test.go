@@ -4,6 +4,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"runtime"
 	"strconv"
 	"strings"
@@ -122,7 +123,9 @@ func TestE2ELive(t *testing.T) {
 	p.keys("Space")
 	p.waitFor("PAUSED")
 	p.keys("n")
-	p.waitFor("step")
+	// The focused loop's pause reason turns from the user's (which the
+	// header leaves out) to the step's; "step" alone is in the footer.
+	p.waitFor("PAUSED · step")
 	p.keys("q")
 	out := p.waitFor("EXIT=0")
 	if strings.Contains(out, "RUNNING") || strings.Contains(out, "PAUSED") {
@@ -148,11 +151,21 @@ func TestE2EReplay(t *testing.T) {
 		t.Fatalf("recording a trace: %v\n%s", err, out)
 	}
 	p := newPane(t, 120, 40, bin+" replay "+trace)
-	p.waitFor("REPLAY")
+	out := p.waitFor("REPLAY")
+	// The header reads "event POS/N"; the trace length N comes from it.
+	m := regexp.MustCompile(`event (\d+)/(\d+)`).FindStringSubmatch(out)
+	if m == nil {
+		t.Fatalf("no event position in the header:\n%s", out)
+	}
+	n, _ := strconv.Atoi(m[2])
+	// End and ← ← must land on positions the first frame does not show.
+	if pos, _ := strconv.Atoi(m[1]); pos >= n-2 {
+		t.Fatalf("the replay opens at event %d of %d, too near the end to test End and ←", pos, n)
+	}
 	p.keys("End")
-	p.waitFor("event ")
+	p.waitFor("event " + m[2] + "/" + m[2])
 	p.keys("Left", "Left")
-	p.waitFor("■ stopped")
+	p.waitFor("event " + strconv.Itoa(n-2) + "/" + m[2])
 	p.keys("q")
 	p.waitFor("EXIT=0")
 }

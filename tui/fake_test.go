@@ -35,6 +35,7 @@ type fakeSession struct {
 	clients   sim.ClientStats
 	threshold int
 	onStart   func(f *fakeSession) // feeds events, may end the run
+	onStop    func(f *fakeSession) // runs in Stop before the run ends
 	startErr  error
 
 	done     chan struct{}
@@ -97,6 +98,9 @@ func (f *fakeSession) Done() <-chan struct{} { return f.done }
 // closes.
 func (f *fakeSession) Stop() {
 	f.stopped.Store(true)
+	if f.onStop != nil {
+		f.onStop(f)
+	}
 	f.finish()
 }
 

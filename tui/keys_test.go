@@ -57,25 +57,50 @@ func TestKeyLookup(t *testing.T) {
 	}
 }
 
-// TestFooterAndHelpComeFromOneTable checks that every footer hint is a key
-// the help explains, and that help and quit always fit at 80 columns.
-func TestFooterAndHelpComeFromOneTable(t *testing.T) {
+// TestFooterKeysAreExplained checks the footer against the help overlay:
+// a footer key is either a key the help explains, or a pair written by
+// hand (footKey, such as "+/-" or "< >") whose every key it explains. It
+// also checks that each footer slot is taken once, each hint has a word,
+// and that help and quit always fit at 80 columns.
+func TestFooterKeysAreExplained(t *testing.T) {
 	th := widgets.NewTheme(true)
 	for _, sc := range screens {
-		var help strings.Builder
-		for _, e := range helpEntries(sc.on) {
-			help.WriteString(e.Term + "\n")
+		// The keys the help explains: its first section, up to the panes.
+		terms := map[string]bool{}
+		for i, e := range helpEntries(sc.on) {
+			if e.Heading && i > 0 {
+				break
+			}
+			if !e.Heading && e.Text != "" {
+				terms[e.Term] = true
+			}
 		}
 		for _, h := range footerHints(sc.on) {
-			found := false
-			for _, b := range helpKeys(sc.on) {
-				if b.label == h.Key || b.footKey == h.Key {
-					found = true
+			if h.Desc == "" {
+				t.Errorf("%s: footer key %q has no word", sc.name, h.Key)
+			}
+			if terms[h.Key] {
+				continue
+			}
+			parts := strings.FieldsFunc(h.Key, func(r rune) bool { return r == ' ' || r == '/' })
+			for _, k := range parts {
+				if !terms[k] {
+					t.Errorf("%s: footer key %q: the help does not explain %q", sc.name, h.Key, k)
 				}
 			}
-			if !found {
-				t.Errorf("%s: footer hint %q is not in the key table", sc.name, h.Key)
+			if len(parts) == 0 {
+				t.Errorf("%s: a footer hint has no key", sc.name)
 			}
+		}
+		slot := map[int]string{}
+		for _, b := range helpKeys(sc.on) {
+			if b.footer == 0 {
+				continue
+			}
+			if prev, ok := slot[b.footer]; ok {
+				t.Errorf("%s: %q and %q both take footer slot %d", sc.name, prev, b.label, b.footer)
+			}
+			slot[b.footer] = b.label
 		}
 		var footer strings.Builder
 		for _, s := range widgets.HintSegs(footerHints(sc.on), 80, th) {

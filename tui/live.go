@@ -387,10 +387,7 @@ func errText(err error) string {
 
 // speed is the slow-motion delay in force (read back from the gates).
 func (v *liveView) speed() string {
-	var d time.Duration
-	for _, g := range v.gates {
-		d = max(d, g.Delay)
-	}
+	d := slowMotion(v.gates)
 	if d == 0 {
 		return "1×"
 	}
@@ -422,27 +419,15 @@ func (v *liveView) act(a action) {
 		v.pauseAll()
 	case actStep:
 		if l := v.focused(); l != nil {
-			if l.GateStatus().Paused {
-				l.Step()
-			} else {
-				l.Pause("step")
-			}
+			stepOrPause(l, l.Step)
 		}
 	case actStepIter:
 		if l := v.focused(); l != nil {
-			if l.GateStatus().Paused {
-				l.StepIteration()
-			} else {
-				l.Pause("step")
-			}
+			stepOrPause(l, l.StepIteration)
 		}
 	case actStepAll:
 		for _, l := range v.loops() {
-			if l.GateStatus().Paused {
-				l.Step()
-			} else {
-				l.Pause("step")
-			}
+			stepOrPause(l, l.Step)
 		}
 	case actBreaks:
 		v.sh.openMenu(widgets.NewCheckMenu(v.sh.th, "breakpoints (every loop)",
@@ -468,6 +453,17 @@ func (v *liveView) act(a action) {
 	}
 }
 
+// stepOrPause runs step on a paused loop; a running loop is paused first
+// instead, so a step key always leaves the loop parked where it can be
+// looked at.
+func stepOrPause(l *reactor.EventLoop, step func()) {
+	if l.GateStatus().Paused {
+		step()
+	} else {
+		l.Pause("step")
+	}
+}
+
 // pauseAll pauses every loop, or resumes them all when all are paused.
 func (v *liveView) pauseAll() {
 	loops := v.loops()
@@ -489,10 +485,7 @@ func (v *liveView) pauseAll() {
 }
 
 func (v *liveView) changeSpeed(faster bool) {
-	var cur time.Duration
-	for _, g := range v.gates {
-		cur = max(cur, g.Delay)
-	}
+	cur := slowMotion(v.gates)
 	i := 0
 	for i < len(slowSteps)-1 && slowSteps[i] < cur {
 		i++
@@ -548,11 +541,7 @@ func (v *liveView) restart() {
 	v.busy, v.state = true, runRestarting
 	old := v.run
 	v.mu.Unlock()
-	breaks := v.breaks
-	var slow time.Duration
-	for _, g := range v.gates {
-		slow = max(slow, g.Delay)
-	}
+	breaks, slow := v.breaks, slowMotion(v.gates)
 	timeout := v.sh.opts.stopTimeout()
 	v.restarts.Add(1)
 	go func() {
@@ -610,6 +599,16 @@ func (v *liveView) shutdown(run Session, timeout time.Duration) {
 		stopSession(run, timeout)
 	}
 	v.sh.stop()
+}
+
+// slowMotion is the slow-motion delay in force, read back from the gates:
+// the speed keys set every loop alike, so the longest delay is the one set.
+func slowMotion(gates []reactor.GateStatus) time.Duration {
+	var d time.Duration
+	for _, g := range gates {
+		d = max(d, g.Delay)
+	}
+	return d
 }
 
 func anyPaused(gates []reactor.GateStatus) bool {

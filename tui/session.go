@@ -156,11 +156,12 @@ func loopTable(s Session) []trace.LoopInfo {
 }
 
 // droppedOf returns the collector's drop count, if the session has one.
+// It runs every frame, so it must not wait for the collector's drain (as
+// Stats does): with a trace file that drain writes to disk.
 func droppedOf(s Session) (uint64, bool) {
 	cs, ok := s.(collectorSession)
 	if !ok || cs.Collector() == nil {
 		return 0, false
 	}
-	_, d := cs.Collector().Stats()
-	return d, true
+	return cs.Collector().Dropped(), true
 }

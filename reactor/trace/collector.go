@@ -217,16 +217,26 @@ func (c *Collector) Flush() {
 }
 
 // Stats returns how many events were delivered and how many were dropped.
+// It waits for a drain in progress, sinks and all; Dropped does not.
 func (c *Collector) Stats() (emitted, dropped uint64) {
-	c.mu.Lock()
-	rings := c.rings
-	c.mu.Unlock()
-	for _, r := range rings {
-		dropped += r.Dropped()
-	}
-	dropped += c.ext.Dropped()
+	dropped = c.Dropped()
 	c.drainMu.Lock()
 	emitted = c.emitted
 	c.drainMu.Unlock()
 	return emitted, dropped
+}
+
+// Dropped returns how many events were dropped because a ring was full. It
+// reads the rings' atomic counters and takes only mu, which is never held
+// across a drain, so a UI may call it every frame even while a slow sink
+// (a trace file) holds the drain.
+func (c *Collector) Dropped() uint64 {
+	c.mu.Lock()
+	rings := c.rings
+	c.mu.Unlock()
+	var dropped uint64
+	for _, r := range rings {
+		dropped += r.Dropped()
+	}
+	return dropped + c.ext.Dropped()
 }
