@@ -23,7 +23,7 @@ import (
 // the loop to be asleep again (checked in /proc), so every sample is a
 // wakeup from sleep. Targets: p50 ≤ 20 µs, p99 ≤ 200 µs.
 func BenchmarkWakeupLatency(b *testing.B) {
-	l, err := NewEventLoop("worker-0", "worker", 0, Config{})
+	l, err := NewEventLoop("worker-0", "worker", Config{})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -24,7 +24,8 @@ type ServerBootstrap struct {
 	// port (see BindN).
 	ReusePort bool
 	// MaxConnections caps open children per server channel (0: no cap);
-	// connections beyond it are accepted and closed at once.
+	// connections beyond it are accepted and closed at once, and counted
+	// nowhere.
 	MaxConnections int
 }
 
@@ -36,7 +37,6 @@ type ServerChannel struct {
 	boot     *ServerBootstrap
 	conns    atomic.Int64
 	accepted atomic.Int64
-	refused  atomic.Int64
 }
 
 // Addr returns the bound address (with the kernel-chosen port for ":0").
@@ -45,7 +45,8 @@ func (s *ServerChannel) Addr() netip.AddrPort { return s.addr }
 // EventLoop returns the boss loop the server channel lives on.
 func (s *ServerChannel) EventLoop() *EventLoop { return s.ch.loop }
 
-// Accepted returns how many connections this server channel accepted.
+// Accepted returns how many connections this server channel accepted and
+// handed to a worker (refused ones are not counted).
 func (s *ServerChannel) Accepted() int64 { return s.accepted.Load() }
 
 // Close closes the listening socket. Any goroutine.
@@ -67,7 +68,7 @@ func (b *ServerBootstrap) Bind(addr string) (*ServerChannel, error) {
 	s.ch = newChannel(fd, kindServer, boss)
 	s.ch.server = s
 	done := make(chan error, 1)
-	err = boss.ExecuteNamed("bind", func() { done <- boss.register0(s.ch, nil, nil) })
+	err = boss.ExecuteNamed("bind", func() { done <- boss.register0(s.ch, nil) })
 	if err != nil {
 		unix.Close(fd)
 		return nil, err
@@ -130,6 +131,13 @@ func (s *ServerChannel) accept() {
 }
 
 func (s *ServerChannel) handOff(boss *EventLoop, fd, port int) {
+	// A refused connection takes no worker turn, channel id, count or
+	// accept event: it never becomes a channel, and a replayed trace counts
+	// accepts from the events.
+	if max := s.boot.MaxConnections; max > 0 && s.conns.Load() >= int64(max) {
+		unix.Close(fd)
+		return
+	}
 	s.accepted.Add(1)
 	add(&boss.stats.accepted, 1)
 	worker := s.boot.Worker.Next()
@@ -138,15 +146,10 @@ func (s *ServerChannel) handOff(boss *EventLoop, fd, port int) {
 	if boss.tracing() {
 		boss.emit(trace.Event{Kind: trace.KindAccept, A: int64(child.id), B: int64(fd), C: int64(port)})
 	}
-	if max := s.boot.MaxConnections; max > 0 && s.conns.Load() >= int64(max) {
-		s.refused.Add(1)
-		unix.Close(fd)
-		return
-	}
 	s.conns.Add(1)
 	init := s.boot.ChildInit
 	err := worker.submit("register", func() {
-		if err := worker.register0(child, init, boss); err != nil {
+		if err := worker.register0(child, init); err != nil {
 			s.conns.Add(-1)
 		}
 	}, boss, true)
@@ -198,7 +201,7 @@ func (b *Bootstrap) Connect(addr string, done func(ch *Channel, err error)) erro
 			ch.flags |= flagConnecting
 			ch.interest = unix.EPOLLOUT
 		}
-		if err := l.register0(ch, b.Init, nil); err != nil {
+		if err := l.register0(ch, b.Init); err != nil {
 			if done != nil {
 				done(nil, err)
 			}
@@ -242,7 +245,7 @@ func (l *EventLoop) Register(fd int, init func(*Channel)) error {
 		return err
 	}
 	ch := newChannel(fd, kindChild, l)
-	err := l.submit("register", func() { _ = l.register0(ch, init, nil) }, nil, true)
+	err := l.submit("register", func() { _ = l.register0(ch, init) }, nil, true)
 	if err != nil {
 		unix.Close(fd)
 	}

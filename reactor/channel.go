@@ -194,7 +194,9 @@ func (ch *Channel) read() {
 			if ch.closed() {
 				return
 			}
-			if !edge && n < len(buf) {
+			// A handler turned reading off (autoRead, backpressure, a close
+			// after flush): stop now, as Netty's continueReading does.
+			if !edge && n < len(buf) || ch.interest&poll.In == 0 {
 				ch.readComplete(total)
 				return
 			}
@@ -216,7 +218,9 @@ func (ch *Channel) read() {
 	ch.readComplete(total)
 	if edge && !ch.closed() {
 		_ = l.submit("epollInReady", func() {
-			if !ch.closed() {
+			// Turning reading back on re-arms the edge (EPOLL_CTL_MOD), so
+			// nothing is left behind if this task does not read.
+			if !ch.closed() && ch.interest&poll.In != 0 {
 				ch.read()
 			}
 		}, l, false)
@@ -398,7 +402,7 @@ func (ch *Channel) closeWith(reason string) {
 
 // register0 runs on the channel's loop: add it to the table and the epoll
 // set, run the initializer, then fire channelActive (netty-behavior.md §9).
-func (l *EventLoop) register0(ch *Channel, init func(*Channel), from *EventLoop) error {
+func (l *EventLoop) register0(ch *Channel, init func(*Channel)) error {
 	if l.State() >= trace.StateShuttingDown {
 		unix.Close(ch.fd)
 		return errors.New("register: event loop shutting down")
@@ -426,7 +430,6 @@ func (l *EventLoop) register0(ch *Channel, init func(*Channel), from *EventLoop)
 	if ch.kind == kindChild {
 		ch.activate()
 	}
-	_ = from
 	return nil
 }
 

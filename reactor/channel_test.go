@@ -263,7 +263,7 @@ func TestGracefulShutdown(t *testing.T) {
 func TestShutdownRaceNeverLosesATask(t *testing.T) {
 	leakCheck(t)
 	for round := 0; round < 20; round++ {
-		l, err := NewEventLoop("worker-0", "worker", 0, Config{})
+		l, err := NewEventLoop("worker-0", "worker", Config{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -291,5 +291,117 @@ func TestShutdownRaceNeverLosesATask(t *testing.T) {
 		if accepted.Load() != ran.Load() {
 			t.Fatalf("round %d: %d accepted, %d ran", round, accepted.Load(), ran.Load())
 		}
+	}
+}
+
+// readStopper turns reading off from a handler: in channelRead (level-
+// triggered) or in channelReadComplete (edge-triggered, where the channel
+// has queued itself to read on).
+type readStopper struct {
+	HandlerAdapter
+	inComplete bool
+	ch         atomic.Pointer[Channel]
+	reads      atomic.Int64
+	bytes      atomic.Int64
+	completes  chan int64
+}
+
+func (h *readStopper) ChannelRead(ctx *Context, msg []byte) {
+	h.ch.Store(ctx.Channel())
+	h.reads.Add(1)
+	h.bytes.Add(int64(len(msg)))
+	if !h.inComplete {
+		ctx.Channel().SetAutoRead(false)
+	}
+}
+
+func (h *readStopper) ChannelReadComplete(ctx *Context) {
+	if h.inComplete {
+		ctx.Channel().SetAutoRead(false)
+	}
+	select {
+	case h.completes <- h.reads.Load():
+	default:
+	}
+}
+
+// A channel stops reading as soon as a handler turns read interest off, as
+// Netty's continueReading does once autoRead is off, and picks up the rest
+// when it is turned back on.
+func TestReadStopsWhenReadInterestIsOff(t *testing.T) {
+	for _, tc := range []struct {
+		trigger Trigger
+		want    int64
+	}{
+		{TriggerLevel, 1},                 // no read after the one that turned it off
+		{TriggerEdge, maxMessagesPerRead}, // the re-queued read does not run
+	} {
+		t.Run(tc.trigger.String(), func(t *testing.T) {
+			leakCheck(t)
+			h := &readStopper{inComplete: tc.trigger == TriggerEdge, completes: make(chan int64, 8)}
+			init := func(ch *Channel) { ch.Pipeline().AddLast("stop", h) }
+			s := startServer(t, 1, 1, Config{Trigger: tc.trigger, ReadBufferSize: 64}, init)
+			c := dial(t, s.addr())
+			msg := bytes.Repeat([]byte("r"), 64*maxMessagesPerRead*3)
+			if _, err := c.Write(msg); err != nil {
+				t.Fatal(err)
+			}
+			if got := <-h.completes; got != tc.want {
+				t.Fatalf("%d reads before readComplete, want %d", got, tc.want)
+			}
+			// Two round trips through the task queue: the second runs after
+			// any read the first pass queued.
+			w := s.worker.Loops()[0]
+			onLoop(t, w, func() {})
+			onLoop(t, w, func() {})
+			if got := h.reads.Load(); got != tc.want {
+				t.Fatalf("%d reads with read interest off, want %d", got, tc.want)
+			}
+			// The handler turns reading off again after every pass.
+			waitFor(t, "the rest once reading is back on", func() bool {
+				onLoop(t, w, func() { h.ch.Load().SetAutoRead(true) })
+				return h.bytes.Load() == int64(len(msg))
+			})
+		})
+	}
+}
+
+// A connection refused by MaxConnections takes no worker turn and no
+// channel: the chooser's next pick goes to the next connection it serves.
+func TestRefusedConnectionTakesNoWorkerTurn(t *testing.T) {
+	leakCheck(t)
+	coll, rec := newTraced(t)
+	boss, err := NewEventLoopGroup("boss", 1, Config{Collector: coll})
+	if err != nil {
+		t.Fatal(err)
+	}
+	worker, err := NewEventLoopGroup("worker", 2, Config{Collector: coll})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := &server{boss: boss, worker: worker}
+	t.Cleanup(s.shutdown)
+	b := &ServerBootstrap{Boss: boss, Worker: worker, ChildInit: echoInit, MaxConnections: 1}
+	if s.ch, err = b.Bind("127.0.0.1:0"); err != nil {
+		t.Fatal(err)
+	}
+	first := dial(t, s.addr())
+	echoOnce(t, first, "one")
+	refused := dial(t, s.addr())
+	refused.SetReadDeadline(time.Now().Add(10 * time.Second))
+	if _, err := refused.Read(make([]byte, 1)); err == nil {
+		t.Fatal("a connection beyond MaxConnections was served")
+	}
+	first.Close()
+	waitFor(t, "the first connection to close", func() bool { return s.ch.conns.Load() == 0 })
+	echoOnce(t, dial(t, s.addr()), "two")
+	for i, l := range worker.Loops() {
+		if r := l.Stats().Registered; r != 1 {
+			t.Fatalf("worker-%d registered %d channels, want 1 each", i, r)
+		}
+	}
+	coll.Flush()
+	if n := len(rec.ofKind(loopIndex(t, coll, "boss-0"), trace.KindAccept)); n != 2 || s.ch.Accepted() != 2 {
+		t.Fatalf("%d accept events, %d accepted; want 2 and 2", n, s.ch.Accepted())
 	}
 }

@@ -17,7 +17,7 @@ type Breakpoints struct {
 	DeadlineHit bool // runAllTasks stopped at a 64-task deadline check
 	Wakeup      bool // the loop's eventfd was written
 	TaskPanic   bool // a task or handler panicked
-	QueueAbove  int  // the task queue is deeper than this (0: off)
+	QueueAbove  int  // the task queue grew deeper than this (0: off)
 }
 
 func (b Breakpoints) any() bool {
@@ -117,7 +117,10 @@ func (l *EventLoop) breakReason() string {
 		return "breakpoint: wakeup written"
 	case g.bp.TaskPanic && now.TaskPanics+now.HandlerPanics > prev.TaskPanics+prev.HandlerPanics:
 		return "breakpoint: task or handler panic"
-	case g.bp.QueueAbove > 0 && now.QueueDepth > int64(g.bp.QueueAbove):
+	case g.bp.QueueAbove > 0 && prev.QueueDepth <= int64(g.bp.QueueAbove) && now.QueueDepth > int64(g.bp.QueueAbove):
+		// On the crossing only, as the others fire on an increase: a queue
+		// that stays deep would otherwise pause every boundary, and Resume
+		// would act as Step.
 		return "breakpoint: task queue above threshold"
 	}
 	return ""

@@ -2,7 +2,10 @@ package reactor
 
 import (
 	"strings"
+	"sync/atomic"
 	"testing"
+
+	"github.com/reactorviz/reactorviz/reactor/trace"
 )
 
 // A rebuild breakpoint pauses the loop at its next phase boundary and says
@@ -47,4 +50,44 @@ func TestStepAdvancesOnePhase(t *testing.T) {
 		})
 	}
 	l.Resume()
+}
+
+// The queue breakpoint fires when the queue grows past its threshold, not
+// at every boundary while it stays there: Resume runs on, it is no Step.
+func TestQueueBreakpointFiresOnCrossingOnly(t *testing.T) {
+	leakCheck(t)
+	l := newLoop(t, Config{})
+	onLoop(t, l, func() {})
+	l.Pause("test")
+	_ = l.Execute(func() {}) // wake it so it reaches a gate
+	waitFor(t, "the loop to park", func() bool { return l.GateStatus().Waiting })
+	for l.GateStatus().Phase != trace.PhaseSelect {
+		want := (l.GateStatus().Phase + 1) % 4
+		l.Step()
+		waitFor(t, "the next phase", func() bool {
+			g := l.GateStatus()
+			return g.Waiting && g.Phase == want
+		})
+	}
+	l.SetBreakpoints(Breakpoints{QueueAbove: 5})
+	var ran atomic.Int64
+	for i := 0; i < 10; i++ {
+		_ = l.Execute(func() { ran.Add(1) })
+	}
+	l.Resume()
+	waitFor(t, "the breakpoint", func() bool {
+		g := l.GateStatus()
+		return g.Waiting && g.Phase == trace.PhaseIO
+	})
+	if g := l.GateStatus(); !strings.Contains(g.Reason, "queue") {
+		t.Fatalf("paused at io with reason %q", g.Reason)
+	}
+	l.Resume()
+	waitFor(t, "the tasks to run or the loop to pause again", func() bool {
+		g := l.GateStatus()
+		return ran.Load() == 10 || g.Waiting && g.Phase != trace.PhaseIO
+	})
+	if g := l.GateStatus(); ran.Load() != 10 {
+		t.Fatalf("paused again at %v (%q) with the queue still deep", g.Phase, g.Reason)
+	}
 }

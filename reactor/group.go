@@ -41,7 +41,7 @@ func NewEventLoopGroup(name string, n int, cfg Config) (*EventLoopGroup, error) 
 		g.chooser = ChooserPowerOfTwo
 	}
 	for i := 0; i < n; i++ {
-		l, err := NewEventLoop(fmt.Sprintf("%s-%d", name, i), name, i, cfg)
+		l, err := NewEventLoop(fmt.Sprintf("%s-%d", name, i), name, cfg)
 		if err != nil {
 			// Netty shuts down the children already built.
 			g.closeUnstarted()

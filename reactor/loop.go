@@ -32,7 +32,6 @@ type task struct {
 type EventLoop struct {
 	name  string
 	group string
-	index int
 	cfg   Config
 
 	state   atomic.Int32 // trace.State
@@ -83,13 +82,13 @@ var offSwitch trace.Switch // the switch of loops with no collector: always off
 // NewEventLoop creates a loop named name (for example "worker-3") in group.
 // Its epoll instance and eventfd are opened now; its thread starts lazily on
 // the first Execute or Register (Netty's startThread).
-func NewEventLoop(name, group string, index int, cfg Config) (*EventLoop, error) {
+func NewEventLoop(name, group string, cfg Config) (*EventLoop, error) {
 	cfg, err := cfg.withDefaults()
 	if err != nil {
 		return nil, err
 	}
 	l := &EventLoop{
-		name: name, group: group, index: index, cfg: cfg,
+		name: name, group: group, cfg: cfg,
 		tasks:      mpsc.New[task](cfg.QueueCapacity),
 		tailTasks:  mpsc.New[task](0),
 		events:     make([]poll.Event, defaultEvents),
@@ -190,8 +189,9 @@ func (l *EventLoop) Err() error {
 }
 
 // InEventLoop reports whether the caller runs on this loop's thread. The
-// loop goroutine is locked to its OS thread, and no other goroutine runs on
-// a locked thread, so comparing thread ids is exact.
+// loop goroutine is locked to its OS thread for life and the thread exits
+// with it, so no other goroutine ever runs on a thread with that id (short
+// of the kernel wrapping its thread ids around), and comparing them is exact.
 func (l *EventLoop) InEventLoop() bool {
 	tid := l.tid.Load()
 	return tid != 0 && int32(unix.Gettid()) == tid
@@ -393,7 +393,10 @@ func (l *EventLoop) threadMain(started chan struct{}, from trace.State) {
 	l.lastExec = l.now()
 	l.run()
 	l.finishShutdown()
-	runtime.UnlockOSThread()
+	// No UnlockOSThread: l.tid stays recorded, and an unlocked thread would
+	// go back to the scheduler to run other goroutines, which InEventLoop
+	// would then take for the loop. A goroutine that exits locked takes its
+	// thread with it.
 }
 
 func (l *EventLoop) setState(to trace.State) {

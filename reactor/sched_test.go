@@ -30,7 +30,7 @@ func TestSchedHeapOrdersByDeadlineThenID(t *testing.T) {
 
 func newLoop(t *testing.T, cfg Config) *EventLoop {
 	t.Helper()
-	l, err := NewEventLoop("worker-0", "worker", 0, cfg)
+	l, err := NewEventLoop("worker-0", "worker", cfg)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -124,10 +124,20 @@ func (l *EventLoop) selectBlocking(oldWakenUp bool) {
 			selectCnt = 1
 			break
 		}
-		n, interrupted, took := l.wait(int(timeoutMillis))
+		n, interrupted, start := l.wait(int(timeoutMillis))
 		selectCnt++
 		t := l.now()
 		l.stamp = t
+		var took int64
+		if start != 0 {
+			took = t - start
+		}
+		if l.fatal() {
+			// The poller failed: every further wait would fail at once, and
+			// is no premature return. run() stops the loop.
+			l.selectEnded(t, n, took, selectCnt, false)
+			break
+		}
 		woken := n != 0 || oldWakenUp || l.wakenUp.Load() || l.hasTasks() || l.scheduledDue(t)
 		timedOut := t-timeoutMillis*1_000_000 >= now
 		premature := !woken && !interrupted && !timedOut
@@ -175,14 +185,13 @@ func (l *EventLoop) selectEnded(t int64, keys int, took, selectCnt int64, premat
 
 // wait is one blocking epoll_wait, announced by a select_begin event. It
 // returns the number of selected keys, whether a signal cut it short, and
-// how long it took.
+// when it began, or 0 when not tracing: how long it took is only ever
+// reported in a trace event, so the clock is read for it only then, and
+// the caller's reading after the wait serves as its end.
 func (l *EventLoop) wait(timeoutMillis int) (int, bool, int64) {
 	add(&l.stats.selects, 1)
-	// How long the wait took is only ever reported in a trace event, so the
-	// clock is read for it only when tracing.
-	tracing := l.tracing()
 	var start int64
-	if tracing {
+	if l.tracing() {
 		start = l.now()
 		l.emitAt(start, trace.Event{Kind: trace.KindSelectBegin, Str: "select", A: int64(timeoutMillis) * 1_000_000})
 	}
@@ -191,11 +200,7 @@ func (l *EventLoop) wait(timeoutMillis int) (int, bool, int64) {
 	if err != nil && !interrupted {
 		l.selectorFailed(err)
 	}
-	var took int64
-	if tracing {
-		took = l.now() - start
-	}
-	return l.collect(n), interrupted, took
+	return l.collect(n), interrupted, start
 }
 
 // selectNow polls without blocking. In Netty ≤4.1.43 it also re-woke the
@@ -278,19 +283,23 @@ func (l *EventLoop) readyOps(ch *Channel, events uint32) uint32 {
 // and cost about a tenth of the server's CPU; one voluntary yield every
 // few milliseconds (a handful of futex calls) costs a fraction of one
 // percent. The yield is not traced: it is the runtime's, not the model's.
-func (l *EventLoop) yieldIfDue(now int64) {
+// It reports whether it yielded.
+func (l *EventLoop) yieldIfDue(now int64) bool {
 	if now-l.lastYield < yieldInterval {
-		return
+		return false
 	}
 	l.lastYield = now
 	runtime.Gosched()
+	return true
 }
 
 // processSelectedKeys dispatches the selected keys and returns the time it
 // took (ioTime). It always runs, as in Netty ≤4.1.43.
 func (l *EventLoop) processSelectedKeys() int64 {
 	start := l.stampedNow()
-	l.yieldIfDue(start)
+	if l.yieldIfDue(start) {
+		start = l.now() // time spent off the CPU in a yield is not I/O
+	}
 	if l.tracing() {
 		l.emitAt(start, trace.Event{Kind: trace.KindIOBegin})
 	}
@@ -341,7 +350,6 @@ func (l *EventLoop) processKeysFrom(i int) (next int) {
 // return early (an injected fd, a stale registration) stays behind with it.
 func (l *EventLoop) rebuildSelector(selectCnt int64) {
 	add(&l.stats.rebuilds, 1)
-	storeMax(&l.stats.maxSelectCnt, selectCnt)
 	if l.tracing() {
 		l.emit(trace.Event{Kind: trace.KindRebuildBegin, A: selectCnt})
 	}

@@ -17,7 +17,8 @@ import (
 //
 // A loop that never started terminates without starting a thread (Netty
 // starts one just to stop it); its thread id stays 0, which is how a summary
-// tells that it never ran.
+// tells that it never ran. A task that raced the shutdown into its queue runs
+// on the caller's goroutine, before ShutdownGracefully returns.
 func (l *EventLoop) ShutdownGracefully(quiet, timeout time.Duration) {
 	timeout = max(timeout, quiet)
 	for {
@@ -26,8 +27,13 @@ func (l *EventLoop) ShutdownGracefully(quiet, timeout time.Duration) {
 		case s >= trace.StateShuttingDown:
 			return
 		case s == trace.StateNotStarted:
-			if l.state.CompareAndSwap(int32(s), int32(trace.StateTerminated)) {
-				l.closeFDs()
+			// Straight to SHUTDOWN: from here enter rejects, and no thread
+			// can start. A producer admitted before it may still enqueue and
+			// write the eventfd, so the same wait and drain as a running
+			// loop's come before the descriptors close.
+			if l.state.CompareAndSwap(int32(s), int32(trace.StateShutdown)) {
+				l.drainAndClose()
+				l.state.Store(int32(trace.StateTerminated))
 				close(l.terminated)
 				return
 			}
@@ -95,14 +101,22 @@ func (l *EventLoop) finishShutdown() {
 		l.closeAll("shutdown")
 	}
 	l.setState(trace.StateShutdown)
+	l.drainAndClose()
+	l.setState(trace.StateTerminated)
+	close(l.terminated)
+}
+
+// drainAndClose runs once the loop is SHUTDOWN, on the loop thread or, for
+// a loop that never started, on the goroutine shutting it down: wait for
+// the producers that passed enter's state check, run what they queued,
+// then close the channels and the descriptors.
+func (l *EventLoop) drainAndClose() {
 	for l.inflight.Load() != 0 {
 		runtime.Gosched()
 	}
 	l.closeAll("shutdown")
 	l.confirmShutdown()
 	l.closeFDs()
-	l.setState(trace.StateTerminated)
-	close(l.terminated)
 }
 
 func (l *EventLoop) closeFDs() {

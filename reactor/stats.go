@@ -54,7 +54,6 @@ type Stats struct {
 	Connected        int64 `json:"connected"`
 	HandlerPanics    int64 `json:"handler_panics"`
 	QueueDepth       int64 `json:"queue_depth"`
-	ScheduledPending int64 `json:"scheduled_pending"`
 }
 
 func (c *counters) snapshot() Stats {

@@ -79,7 +79,7 @@ func runBatch(t *testing.T, l *EventLoop, clk *stepClock, n int) {
 func newClockedLoop(t *testing.T, ioRatio int, step time.Duration) (*EventLoop, *stepClock) {
 	t.Helper()
 	clk := &stepClock{base: trace.NewClock(), step: int64(step), counter: new(atomic.Int64)}
-	l, err := NewEventLoop("worker-0", "worker", 0, Config{IORatio: ioRatio, Now: clk.now})
+	l, err := NewEventLoop("worker-0", "worker", Config{IORatio: ioRatio, Now: clk.now})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -122,7 +122,7 @@ func TestRunAllTasksBudgetStopsOnlyAtMultiplesOf64(t *testing.T) {
 	leakCheck(t)
 	coll, rec := newTraced(t)
 	clk := &stepClock{base: trace.NewClock(), step: int64(time.Second), counter: new(atomic.Int64)}
-	l, err := NewEventLoop("worker-0", "worker", 0, Config{Now: clk.now, Collector: coll})
+	l, err := NewEventLoop("worker-0", "worker", Config{Now: clk.now, Collector: coll})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -175,10 +175,10 @@ func TestIORatioValidation(t *testing.T) {
 			t.Errorf("ioRatio %d accepted", r)
 		}
 	}
-	if _, err := NewEventLoop("x", "g", 0, Config{IORatio: 101}); err == nil {
+	if _, err := NewEventLoop("x", "g", Config{IORatio: 101}); err == nil {
 		t.Error("Config{IORatio: 101} accepted")
 	}
-	l, err := NewEventLoop("x", "g", 0, Config{})
+	l, err := NewEventLoop("x", "g", Config{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -197,47 +197,49 @@ func TestIORatioValidation(t *testing.T) {
 }
 
 // On the real loop, every task batch's budget is the I/O time before it
-// scaled by ioRatio, and 100 runs without a budget.
+// scaled by ioRatio, and 100 runs without a budget. Only shutdown's final
+// drain may run unbounded at a ratio below 100.
 func TestIORatioBudgetOnRealLoop(t *testing.T) {
 	for _, ratio := range []int{20, 50, 80, 100} {
 		leakCheck(t)
 		coll, rec := newTraced(t)
 		s := startServer(t, 1, 1, Config{IORatio: ratio, Collector: coll}, echoInit)
 		c := dial(t, s.addr())
-		w := s.worker.Loops()[0]
 		for i := 0; i < 20; i++ {
-			_ = w.Execute(func() {})
+			_ = s.worker.Loops()[0].Execute(func() {})
 			echoOnce(t, c, "payload")
 		}
 		s.shutdown()
 		coll.Flush()
 		idx := loopIndex(t, coll, "worker-0")
-		var lastIO int64 = -1
-		checked := 0
+		lastIO, shuttingDown, budgeted := int64(-1), false, 0
 		for _, e := range rec.snapshot() {
 			if e.Loop != idx {
 				continue
 			}
 			switch e.Kind {
+			case trace.KindState:
+				shuttingDown = shuttingDown || trace.State(e.B) >= trace.StateShuttingDown
 			case trace.KindIOEnd:
 				lastIO = e.B
 			case trace.KindTasksBegin:
-				if lastIO < 0 || w.State() < trace.StateTerminated {
-					continue
+				switch {
+				case ratio == 100 || shuttingDown:
+					if e.B != -1 {
+						t.Fatalf("ratio %d: budget %d, want unlimited", ratio, e.B)
+					}
+				case lastIO < 0:
+					t.Fatalf("ratio %d: a task batch with no I/O phase before it", ratio)
+				case e.B != TaskBudget(lastIO, ratio):
+					t.Fatalf("ratio %d: budget %d after io %d ns, want %d", ratio, e.B, lastIO, TaskBudget(lastIO, ratio))
+				default:
+					budgeted++
 				}
-				want := TaskBudget(lastIO, ratio)
-				if e.B != want && e.B != -1 { // -1: shutdown's unbounded drain
-					t.Fatalf("ratio %d: budget %d after io %d ns, want %d", ratio, e.B, lastIO, want)
-				}
-				if ratio == 100 && e.B != -1 {
-					t.Fatalf("ratio 100: budget %d, want unlimited", e.B)
-				}
-				checked++
 				lastIO = -1
 			}
 		}
-		if checked == 0 {
-			t.Fatalf("ratio %d: no task batch followed an I/O phase", ratio)
+		if ratio < 100 && budgeted == 0 {
+			t.Fatalf("ratio %d: no budgeted task batch", ratio)
 		}
 	}
 }
@@ -247,7 +249,7 @@ func TestIORatioBudgetOnRealLoop(t *testing.T) {
 // never touch it.
 func TestWakeupCoalescing(t *testing.T) {
 	leakCheck(t)
-	l, err := NewEventLoop("worker-0", "worker", 0, Config{})
+	l, err := NewEventLoop("worker-0", "worker", Config{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -304,7 +306,7 @@ func TestWakeupCoalescing(t *testing.T) {
 
 func TestTaskPanicIsRecoveredAndReported(t *testing.T) {
 	leakCheck(t)
-	l, err := NewEventLoop("worker-0", "worker", 0, Config{})
+	l, err := NewEventLoop("worker-0", "worker", Config{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -320,7 +322,7 @@ func TestTaskPanicIsRecoveredAndReported(t *testing.T) {
 
 func TestTailTasksRunAfterEveryBatch(t *testing.T) {
 	leakCheck(t)
-	l, err := NewEventLoop("worker-0", "worker", 0, Config{})
+	l, err := NewEventLoop("worker-0", "worker", Config{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -346,7 +348,7 @@ func TestTailTasksRunAfterEveryBatch(t *testing.T) {
 
 func TestBoundedQueueRejects(t *testing.T) {
 	leakCheck(t)
-	l, err := NewEventLoop("worker-0", "worker", 0, Config{QueueCapacity: 4})
+	l, err := NewEventLoop("worker-0", "worker", Config{QueueCapacity: 4})
 	if err != nil {
 		t.Fatal(err)
 	}

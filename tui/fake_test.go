@@ -68,11 +68,11 @@ func newFakeSessionWith(t testing.TB, name string, m scenarios.Model, sink trace
 		threshold: 512, done: make(chan struct{}), table: table,
 		clients: sim.ClientStats{Connections: 8, Requests: 2000, ThroughputRPS: 800, P50us: 85, P99us: 900},
 	}
-	for i, info := range table {
+	for _, info := range table {
 		if info.Group == "wheel" {
 			continue
 		}
-		l, err := reactor.NewEventLoop(info.Name, info.Group, i, reactor.Config{})
+		l, err := reactor.NewEventLoop(info.Name, info.Group, reactor.Config{})
 		if err != nil {
 			t.Fatalf("NewEventLoop: %v", err)
 		}

@@ -39,6 +39,7 @@
 package chrome
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"io"
@@ -48,6 +49,7 @@ import (
 
 	"github.com/reactorviz/reactorviz/reactor/trace"
 	"github.com/reactorviz/reactorviz/reactor/trace/internal/jsontext"
+	"github.com/reactorviz/reactorviz/reactor/trace/internal/sticky"
 )
 
 // LoopTable names the loops of one event stream; an Event's Loop indexes it.
@@ -233,10 +235,7 @@ func (x *Exporter) Flush() error {
 	x.mu.Lock()
 	defer x.mu.Unlock()
 	if x.closed {
-		if x.err != nil {
-			return x.err
-		}
-		return ErrClosed
+		return cmp.Or(x.err, ErrClosed)
 	}
 	x.write()
 	return x.err
@@ -277,18 +276,9 @@ func (x *Exporter) open() {
 	}
 }
 
+// write hands the buffer to the underlying writer and keeps the first error.
 func (x *Exporter) write() {
-	if len(x.buf) == 0 || x.err != nil {
-		x.buf = x.buf[:0]
-		return
-	}
-	n, err := x.w.Write(x.buf)
-	if err == nil && n < len(x.buf) {
-		err = io.ErrShortWrite
-	}
-	if err != nil {
-		x.err = err
-	}
+	x.err = sticky.Write(x.w, x.buf, x.err)
 	x.buf = x.buf[:0]
 }
 
@@ -459,6 +449,7 @@ var instantCat = [trace.NumKinds]string{
 	trace.KindRebuildBegin:  "rebuild",
 	trace.KindRebuildEnd:    "rebuild",
 	trace.KindTaskPanic:     "task",
+	trace.KindTaskReject:    "task",
 	trace.KindInject:        "fault",
 	trace.KindAccept:        "channel",
 	trace.KindRegister:      "channel",
@@ -470,16 +461,6 @@ var instantCat = [trace.NumKinds]string{
 	trace.KindDrop:          "trace",
 	trace.KindPause:         "step",
 	trace.KindResume:        "step",
-}
-
-func init() {
-	// Looked up by name: a kind the schema gains later is drawn once it is
-	// listed here, and a build without it still compiles.
-	for name, cat := range map[string]string{"task_reject": "task"} {
-		if k, ok := trace.ParseKind(name); ok {
-			instantCat[k] = cat
-		}
-	}
 }
 
 // parentStart is the earliest a new child of the open slices may start: 1 ns

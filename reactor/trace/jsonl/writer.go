@@ -1,6 +1,7 @@
 package jsonl
 
 import (
+	"cmp"
 	"errors"
 	"io"
 	"strconv"
@@ -8,6 +9,7 @@ import (
 	"time"
 
 	"github.com/reactorviz/reactorviz/reactor/trace"
+	"github.com/reactorviz/reactorviz/reactor/trace/internal/sticky"
 )
 
 // Format and Version identify a trace file in its header line.
@@ -146,10 +148,7 @@ func (w *Writer) Flush() error {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if w.closed {
-		if w.err != nil {
-			return w.err
-		}
-		return ErrClosed
+		return cmp.Or(w.err, ErrClosed)
 	}
 	w.open()
 	w.write()
@@ -189,16 +188,7 @@ func (w *Writer) Close() error {
 
 // write hands the buffer to the underlying writer and keeps the first error.
 func (w *Writer) write() {
-	if len(w.buf) == 0 || w.err != nil {
-		return
-	}
-	n, err := w.w.Write(w.buf)
-	if err == nil && n < len(w.buf) {
-		err = io.ErrShortWrite
-	}
-	if err != nil {
-		w.err = err
-	}
+	w.err = sticky.Write(w.w, w.buf, w.err)
 	w.buf = w.buf[:0]
 }
 

@@ -1,0 +1,141 @@
+package reactor
+
+import (
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/reactorviz/reactorviz/reactor/trace"
+)
+
+// A terminated loop's thread dies with its goroutine: no other goroutine
+// ever runs on a thread with the loop's tid, so none is taken for the loop.
+func TestInEventLoopFalseAfterTermination(t *testing.T) {
+	leakCheck(t)
+	l := newLoop(t, Config{})
+	onLoop(t, l, func() {})
+	tid := l.TID()
+	l.ShutdownGracefully(0, time.Second)
+	<-l.Terminated()
+	var wrong atomic.Int64
+	for round := 0; round < 20; round++ {
+		var wg sync.WaitGroup
+		for i := 0; i < 100; i++ {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				if l.InEventLoop() {
+					wrong.Add(1)
+				}
+			}()
+		}
+		wg.Wait()
+	}
+	if wrong.Load() != 0 {
+		t.Fatalf("%d of 2000 goroutines took themselves for the terminated loop", wrong.Load())
+	}
+	if l.TID() != tid || tid == 0 {
+		t.Fatalf("tid %d after termination, %d while running", l.TID(), tid)
+	}
+}
+
+// Shutting down a loop that never started waits for a producer already past
+// its state check, as a running loop's shutdown does: the producer's wakeup
+// finds the eventfd open, and its task runs rather than being lost.
+func TestShutdownOfUnstartedLoopWaitsForProducers(t *testing.T) {
+	leakCheck(t)
+	l, err := NewEventLoop("worker-0", "worker", Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !l.enter() { // a producer between its state check and its enqueue
+		t.Fatal("enter refused on a new loop")
+	}
+	returned := make(chan struct{})
+	go func() { l.ShutdownGracefully(0, time.Second); close(returned) }()
+	waitFor(t, "the shutdown to begin", func() bool { return l.State() != trace.StateNotStarted })
+	select {
+	case <-l.Terminated():
+		t.Fatal("terminated with a producer in flight")
+	default:
+	}
+	// The producer goes on as submit does: enqueue, start, wake.
+	ran := make(chan struct{})
+	l.tasks.Offer(task{fn: func() { close(ran) }, name: "late"})
+	l.startThread()
+	l.wakeup(nil)
+	l.exit()
+	<-returned
+	<-l.Terminated()
+	if w := l.Stats().WakeupsWritten; w != 1 {
+		t.Fatalf("%d eventfd writes; the late wakeup found it closed", w)
+	}
+	select {
+	case <-ran:
+	default:
+		t.Fatal("the late task was accepted but never ran")
+	}
+	if l.TID() != 0 || l.State() != trace.StateTerminated {
+		t.Fatalf("tid %d state %v", l.TID(), l.State())
+	}
+}
+
+// A poller that fails for good stops the loop at once: select does not go
+// on waiting, counting premature returns and rebuilding.
+func TestPollerFailureStopsTheLoopAtOnce(t *testing.T) {
+	leakCheck(t)
+	l := newLoop(t, Config{RebuildThreshold: 4})
+	onLoop(t, l, func() {
+		// /dev/null in the epoll fd's place: the next epoll_wait fails
+		// with EINVAL, and closing the poller closes it.
+		null, err := unix.Open("/dev/null", unix.O_RDONLY|unix.O_CLOEXEC, 0)
+		if err != nil {
+			t.Error(err)
+			return
+		}
+		if err := unix.Dup3(null, l.poller.FD(), unix.O_CLOEXEC); err != nil {
+			t.Error(err)
+		}
+		unix.Close(null)
+	})
+	waitFor(t, "the loop to stop", func() bool { return l.State() == trace.StateTerminated })
+	if l.Err() == nil {
+		t.Fatal("no error recorded")
+	}
+	if st := l.Stats(); st.Premature != 0 || st.Rebuilds != 0 {
+		t.Fatalf("after the failure: %d premature returns, %d rebuilds", st.Premature, st.Rebuilds)
+	}
+}
+
+// A blocking select's took_ns is the distance between its select_begin and
+// select_end events: both ends are the same clock readings.
+func TestSelectTookMatchesItsEvents(t *testing.T) {
+	leakCheck(t)
+	coll, rec := newTraced(t)
+	l := newLoop(t, Config{Collector: coll})
+	for i := 0; i < 5; i++ {
+		onLoop(t, l, func() {})
+	}
+	waitFor(t, "the loop to sleep", func() bool { return blockedInEpoll(l) })
+	onLoop(t, l, func() {})
+	coll.Flush()
+	var begin *trace.Event
+	checked := 0
+	for _, e := range rec.snapshot() {
+		switch {
+		case e.Kind == trace.KindSelectBegin:
+			begin = &e
+		case e.Kind == trace.KindSelectEnd && begin != nil && begin.Str == "select":
+			if e.B != e.Time-begin.Time {
+				t.Fatalf("took_ns %d, events %d ns apart", e.B, e.Time-begin.Time)
+			}
+			checked++
+		}
+	}
+	if checked == 0 {
+		t.Fatal("no blocking select traced")
+	}
+}
