@@ -8,22 +8,16 @@ import "time"
 type Action interface {
 	// Time is when the action happens, from the start of the run.
 	Time() time.Duration
-	// Position is where the entry starts in its file.
-	Position() Pos
 	isAction()
 }
 
-// Step carries what every action has: its time and its place in the file.
+// Step carries what every action has: its time.
 type Step struct {
-	At  time.Duration
-	Pos Pos
+	At time.Duration
 }
 
 // Time implements Action.
 func (s Step) Time() time.Duration { return s.At }
-
-// Position implements Action.
-func (s Step) Position() Pos { return s.Pos }
 
 func (Step) isAction() {}
 

@@ -56,7 +56,7 @@ func TestBuiltinOrder(t *testing.T) {
 	for _, e := range entries {
 		files = append(files, strings.TrimSuffix(e, ".yaml"))
 	}
-	if got, want := sortedCopy(files), sortedCopy(builtinOrder); !slices.Equal(got, want) {
+	if got, want := slices.Sorted(slices.Values(files)), slices.Sorted(slices.Values(builtinOrder)); !slices.Equal(got, want) {
 		t.Errorf("embedded %v, listed %v", got, want)
 	}
 	var listed []string
@@ -122,7 +122,7 @@ func TestBuiltinsExerciseEveryFeature(t *testing.T) {
 			case Inject:
 				seen["inject "+string(a.Fault)] = true
 			case Submit:
-				seen["submit tail="+boolString(a.Tail)+" from "+string(a.From)] = true
+				seen["submit tail="+strconv.FormatBool(a.Tail)+" from "+string(a.From)] = true
 			case Schedule:
 				seen["schedule "+string(a.Mode)] = true
 			case WheelTimeouts:
@@ -157,13 +157,6 @@ func TestBuiltinsExerciseEveryFeature(t *testing.T) {
 			t.Errorf("no built-in uses %s", w)
 		}
 	}
-}
-
-func boolString(b bool) string {
-	if b {
-		return "true"
-	}
-	return "false"
 }
 
 func TestLoad(t *testing.T) {

@@ -1,6 +1,7 @@
 package scenarios
 
 import (
+	"cmp"
 	"regexp"
 	"slices"
 	"strconv"
@@ -140,7 +141,7 @@ func evalComparison(part string, s *Scenario) (bool, *ExpectError) {
 		if lit == "true" {
 			want = 1
 		}
-		return o.holds(cmpInt(k.value(s), want)), nil
+		return o.holds(cmp.Compare(k.value(s), want)), nil
 	}
 	var want int64
 	switch k.kind {
@@ -163,15 +164,5 @@ func evalComparison(part string, s *Scenario) (bool, *ExpectError) {
 		}
 		want = n
 	}
-	return o.holds(cmpInt(k.value(s), want)), nil
-}
-
-func cmpInt(a, b int64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
+	return o.holds(cmp.Compare(k.value(s), want)), nil
 }

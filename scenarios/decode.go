@@ -1,6 +1,7 @@
 package scenarios
 
 import (
+	"cmp"
 	"math"
 	"net"
 	"regexp"
@@ -552,24 +553,32 @@ func (d *decoder) wheel(n *yaml.Node, s *Scenario) {
 
 func (d *decoder) shutdown(n *yaml.Node, s *Scenario) {
 	s.Shutdown = ShutdownConfig{Quiet: defaultQuiet, Timeout: defaultTimeout}
-	m := d.mapping(n, "shutdown", []string{"quiet", "timeout"})
-	if m == nil {
-		return
+	if m := d.mapping(n, "shutdown", []string{"quiet", "timeout"}); m != nil {
+		s.Shutdown = d.shutdownTimes(m, s.Shutdown)
 	}
+}
+
+// shutdownTimes reads quiet: and timeout: over c, for the shutdown: section
+// and a timeline shutdown alike, so both report the same problems. The two
+// are compared only when both parsed, so a bad value gives one error, and
+// only when this mapping sets one of them: inherited values were checked
+// where they were written.
+func (d *decoder) shutdownTimes(m *mapping, c ShutdownConfig) ShutdownConfig {
 	quietOK, timeoutOK := true, true
 	if v := m.get("quiet"); v != nil {
-		s.Shutdown.Quiet, quietOK = d.duration(v, "quiet", 0, maxQuiet)
+		c.Quiet, quietOK = d.duration(v, "quiet", 0, maxQuiet)
 	}
 	if v := m.get("timeout"); v != nil {
-		s.Shutdown.Timeout, timeoutOK = d.duration(v, "timeout", 0, maxTimeout)
+		c.Timeout, timeoutOK = d.duration(v, "timeout", 0, maxTimeout)
 	}
-	if quietOK && timeoutOK && s.Shutdown.Timeout < s.Shutdown.Quiet {
-		at := m.get("timeout")
-		if at == nil {
-			at = m.get("quiet")
-		}
-		d.errorf(at, "shutdown timeout %s is shorter than the quiet period %s", durationString(s.Shutdown.Timeout), durationString(s.Shutdown.Quiet))
+	at := m.get("timeout")
+	if at == nil {
+		at = m.get("quiet")
 	}
+	if at != nil && quietOK && timeoutOK && c.Timeout < c.Quiet {
+		d.errorf(at, "shutdown timeout %s is shorter than the quiet period %s", durationString(c.Timeout), durationString(c.Quiet))
+	}
+	return c
 }
 
 var clientKeys = []string{"protocol", "connections", "payload", "rate", "pipeline", "requests", "via", "start", "stop"}
@@ -588,7 +597,6 @@ func (d *decoder) clients(n *yaml.Node, s *Scenario) {
 			Pipeline:    1,
 			Via:         ViaNet,
 			Stop:        s.Duration,
-			Pos:         Pos{Line: item.Line, Col: item.Column},
 		}
 		if v := m.get("protocol"); v != nil {
 			if r, ok := d.enum(v, "protocol", protocols); ok {
@@ -726,7 +734,7 @@ func (d *decoder) timeline(n *yaml.Node, s *Scenario) {
 	if totalTasks > maxTotalTasks {
 		d.errorf(n, "the timeline submits %d tasks in all; the limit is %d", totalTasks, maxTotalTasks)
 	}
-	slices.SortStableFunc(s.Timeline, func(a, b Action) int { return cmpInt(int64(a.Time()), int64(b.Time())) })
+	slices.SortStableFunc(s.Timeline, func(a, b Action) int { return cmp.Compare(a.Time(), b.Time()) })
 }
 
 // action decodes one timeline entry: exactly one verb, the parameters that
@@ -749,7 +757,6 @@ func (d *decoder) action(item *yaml.Node, m *mapping, s *Scenario) Action {
 		return nil
 	}
 	var step Step
-	step.Pos = Pos{Line: item.Line, Col: item.Column}
 	if at := m.get("at"); at == nil {
 		d.errorf(item, "a timeline entry needs at: (when it happens)")
 	} else {
@@ -814,17 +821,8 @@ func (d *decoder) action(item *yaml.Node, m *mapping, s *Scenario) Action {
 	case "offload":
 		return d.offload(step, vn, m)
 	case "shutdown":
-		a := Shutdown{Step: step, Quiet: s.Shutdown.Quiet, Timeout: s.Shutdown.Timeout}
-		if v := m.get("quiet"); v != nil {
-			a.Quiet, _ = d.duration(v, "quiet", 0, maxQuiet)
-		}
-		if v := m.get("timeout"); v != nil {
-			a.Timeout, _ = d.duration(v, "timeout", 0, maxTimeout)
-		}
-		if a.Timeout < a.Quiet {
-			d.errorf(item, "shutdown timeout %s is shorter than the quiet period %s", durationString(a.Timeout), durationString(a.Quiet))
-		}
-		return a
+		c := d.shutdownTimes(m, s.Shutdown)
+		return Shutdown{Step: step, Quiet: c.Quiet, Timeout: c.Timeout}
 	}
 	a := Pause{Step: step}
 	a.For, _ = d.duration(vn, "pause", time.Millisecond, maxPause)
@@ -987,10 +985,7 @@ func (d *decoder) checkLoopRefs(s *Scenario) {
 		return
 	}
 	groups := s.topology(minDefaultWorkers)
-	var names []string
-	for _, g := range groups {
-		names = append(names, g.Loops...)
-	}
+	names := loopNames(groups)
 	for _, r := range d.loopRefs {
 		matched := matchLoops(r.name, names)
 		if len(matched) == 0 {
@@ -1045,11 +1040,7 @@ func (d *decoder) unknownLoop(name string, s *Scenario, groups []Group) string {
 	case prefix == GroupWorker:
 		return msg + "workers is " + strconv.Itoa(s.Workers) + d.setNote(d.workersNode) + ", so the worker loops are " + loopRange(GroupWorker, s.Workers)
 	}
-	var names []string
-	for _, g := range groups {
-		names = append(names, g.Loops...)
-	}
-	return msg + "the loops are " + oneOf(names)
+	return msg + "the loops are " + oneOf(loopNames(groups))
 }
 
 func loopRange(group string, n int) string {
@@ -1064,9 +1055,9 @@ func loopRange(group string, n int) string {
 // parsed and checked for names; only the chosen one must fit the topology.
 func (d *decoder) expects(n *yaml.Node, s *Scenario) {
 	groups := s.topology(minDefaultWorkers)
-	var loops, groupNames []string
+	loops := loopNames(groups)
+	var groupNames []string
 	for _, g := range groups {
-		loops = append(loops, g.Loops...)
 		groupNames = append(groupNames, g.Name)
 	}
 	items := d.list(n, "expect", maxExpects)
@@ -1144,10 +1135,6 @@ func (d *decoder) clause(n *yaml.Node, s *Scenario, loops, groupNames []string, 
 			d.ps.add(f, p, "%s", terr.Msg)
 			return nil
 		}
-	}
-	f, p := d.at(n)
-	if f == d.file {
-		e.Pos = p
 	}
 	return e
 }

@@ -254,7 +254,6 @@ func (o *operand) concrete(loop string) string {
 // Expect is one parsed expectation.
 type Expect struct {
 	Text string // the clause as written
-	Pos  Pos    // where it starts in its file; zero if it came from --set
 
 	lhs, rhs operand
 	op       op

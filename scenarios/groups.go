@@ -55,9 +55,12 @@ func (s *Scenario) Groups() []Group {
 }
 
 // LoopNames returns every loop name, boss (or reactor) loops first.
-func (s *Scenario) LoopNames() []string {
+func (s *Scenario) LoopNames() []string { return loopNames(s.Groups()) }
+
+// loopNames lists the loops of groups in order.
+func loopNames(groups []Group) []string {
 	var names []string
-	for _, g := range s.Groups() {
+	for _, g := range groups {
 		names = append(names, g.Loops...)
 	}
 	return names

@@ -291,11 +291,13 @@ func describe(n *yaml.Node) string {
 }
 
 // clip shortens a value quoted in a message.
-func clip(s string) string {
-	const limit = 40
+func clip(s string) string { return clipRunes(s, 40) }
+
+// clipRunes keeps the first limit runes of s. It counts runes, not bytes,
+// so a cut never splits a character and never runs past the end.
+func clipRunes(s string, limit int) string {
 	if utf8.RuneCountInString(s) <= limit {
 		return s
 	}
-	r := []rune(s)
-	return string(r[:limit]) + "…"
+	return string([]rune(s)[:limit]) + "…"
 }

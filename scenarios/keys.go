@@ -1,7 +1,6 @@
 package scenarios
 
 import (
-	"sort"
 	"strconv"
 	"strings"
 )
@@ -222,12 +221,6 @@ func plural(n int, one, many string) string {
 // oneOf formats a list of allowed words for a message.
 func oneOf(words []string) string {
 	return strings.Join(words, ", ")
-}
-
-func sortedCopy(words []string) []string {
-	out := append([]string(nil), words...)
-	sort.Strings(out)
-	return out
 }
 
 // editDistance is the Levenshtein distance, on bytes; keys are ASCII. Inputs

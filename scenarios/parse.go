@@ -212,14 +212,12 @@ func checkSetText(s string, limit int) string {
 	return ""
 }
 
-// clipSet shortens an override for use as the "file" of a problem.
+// clipSet shortens an override for use as the "file" of a problem. An
+// override that is not valid UTF-8 is quoted first, so what is cut, and
+// printed, is text.
 func clipSet(s string) string {
-	const limit = 60
-	if len(s) <= limit || !utf8.ValidString(s) {
-		if !utf8.ValidString(s) {
-			return strconv.Quote(s)
-		}
-		return s
+	if !utf8.ValidString(s) {
+		s = strconv.Quote(s)
 	}
-	return string([]rune(s)[:limit/2]) + "…"
+	return clipRunes(s, 60)
 }

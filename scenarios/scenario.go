@@ -149,7 +149,6 @@ type Client struct {
 	Via         Via           // net or engine
 	Start       time.Duration // when the connections open
 	Stop        time.Duration // when they close; equals Duration if unset
-	Pos         Pos
 }
 
 // Rate is a per-connection request rate. The zero Rate means "max": each

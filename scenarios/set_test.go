@@ -2,6 +2,7 @@ package scenarios
 
 import (
 	"errors"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -83,40 +84,19 @@ func TestSetOnEveryBuiltin(t *testing.T) {
 func checkSetApplied(t *testing.T, s *Scenario, c setCase) {
 	t.Helper()
 	got := map[string]string{
-		"bosses":                 itoa(s.Bosses),
-		"workers":                itoa(s.Workers),
+		"bosses":                 strconv.Itoa(s.Bosses),
+		"workers":                strconv.Itoa(s.Workers),
 		"duration":               durationString(s.Duration),
-		"loop.io_ratio":          itoa(s.Loop.IORatio),
-		"loop.rebuild_threshold": itoa(s.Loop.RebuildThreshold),
+		"loop.io_ratio":          strconv.Itoa(s.Loop.IORatio),
+		"loop.rebuild_threshold": strconv.Itoa(s.Loop.RebuildThreshold),
 		"loop.selector":          string(s.Loop.Selector),
 		"loop.trigger":           string(s.Loop.Trigger),
-		"server.reuseport":       boolString(s.Server.ReusePort),
-		"server.ports":           itoa(s.Server.Ports),
+		"server.reuseport":       strconv.FormatBool(s.Server.ReusePort),
+		"server.ports":           strconv.Itoa(s.Server.Ports),
 	}[c.key]
 	if got != c.value {
 		t.Errorf("after --set %s=%s the scenario has %s", c.key, c.value, got)
 	}
-}
-
-func itoa(i int) string { return durationlessItoa(i) }
-
-func durationlessItoa(i int) string {
-	neg := i < 0
-	if neg {
-		i = -i
-	}
-	var b []byte
-	for {
-		b = append([]byte{byte('0' + i%10)}, b...)
-		i /= 10
-		if i == 0 {
-			break
-		}
-	}
-	if neg {
-		b = append([]byte{'-'}, b...)
-	}
-	return string(b)
 }
 
 func TestSet(t *testing.T) {
@@ -375,6 +355,39 @@ func TestForModel(t *testing.T) {
 			}
 			if s.Model == tt.model || len(s.Expect) == 0 {
 				t.Error("ForModel changed the original")
+			}
+		})
+	}
+}
+
+// TestSetArgumentIsClipped checks how an override is shown as the "file"
+// of its problem: whole when short, cut on a character boundary when long
+// (counting characters, not bytes), quoted when it is not valid UTF-8.
+func TestSetArgumentIsClipped(t *testing.T) {
+	emoji := strings.Repeat("😀", 16) // 64 bytes, 16 characters
+	long := strings.Repeat("é", 70)
+	tests := []struct {
+		name, value, wantFile string
+	}{
+		{name: "short in characters, long in bytes", value: emoji, wantFile: "--set loop.io_ratio=" + emoji},
+		{name: "long", value: long, wantFile: "--set loop.io_ratio=" + strings.Repeat("é", 60) + "…"},
+		{name: "invalid UTF-8", value: "\xff", wantFile: `--set loop.io_ratio="\xff"`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s, err := Parse("t.yaml", []byte("name: x\n"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			var el *ErrorList
+			if err := s.Set("loop.io_ratio", tt.value); !errors.As(err, &el) {
+				t.Fatalf("error %v, want an *ErrorList", err)
+			}
+			if got := el.Problems[0].File; got != tt.wantFile {
+				t.Errorf("file %q, want %q", got, tt.wantFile)
+			}
+			if strings.ContainsRune(el.Error(), 0) {
+				t.Errorf("NUL in %q", el.Error())
 			}
 		})
 	}

@@ -1,6 +1,8 @@
 package sim
 
 import (
+	"cmp"
+	"slices"
 	"time"
 
 	"github.com/reactorviz/reactorviz/scenarios"
@@ -26,11 +28,7 @@ func (r *Run) driveClients() {
 		edges = append(edges, edge{c.Start, true, i}, edge{c.Stop, false, i})
 	}
 	// Stable by time: a group's start precedes its own stop.
-	for i := 1; i < len(edges); i++ {
-		for j := i; j > 0 && edges[j].at < edges[j-1].at; j-- {
-			edges[j], edges[j-1] = edges[j-1], edges[j]
-		}
-	}
+	slices.SortStableFunc(edges, func(a, b edge) int { return cmp.Compare(a.at, b.at) })
 	groups := make([]*clientGroup, len(r.sc.Clients))
 	first := 0
 	for _, e := range edges {

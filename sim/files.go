@@ -5,14 +5,13 @@ import (
 	"fmt"
 	"os"
 
-	"github.com/reactorviz/reactorviz/reactor/trace"
 	"github.com/reactorviz/reactorviz/reactor/trace/chrome"
 	"github.com/reactorviz/reactorviz/reactor/trace/jsonl"
 )
 
 // traceFiles are the run's trace recordings, if any were asked for.
 type traceFiles struct {
-	closers []func(*trace.Collector) error
+	closers []func() error
 }
 
 // attachSinks connects the caller's sinks and the trace files. Any sink
@@ -29,19 +28,23 @@ func (r *Run) attachSinks() error {
 	}
 	if p := r.opts.ChromePath; p != "" {
 		if err := r.files.openChrome(r, p); err != nil {
+			// Start gives up without reaching finish, which is what
+			// closes the files, so close the JSONL file opened above now.
+			// The open error is the one to report.
+			_ = r.files.close()
 			return err
 		}
 	}
 	return nil
 }
 
-func (f *traceFiles) close(c *trace.Collector) error {
+func (f *traceFiles) close() error {
 	if f == nil {
 		return nil
 	}
 	var err error
 	for _, cl := range f.closers {
-		err = errors.Join(err, cl(c))
+		err = errors.Join(err, cl())
 	}
 	return err
 }
@@ -60,7 +63,7 @@ func (f *traceFiles) openJSONL(r *Run, path string) error {
 	w := jsonl.NewWriter(file, jsonl.Header{Scenario: r.sc.Name, Model: string(r.sc.Model),
 		Started: r.coll.Clock().Epoch(), Config: cfg}, jsonl.Options{Source: r.coll})
 	r.coll.AddSink(w)
-	f.closers = append(f.closers, func(*trace.Collector) error {
+	f.closers = append(f.closers, func() error {
 		return errors.Join(w.Close(), file.Close())
 	})
 	return nil
@@ -73,7 +76,7 @@ func (f *traceFiles) openChrome(r *Run, path string) error {
 	}
 	x := chrome.New(file, chrome.Options{Process: string(r.sc.Model), Loops: r.coll})
 	r.coll.AddSink(x)
-	f.closers = append(f.closers, func(*trace.Collector) error {
+	f.closers = append(f.closers, func() error {
 		return errors.Join(x.Close(), file.Close())
 	})
 	return nil

@@ -99,9 +99,6 @@ func (r *Run) Groups() []*reactor.EventLoopGroup { return r.groups }
 // Loops returns every loop; Loops()[i] emits as trace loop index i.
 func (r *Run) Loops() []*reactor.EventLoop { return r.loops }
 
-// Loop returns the loop with the given name.
-func (r *Run) Loop(name string) *reactor.EventLoop { return r.byName[name] }
-
 // Wheel returns the run's HashedWheelTimer.
 func (r *Run) Wheel() *wheel.Timer { return r.wheel }
 
@@ -264,7 +261,7 @@ func (r *Run) finish(cause error) {
 		_, _ = r.wheel.Stop()
 	}
 	r.coll.Stop()
-	if err := r.files.close(r.coll); err != nil {
+	if err := r.files.close(); err != nil {
 		cause = errors.Join(cause, err)
 	}
 	r.summary = r.summarise()

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -131,8 +132,8 @@ func loadScenario(nameOrPath string, sets []string, d time.Duration) (*scenarios
 	}
 	var errs []error
 	if d != 0 {
-		if err := sc.Set("duration", d.String()); err != nil {
-			errs = append(errs, fmt.Errorf("--duration %v: %w", d, unwrapSet(err)))
+		if err := setDuration(sc, d); err != nil {
+			errs = append(errs, err)
 		}
 	}
 	for _, kv := range sets {
@@ -147,7 +148,23 @@ func loadScenario(nameOrPath string, sets []string, d time.Duration) (*scenarios
 	return sc, nil
 }
 
-func unwrapSet(err error) error { return err }
+// setDuration applies --duration as the override "--set duration=D". Its
+// problems name the flag the user typed, not a --set they never wrote.
+func setDuration(sc *scenarios.Scenario, d time.Duration) error {
+	err := sc.Set("duration", d.String())
+	var el *scenarios.ErrorList
+	if !errors.As(err, &el) {
+		return err
+	}
+	set, flag := "--set duration="+d.String(), "--duration "+d.String()
+	out := &scenarios.ErrorList{Problems: slices.Clone(el.Problems)}
+	for i := range out.Problems {
+		if out.Problems[i].File == set {
+			out.Problems[i].File = flag
+		}
+	}
+	return out
+}
 
 func cmdCompare(e *env, args []string) error {
 	f := newFlags("compare", "[NAME|FILE]", "Run one workload under single, multi and master-slave, one after another, and compare.")
@@ -183,11 +200,7 @@ func parseModels(s string) ([]string, error) {
 	var out []string
 	for _, m := range strings.Split(s, ",") {
 		m = strings.TrimSpace(m)
-		ok := false
-		for _, known := range sim.Models {
-			ok = ok || m == known
-		}
-		if !ok {
+		if !slices.Contains(sim.Models, m) {
 			return nil, usageErr("--models: unknown model %q (want %s)", m, strings.Join(sim.Models, ", "))
 		}
 		out = append(out, m)

@@ -11,6 +11,7 @@ import (
 	"io"
 	"os"
 
+	"github.com/reactorviz/reactorviz/scenarios"
 	"golang.org/x/term"
 )
 
@@ -98,9 +99,9 @@ func run(e *env, args []string) int {
 func dispatch(e *env, args []string) error {
 	if len(args) == 0 {
 		if e.stdoutTTY {
-			return cmdRun(e, []string{"tour"})
+			return cmdRun(e, []string{scenarios.Default})
 		}
-		return cmdRun(e, []string{"tour", "--headless"})
+		return cmdRun(e, []string{scenarios.Default, "--headless"})
 	}
 	switch args[0] {
 	case "-h", "--help", "-help":

@@ -77,6 +77,16 @@ expect:
 	}
 }
 
+// A bad --duration is reported once, under the flag's own name, not as the
+// --set it is applied through.
+func TestBadDurationMessage(t *testing.T) {
+	code, _, errs := runCLI(t, "run", "tour", "--headless", "--duration", "20m")
+	want := "reactorviz: --duration 20m0s: duration must be 100ms..10m, got 20m0s\n"
+	if code != exitUsage || errs != want {
+		t.Fatalf("exit %d (want %d)\nstderr: %q\nwant:   %q", code, exitUsage, errs, want)
+	}
+}
+
 func TestHelpOnEveryCommand(t *testing.T) {
 	for _, c := range commands {
 		code, out, _ := runCLI(t, c.name, "--help")

@@ -28,8 +28,8 @@ func init() {
 		opts := sim.ServeRunOptions(o)
 		if d > 0 {
 			opts.Forever = false
-			if err := sc.Set("duration", d.String()); err != nil {
-				return usageErr("serve: --duration %v: %v", d, err)
+			if err := setDuration(sc, d); err != nil {
+				return &exitError{exitUsage, err}
 			}
 		}
 		return uiErr(tui.Live(sc, opts, tui.Options{}))

@@ -67,13 +67,6 @@ func (h *Histogram) Merge(o *Histogram) {
 	h.mu.Unlock()
 }
 
-// Count returns the number of samples.
-func (h *Histogram) Count() uint64 {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	return h.n
-}
-
 // Quantile returns the latency at q (0..1) in µs, as the lower bound of its
 // bucket; the largest sample for q = 1; 0 with no samples.
 func (h *Histogram) Quantile(q float64) float64 {

@@ -1,8 +1,9 @@
 package load
 
 import (
-	"bytes"
 	"fmt"
+
+	"github.com/reactorviz/reactorviz/reactor/codec"
 )
 
 // exchange knows one protocol's request and expected response.
@@ -14,8 +15,6 @@ type exchange interface {
 	// check reports whether got answers request seq of conn.
 	check(got []byte, conn, seq int) bool
 }
-
-const httpResponse = "HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nContent-Length: 13\r\n\r\nHello, World!"
 
 func newExchange(protocol string, payload int) (exchange, error) {
 	switch protocol {
@@ -57,9 +56,9 @@ type httpExchange struct{}
 func (httpExchange) request(dst []byte, _, _ int) []byte {
 	return append(dst, "GET / HTTP/1.1\r\nHost: reactorviz\r\n\r\n"...)
 }
-func (httpExchange) responseLen() int { return len(httpResponse) }
+func (httpExchange) responseLen() int { return len(codec.HTTPResponse) }
 func (httpExchange) check(got []byte, _, _ int) bool {
-	return bytes.Equal(got, []byte(httpResponse))
+	return string(got) == codec.HTTPResponse
 }
 
 // respExchange alternates PING inline and as a RESP array, as
@@ -72,5 +71,5 @@ func (respExchange) request(dst []byte, _, seq int) []byte {
 	}
 	return append(dst, "*1\r\n$4\r\nPING\r\n"...)
 }
-func (respExchange) responseLen() int                { return len("+PONG\r\n") }
-func (respExchange) check(got []byte, _, _ int) bool { return string(got) == "+PONG\r\n" }
+func (respExchange) responseLen() int                { return len(codec.RESPPong) }
+func (respExchange) check(got []byte, _, _ int) bool { return string(got) == codec.RESPPong }
