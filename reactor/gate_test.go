@@ -32,22 +32,34 @@ func TestBreakpointOnRebuildPausesTheLoop(t *testing.T) {
 	echoOnce(t, c, "after the breakpoint")
 }
 
-// Stepping: a paused loop passes exactly one boundary per Step.
-func TestStepAdvancesOnePhase(t *testing.T) {
-	leakCheck(t)
+// parkedLoop returns a started loop paused at a phase gate.
+func parkedLoop(t *testing.T) *EventLoop {
+	t.Helper()
 	l := newLoop(t, Config{})
 	onLoop(t, l, func() {})
 	l.Pause("test")
 	_ = l.Execute(func() {}) // wake it so it reaches a gate
 	waitFor(t, "the loop to park", func() bool { return l.GateStatus().Waiting })
+	return l
+}
+
+// stepOnce steps a paused loop and waits until it parks at the next phase.
+func stepOnce(t *testing.T, l *EventLoop) {
+	t.Helper()
+	want := (l.GateStatus().Phase + 1) % 4
+	l.Step()
+	waitFor(t, "the next phase", func() bool {
+		g := l.GateStatus()
+		return g.Waiting && g.Phase == want
+	})
+}
+
+// Stepping: a paused loop passes exactly one boundary per Step.
+func TestStepAdvancesOnePhase(t *testing.T) {
+	leakCheck(t)
+	l := parkedLoop(t)
 	for i := 0; i < 6; i++ {
-		before := l.GateStatus().Phase
-		l.Step()
-		want := (before + 1) % 4
-		waitFor(t, "the next phase", func() bool {
-			g := l.GateStatus()
-			return g.Waiting && g.Phase == want
-		})
+		stepOnce(t, l)
 	}
 	l.Resume()
 }
@@ -56,18 +68,9 @@ func TestStepAdvancesOnePhase(t *testing.T) {
 // at every boundary while it stays there: Resume runs on, it is no Step.
 func TestQueueBreakpointFiresOnCrossingOnly(t *testing.T) {
 	leakCheck(t)
-	l := newLoop(t, Config{})
-	onLoop(t, l, func() {})
-	l.Pause("test")
-	_ = l.Execute(func() {}) // wake it so it reaches a gate
-	waitFor(t, "the loop to park", func() bool { return l.GateStatus().Waiting })
+	l := parkedLoop(t)
 	for l.GateStatus().Phase != trace.PhaseSelect {
-		want := (l.GateStatus().Phase + 1) % 4
-		l.Step()
-		waitFor(t, "the next phase", func() bool {
-			g := l.GateStatus()
-			return g.Waiting && g.Phase == want
-		})
+		stepOnce(t, l)
 	}
 	l.SetBreakpoints(Breakpoints{QueueAbove: 5})
 	var ran atomic.Int64
