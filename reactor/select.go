@@ -349,7 +349,6 @@ func (l *EventLoop) processKeysFrom(i int) (next int) {
 // current interest set, close the old instance. Whatever made the old one
 // return early (an injected fd, a stale registration) stays behind with it.
 func (l *EventLoop) rebuildSelector(selectCnt int64) {
-	add(&l.stats.rebuilds, 1)
 	if l.tracing() {
 		l.emit(trace.Event{Kind: trace.KindRebuildBegin, A: selectCnt})
 	}
@@ -361,6 +360,7 @@ func (l *EventLoop) rebuildSelector(selectCnt int64) {
 		}
 	}
 	if err != nil {
+		add(&l.stats.rebuilds, 1)
 		return // Netty keeps the old selector when a new one cannot be made
 	}
 	l.poller = p
@@ -382,7 +382,10 @@ func (l *EventLoop) rebuildSelector(selectCnt int64) {
 	l.injected = l.injected[:0]
 	oldFD := old.FD()
 	old.Close()
+	// migrated before rebuilds: a reader that loads rebuilds first (as
+	// snapshot does) and sees this rebuild also sees its migrations.
 	add(&l.stats.migrated, int64(migrated))
+	add(&l.stats.rebuilds, 1)
 	if l.tracing() {
 		l.emit(trace.Event{Kind: trace.KindRebuildEnd, A: selectCnt, B: int64(migrated),
 			C: int64(closed), D: int64(oldFD), E: int64(l.poller.FD())})
