@@ -216,15 +216,24 @@ func (ch *Channel) read() {
 		return
 	}
 	ch.readComplete(total)
-	if edge && !ch.closed() {
-		_ = l.submit("epollInReady", func() {
-			// Turning reading back on re-arms the edge (EPOLL_CTL_MOD), so
-			// nothing is left behind if this task does not read.
-			if !ch.closed() && ch.interest&poll.In != 0 {
-				ch.read()
-			}
-		}, l, false)
+	if edge {
+		ch.readLater()
 	}
+}
+
+// readLater queues a task that goes on reading an edge-triggered channel
+// whose read stopped before EAGAIN: the edge will not be reported again.
+// Turning reading back on re-arms the edge (EPOLL_CTL_MOD), so nothing is
+// left behind if the task finds reading off.
+func (ch *Channel) readLater() {
+	if ch.closed() {
+		return
+	}
+	_ = ch.loop.submit("epollInReady", func() {
+		if !ch.closed() && ch.interest&poll.In != 0 {
+			ch.read()
+		}
+	}, ch.loop, false)
 }
 
 func (ch *Channel) readBytes(b []byte) {

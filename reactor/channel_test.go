@@ -214,6 +214,38 @@ func TestHandlerPanicIsRecovered(t *testing.T) {
 	echoOnce(t, dial(t, s.addr()), "still alive")
 }
 
+// Edge-triggered, a panic in channelRead cuts the read short of EAGAIN and
+// no edge comes again for the rest; the channel queues itself to read on,
+// as after a spent read budget, so the bytes behind the panic still arrive.
+func TestEdgeTriggeredReadGoesOnAfterAPanic(t *testing.T) {
+	leakCheck(t)
+	var seen atomic.Int64
+	init := func(ch *Channel) { ch.Pipeline().AddLast("panic-once", &panicOnce{seen: &seen}) }
+	s := startServer(t, 1, 1, Config{Trigger: TriggerEdge, ReadBufferSize: 64}, init)
+	c := dial(t, s.addr())
+	const size = 64 * 8 // several reads, all in the socket before the first
+	if _, err := c.Write(make([]byte, size)); err != nil {
+		t.Fatal(err)
+	}
+	w := s.worker.Loops()[0]
+	waitFor(t, "every byte read", func() bool { return seen.Load() == size })
+	if p := w.Stats().HandlerPanics; p != 1 {
+		t.Fatalf("handler panics = %d, want 1", p)
+	}
+}
+
+// panicOnce counts what it is given and panics on its first read.
+type panicOnce struct {
+	HandlerAdapter
+	seen *atomic.Int64
+}
+
+func (h *panicOnce) ChannelRead(ctx *Context, msg []byte) {
+	if h.seen.Add(int64(len(msg))) == int64(len(msg)) {
+		panic("first read")
+	}
+}
+
 type panicky struct{ echoHandler }
 
 func (p *panicky) ChannelRead(ctx *Context, msg []byte) {
