@@ -1,6 +1,10 @@
 package reactor
 
-import "sync/atomic"
+import (
+	"sync/atomic"
+
+	"github.com/reactorviz/reactorviz/reactor/trace"
+)
 
 // counters are the loop's running totals. The loop thread is their only
 // writer; readers on other goroutines load them atomically, so a summary or
@@ -83,5 +87,100 @@ func add(c *atomic.Int64, n int64) { c.Add(n) }
 func storeMax(c *atomic.Int64, v int64) {
 	if v > c.Load() {
 		c.Store(v)
+	}
+}
+
+// Fold adds one of loop's events to s: the counters a live loop keeps,
+// rebuilt from its trace. The headless replay and the UI both count with
+// it, so a trace read either way gives the same figures, and with no
+// dropped events they equal the live run's. A hostile trace cannot drive a
+// counter below zero. Queue depth and the current selectCnt depend on
+// more than one event and are left to the caller.
+func (s *Stats) Fold(e *trace.Event, loop string) {
+	switch e.Kind {
+	case trace.KindSelectBegin:
+		if e.Str == "select_now" {
+			s.SelectNows++
+		} else {
+			s.Selects++
+		}
+	case trace.KindSelectEnd:
+		s.MaxSelectCnt = max(s.MaxSelectCnt, e.C)
+		if e.Flag {
+			s.Premature++
+		}
+	case trace.KindIOBegin:
+		s.Iterations++
+	case trace.KindIOEnd:
+		s.IONanos += max(e.B, 0)
+	case trace.KindDeadlineCheck:
+		s.DeadlineChecks++
+		if e.Flag {
+			s.DeadlineHits++
+		}
+	case trace.KindTasksEnd:
+		s.TaskNanos += max(e.B, 0)
+	case trace.KindTailTasks:
+		s.TailTasksRun += max(e.A, 0)
+	case trace.KindWakeup:
+		s.foldWakeup(e, loop)
+	case trace.KindRebuildBegin:
+		s.MaxSelectCnt = max(s.MaxSelectCnt, e.A)
+	case trace.KindRebuildEnd:
+		s.Rebuilds++
+		s.Migrated += max(e.B, 0)
+	default:
+		s.foldTaskOrChannel(e)
+	}
+}
+
+// foldWakeup tells the loop's own wakeup from another thread's, and a
+// written eventfd from a coalesced one.
+func (s *Stats) foldWakeup(e *trace.Event, loop string) {
+	switch {
+	case e.Str == loop:
+		s.SelfWakeups++
+	case e.Flag:
+		s.WakeupsWritten++
+	default:
+		s.WakeupsCoalesced++
+	}
+}
+
+func (s *Stats) foldTaskOrChannel(e *trace.Event) {
+	switch e.Kind {
+	case trace.KindTaskSubmit:
+		s.TasksSubmitted++
+	case trace.KindTaskReject:
+		s.TasksRejected++
+	case trace.KindTaskRun:
+		s.TasksRun++
+	case trace.KindTaskPanic:
+		// A task's panic names the task; a handler's has no task id.
+		if e.A == 0 {
+			s.HandlerPanics++
+		} else {
+			s.TaskPanics++
+		}
+	case trace.KindTimerSchedule:
+		s.Scheduled++
+	case trace.KindTimerDue:
+		s.TimersDue++
+	case trace.KindAccept:
+		s.Accepted++
+	case trace.KindRegister:
+		s.Registered++
+		s.Channels++
+	case trace.KindRead:
+		s.BytesRead += max(e.C, 0)
+	case trace.KindWrite:
+		s.BytesWritten += max(e.C, 0)
+	case trace.KindClose:
+		s.Closed++
+		s.Channels = max(s.Channels-1, 0)
+	case trace.KindException:
+		s.Exceptions++
+	case trace.KindInject:
+		s.Injected++
 	}
 }

@@ -36,91 +36,18 @@ func (t *Tally) Add(e *trace.Event) {
 	}
 	t.Events++
 	t.Last = max(t.Last, e.Time)
-	s := &t.Stats[i]
-	switch e.Kind {
-	case trace.KindState:
+	if e.Kind == trace.KindState {
 		t.States[i] = trace.State(e.B)
 		if e.C != 0 {
 			t.TIDs[i] = int(e.C)
 		}
-	case trace.KindSelectBegin:
-		if e.Str == "select_now" {
-			s.SelectNows++
-		} else {
-			s.Selects++
-		}
-	case trace.KindSelectEnd:
-		s.MaxSelectCnt = max(s.MaxSelectCnt, e.C)
-		if e.Flag {
-			s.Premature++
-		}
-	case trace.KindIOBegin:
-		s.Iterations++
-	case trace.KindIOEnd:
-		s.IONanos += e.B
-	case trace.KindDeadlineCheck:
-		s.DeadlineChecks++
-		if e.Flag {
-			s.DeadlineHits++
-		}
-	case trace.KindTasksEnd:
-		s.TaskNanos += e.B
-	case trace.KindTailTasks:
-		s.TailTasksRun += e.A
-	default:
-		t.addOther(i, s, e)
+		return
 	}
-}
-
-func (t *Tally) addOther(i int, s *reactor.Stats, e *trace.Event) {
-	switch e.Kind {
-	case trace.KindWakeup:
-		switch {
-		case i < len(t.Loops) && e.Str == t.Loops[i].Name:
-			s.SelfWakeups++
-		case e.Flag:
-			s.WakeupsWritten++
-		default:
-			s.WakeupsCoalesced++
-		}
-	case trace.KindRebuildBegin:
-		s.MaxSelectCnt = max(s.MaxSelectCnt, e.A)
-	case trace.KindRebuildEnd:
-		s.Rebuilds++
-		s.Migrated += e.B
-	case trace.KindTaskSubmit:
-		s.TasksSubmitted++
-	case trace.KindTaskReject:
-		s.TasksRejected++
-	case trace.KindTaskRun:
-		s.TasksRun++
-	case trace.KindTaskPanic:
-		if e.A == 0 {
-			s.HandlerPanics++
-		} else {
-			s.TaskPanics++
-		}
-	case trace.KindTimerSchedule:
-		s.Scheduled++
-	case trace.KindTimerDue:
-		s.TimersDue++
-	case trace.KindAccept:
-		s.Accepted++
-	case trace.KindRegister:
-		s.Registered++
-		s.Channels++
-	case trace.KindRead:
-		s.BytesRead += e.C
-	case trace.KindWrite:
-		s.BytesWritten += e.C
-	case trace.KindClose:
-		s.Closed++
-		s.Channels--
-	case trace.KindException:
-		s.Exceptions++
-	case trace.KindInject:
-		s.Injected++
+	name := ""
+	if i < len(t.Loops) {
+		name = t.Loops[i].Name
 	}
+	t.Stats[i].Fold(e, name)
 }
 
 // Replay reads a JSONL trace and rebuilds the run's summary from its

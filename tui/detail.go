@@ -153,7 +153,7 @@ func infoLines(in detailInfo, long bool, th *widgets.Theme) [][]widgets.Seg {
 			join(kv("rebuilds", c(l.Rebuilds)), kv("migrated", c(l.Migrated)), kv("select", c(l.Selects)), kv("selectNow", c(l.SelectNows))),
 			join(kv("wakeups written", c(l.WakeupsWritten)), kv("coalesced", c(l.WakeupsCoalesced)), kv("self", c(l.SelfWakeups))),
 			join(kv("ioRatio", ratio), kv("task budget", budget), kv("tasks run", c(l.TasksRun)), kv("tail", c(l.TailTasksRun))),
-			join(kv("64-task checks", c(l.DeadlineChecks)), kv("deadline hits", c(l.DeadlineHits)), kv("panics", c(l.TaskPanics)), kv("exceptions", c(l.Exceptions))),
+			join(kv("64-task checks", c(l.DeadlineChecks)), kv("deadline hits", c(l.DeadlineHits)), kv("panics", c(l.TaskPanics+l.HandlerPanics)), kv("exceptions", c(l.Exceptions))),
 			join(kv("channels", c(l.Channels)), kv("accepted", c(l.Accepted)), kv("read", model.Bytes(l.BytesRead)), kv("written", model.Bytes(l.BytesWritten))),
 		}
 	} else {
@@ -162,7 +162,7 @@ func infoLines(in detailInfo, long bool, th *widgets.Theme) [][]widgets.Seg {
 			join(kv("rebuilds", c(l.Rebuilds)), kv("migr", c(l.Migrated))),
 			join(kv("wakeup w", c(l.WakeupsWritten)), kv("c", c(l.WakeupsCoalesced)), kv("self", c(l.SelfWakeups))),
 			join(kv("ioRatio", ratio), kv("budget", budget)),
-			join(kv("tasks", c(l.TasksRun)), kv("tail", c(l.TailTasksRun)), kv("panic", c(l.TaskPanics))),
+			join(kv("tasks", c(l.TasksRun)), kv("tail", c(l.TailTasksRun)), kv("panic", c(l.TaskPanics+l.HandlerPanics))),
 			join(kv("64-chk", c(l.DeadlineChecks)), kv("hits", c(l.DeadlineHits)), kv("exc", c(l.Exceptions))),
 			join(kv("in", model.Bytes(l.BytesRead)), kv("out", model.Bytes(l.BytesWritten)), kv("acc", c(l.Accepted))),
 		}

@@ -1,6 +1,7 @@
 package model
 
 import (
+	"github.com/reactorviz/reactorviz/reactor"
 	"github.com/reactorviz/reactorviz/reactor/trace"
 )
 
@@ -37,41 +38,13 @@ func FromGate(p trace.Phase) Phase {
 	}
 }
 
-// Counters are one loop's running totals as seen in its events. Names
-// follow the run summary (DESIGN.md §6).
+// Counters are one loop's running totals as seen in its events: the run
+// summary's counters (DESIGN.md §6), folded by the same code as a headless
+// replay, plus what only the UI tracks.
 type Counters struct {
-	Iterations       int64 // io_begin events: one per loop iteration
-	Selects          int64 // blocking selects begun
-	SelectNows       int64 // non-blocking selects begun
-	Premature        int64 // select returns counted as premature (C9)
-	SelectCnt        int64 // the current selectCnt
-	MaxSelectCnt     int64
-	Rebuilds         int64 // selector rebuilds (C10)
-	Migrated         int64 // channels moved to new selectors
-	WakeupsWritten   int64 // eventfd writes by other threads (C11)
-	WakeupsCoalesced int64 // wakeups that found the flag already set
-	SelfWakeups      int64 // the loop's own wakeup after select
-	TasksSubmitted   int64
-	TasksRun         int64
-	TasksRejected    int64
-	TailTasksRun     int64 // C25
-	TaskPanics       int64
-	Exceptions       int64
-	DeadlineChecks   int64 // 64-task clock reads (C15)
-	DeadlineHits     int64
-	QueueDepth       int64 // tasks waiting in the MPSC queue (C13)
-	MaxQueueDepth    int64
-	TimersScheduled  int64
-	TimersDue        int64
-	TimersCancelled  int64
-	Channels         int64 // registered minus closed
-	Accepted         int64
-	Closed           int64
-	BytesRead        int64
-	BytesWritten     int64
-	IONanos          int64 // time in processSelectedKeys
-	TaskNanos        int64 // time in runAllTasks
-	Injected         int64 // faults injected into the loop
+	reactor.Stats
+	MaxQueueDepth   int64
+	TimersCancelled int64
 }
 
 // loopState is the fold of one loop's events.
@@ -229,123 +202,23 @@ func (s *State) apply(e *trace.Event) {
 	s.time = max(s.time, e.Time)
 	l := s.loop(e.Loop)
 	l.last = max(l.last, e.Time)
-	c := &l.ctr
+	l.ctr.Fold(e, l.info.Name)
 	switch e.Kind {
 	case trace.KindState:
-		l.state = trace.State(e.B)
-		if e.C != 0 {
-			l.tid = e.C
-		}
-		if l.state >= trace.StateTerminated {
-			l.phase, l.paused = PhaseNone, false
-		}
-		if l.isWheel {
-			s.wheel.state = l.state
-		}
-	case trace.KindSelectBegin:
-		l.isLoop, l.phase, l.mode = true, PhaseSelect, e.Str
-		if e.Str == "select_now" {
-			c.SelectNows++
-		} else {
-			c.Selects++
-			l.timeout = e.A
-		}
-	case trace.KindSelectEnd:
-		l.isLoop = true
-		// selectNow reports the counter of the last blocking select, which
-		// after a rebuild is stale: Netty has already reset it to 1.
-		if l.mode != "select_now" {
-			c.SelectCnt = e.C
-			c.MaxSelectCnt = max(c.MaxSelectCnt, e.C)
-		}
-		if e.Flag {
-			c.Premature++
-		}
-	case trace.KindIOBegin:
-		l.isLoop, l.phase = true, PhaseIO
-		c.Iterations++
-	case trace.KindIOEnd:
-		l.isLoop, l.phase = true, PhaseTasks
-		c.IONanos += max(e.B, 0)
-	case trace.KindTasksBegin:
-		l.isLoop, l.phase, l.budget = true, PhaseTasks, e.B
-		// queued counts the task already polled: it is the queue's depth
-		// as runAllTasks starts, from the engine itself.
-		l.queue.resync(max(e.A, 0))
-		l.setDepth(e.Time, e.A)
-	case trace.KindDeadlineCheck:
-		c.DeadlineChecks++
-		if e.Flag {
-			c.DeadlineHits++
-		}
-	case trace.KindTasksEnd:
-		c.TaskNanos += max(e.B, 0)
-	case trace.KindTailTasks:
-		c.TailTasksRun += max(e.A, 0)
-	case trace.KindWakeup:
-		switch {
-		case e.Str == l.info.Name:
-			c.SelfWakeups++
-		case e.Flag:
-			c.WakeupsWritten++
-		default:
-			c.WakeupsCoalesced++
-		}
-	case trace.KindRebuildBegin:
-		c.MaxSelectCnt = max(c.MaxSelectCnt, e.A)
-	case trace.KindRebuildEnd:
-		c.Rebuilds++
-		c.Migrated += max(e.B, 0)
-		c.SelectCnt = 1
-	case trace.KindTaskSubmit:
-		c.TasksSubmitted++
-		l.queue.push(TaskRef{ID: e.A, Name: e.Str})
-		l.setDepth(e.Time, e.B)
-	case trace.KindTaskRun:
-		c.TasksRun++
-		if l.queue.run(e.A, e.Str, false) {
-			l.setDepth(e.Time, c.QueueDepth-1)
-		}
-	case trace.KindTaskPanic:
-		c.TaskPanics++
-		// A panicking task emits task_panic instead of task_run.
-		if e.A != 0 && l.queue.run(e.A, "", true) {
-			l.setDepth(e.Time, c.QueueDepth-1)
-		}
-	case trace.KindTaskReject:
-		c.TasksRejected++
-	case trace.KindTimerSchedule:
-		c.TimersScheduled++
-		l.timers.add(TimerRef{ID: e.A, Name: e.Str, Deadline: e.B, Period: e.C})
-	case trace.KindTimerDue:
-		c.TimersDue++
-		l.timers.remove(e.A)
-		l.queue.push(TaskRef{ID: e.A, Name: e.Str, Timer: true})
-		l.setDepth(e.Time, c.QueueDepth+1)
-	case trace.KindTimerCancel:
-		c.TimersCancelled++
-		l.timers.remove(e.A)
+		s.applyState(l, e)
+	case trace.KindSelectBegin, trace.KindSelectEnd, trace.KindIOBegin, trace.KindIOEnd,
+		trace.KindTasksBegin, trace.KindRebuildEnd:
+		l.applyPhase(e)
+	case trace.KindTaskSubmit, trace.KindTaskRun, trace.KindTaskPanic,
+		trace.KindTimerSchedule, trace.KindTimerDue, trace.KindTimerCancel:
+		l.applyMirror(e)
 	case trace.KindWheelTick:
 		l.isWheel = true
 		s.wheelTick(int(e.Loop), e)
 	case trace.KindWheelExpire:
 		l.isWheel = true
 		s.wheelExpire(int(e.Loop), e)
-	case trace.KindAccept:
-		c.Accepted++
-	case trace.KindRegister:
-		c.Channels++
-	case trace.KindRead:
-		c.BytesRead += max(e.C, 0)
-	case trace.KindWrite:
-		c.BytesWritten += max(e.C, 0)
-	case trace.KindClose:
-		c.Closed++
-		c.Channels = max(c.Channels-1, 0)
-	case trace.KindException:
-		c.Exceptions++
 	case trace.KindInject:
-		c.Injected++
 		l.fault = e.Str
 	case trace.KindDrop:
 		if e.A > 0 {
@@ -355,6 +228,77 @@ func (s *State) apply(e *trace.Event) {
 		l.paused, l.pausePhase, l.pauseReason = true, trace.Phase(e.A), e.Str
 	case trace.KindResume:
 		l.paused, l.pauseReason = false, ""
+	}
+}
+
+func (s *State) applyState(l *loopState, e *trace.Event) {
+	l.state = trace.State(e.B)
+	if e.C != 0 {
+		l.tid = e.C
+	}
+	if l.state >= trace.StateTerminated {
+		l.phase, l.paused = PhaseNone, false
+	}
+	if l.isWheel {
+		s.wheel.state = l.state
+	}
+}
+
+// applyPhase follows the loop round its iteration (the phase ring) and
+// keeps the current selectCnt, which no single event's count gives.
+func (l *loopState) applyPhase(e *trace.Event) {
+	l.isLoop = true
+	switch e.Kind {
+	case trace.KindSelectBegin:
+		l.phase, l.mode = PhaseSelect, e.Str
+		if e.Str != "select_now" {
+			l.timeout = e.A
+		}
+	case trace.KindSelectEnd:
+		// selectNow reports the counter of the last blocking select, which
+		// after a rebuild is stale: Netty has already reset it to 1.
+		if l.mode != "select_now" {
+			l.ctr.SelectCnt = e.C
+		}
+	case trace.KindIOBegin:
+		l.phase = PhaseIO
+	case trace.KindIOEnd:
+		l.phase = PhaseTasks
+	case trace.KindTasksBegin:
+		l.phase, l.budget = PhaseTasks, e.B
+		// queued counts the task already polled: it is the queue's depth
+		// as runAllTasks starts, from the engine itself.
+		l.queue.resync(max(e.A, 0))
+		l.setDepth(e.Time, e.A)
+	case trace.KindRebuildEnd:
+		l.ctr.SelectCnt = 1
+	}
+}
+
+// applyMirror keeps the mirrors of the task queue and the scheduled heap.
+func (l *loopState) applyMirror(e *trace.Event) {
+	switch e.Kind {
+	case trace.KindTaskSubmit:
+		l.queue.push(TaskRef{ID: e.A, Name: e.Str})
+		l.setDepth(e.Time, e.B)
+	case trace.KindTaskRun:
+		if l.queue.run(e.A, e.Str, false) {
+			l.setDepth(e.Time, l.ctr.QueueDepth-1)
+		}
+	case trace.KindTaskPanic:
+		// A panicking task emits task_panic instead of task_run.
+		if e.A != 0 && l.queue.run(e.A, "", true) {
+			l.setDepth(e.Time, l.ctr.QueueDepth-1)
+		}
+	case trace.KindTimerSchedule:
+		l.timers.add(TimerRef{ID: e.A, Name: e.Str, Deadline: e.B, Period: e.C})
+	case trace.KindTimerDue:
+		l.timers.remove(e.A)
+		l.queue.push(TaskRef{ID: e.A, Name: e.Str, Timer: true})
+		l.setDepth(e.Time, l.ctr.QueueDepth+1)
+	case trace.KindTimerCancel:
+		l.ctr.TimersCancelled++
+		l.timers.remove(e.A)
 	}
 }
 
