@@ -119,6 +119,8 @@ type liveView struct {
 	focus   int
 	filter  model.Filter
 	breaks  model.Breaks
+	slow    time.Duration // the slow-motion delay the speed keys set
+	applied Session       // the run breaks and slow were last applied to
 	snap    *model.Snapshot
 	gates   []reactor.GateStatus
 	elapsed time.Duration
@@ -203,6 +205,11 @@ func (v *liveView) refresh() {
 	v.gates = v.gates[:0]
 	threshold := 0
 	var wv widgets.WheelView
+	if run != nil && run != v.applied {
+		// A restart started the run with the settings of its moment; what
+		// was changed while it started goes to the new run now.
+		v.applySettings(run)
+	}
 	if run != nil {
 		for _, l := range run.Loops() {
 			v.gates = append(v.gates, l.GateStatus())
@@ -385,9 +392,9 @@ func errText(err error) string {
 	return strings.ReplaceAll(err.Error(), "\n", "; ")
 }
 
-// speed is the slow-motion delay in force (read back from the gates).
+// speed is the slow-motion delay in force.
 func (v *liveView) speed() string {
-	d := slowMotion(v.gates)
+	d := v.slow
 	if d == 0 {
 		return "1×"
 	}
@@ -485,7 +492,7 @@ func (v *liveView) pauseAll() {
 }
 
 func (v *liveView) changeSpeed(faster bool) {
-	cur := slowMotion(v.gates)
+	cur := v.slow
 	i := 0
 	for i < len(slowSteps)-1 && slowSteps[i] < cur {
 		i++
@@ -496,8 +503,20 @@ func (v *liveView) changeSpeed(faster bool) {
 	case !faster && slowSteps[i] == cur && i < len(slowSteps)-1:
 		i++
 	}
-	for _, l := range v.loops() {
-		l.SetSlowMotion(slowSteps[i])
+	v.slow = slowSteps[i]
+	setSlowMotion(v.loops(), v.slow)
+}
+
+// applySettings gives run the breakpoints and the speed the keys have set.
+func (v *liveView) applySettings(run Session) {
+	applyBreaks(run.Loops(), v.breaks)
+	setSlowMotion(run.Loops(), v.slow)
+	v.applied = run
+}
+
+func setSlowMotion(loops []*reactor.EventLoop, d time.Duration) {
+	for _, l := range loops {
+		l.SetSlowMotion(d)
 	}
 }
 
@@ -541,7 +560,7 @@ func (v *liveView) restart() {
 	v.busy, v.state = true, runRestarting
 	old := v.run
 	v.mu.Unlock()
-	breaks, slow := v.breaks, slowMotion(v.gates)
+	breaks, slow := v.breaks, v.slow
 	timeout := v.sh.opts.stopTimeout()
 	v.restarts.Add(1)
 	go func() {
@@ -553,9 +572,7 @@ func (v *liveView) restart() {
 		run, err := startRun(v.newRun, mdl)
 		if err == nil {
 			applyBreaks(run.Loops(), breaks)
-			for _, l := range run.Loops() {
-				l.SetSlowMotion(slow)
-			}
+			setSlowMotion(run.Loops(), slow)
 			v.startWatch(run)
 		}
 		v.mu.Lock()
@@ -599,16 +616,6 @@ func (v *liveView) shutdown(run Session, timeout time.Duration) {
 		stopSession(run, timeout)
 	}
 	v.sh.stop()
-}
-
-// slowMotion is the slow-motion delay in force, read back from the gates:
-// the speed keys set every loop alike, so the longest delay is the one set.
-func slowMotion(gates []reactor.GateStatus) time.Duration {
-	var d time.Duration
-	for _, g := range gates {
-		d = max(d, g.Delay)
-	}
-	return d
 }
 
 func anyPaused(gates []reactor.GateStatus) bool {

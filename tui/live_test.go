@@ -242,6 +242,27 @@ func TestLiveRestart(t *testing.T) {
 	}
 }
 
+// A speed change made while a restart is under way reaches the new run,
+// not only the old one that is shutting down.
+func TestLiveSettingsDuringRestartReachTheNewRun(t *testing.T) {
+	checkGoroutines(t)
+	hs, lf := startLive(t, 100, 32)
+	release := make(chan struct{})
+	lf.session(0).onStop = func(*fakeSession) { <-release }
+	hs.press(runeEv('r'))
+	waitFor(t, func() bool { return lf.session(0).stopped.Load() }, "the first run stopping")
+	hs.press(runeEv('-'), runeEv('-'))
+	close(release)
+	waitFor(t, func() bool { return lf.count() == 2 && lf.session(1).started.Load() }, "a second run")
+	waitFor(t, func() bool {
+		hs.frame() // a refresh, as the ticker would make
+		return lf.session(1).Loops()[0].GateStatus().Delay == slowSteps[2]
+	}, "the new run at the speed set during the restart")
+	if err := hs.quit(); err != nil {
+		t.Fatal(err)
+	}
+}
+
 func TestLiveRunFinishing(t *testing.T) {
 	checkGoroutines(t)
 	hs, lf := startLive(t, 100, 32)
