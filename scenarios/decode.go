@@ -18,7 +18,8 @@ var (
 	models        = []string{string(ModelSingle), string(ModelMulti), string(ModelMasterSlave)}
 	selectors     = []string{string(SelectorNIO), string(SelectorEpoll)}
 	triggers      = []string{string(TriggerLevel), string(TriggerEdge)}
-	protocols     = []string{string(ProtocolEcho), string(ProtocolHTTP), string(ProtocolRESP)}
+	protocols     = []string{string(ProtocolEcho), string(ProtocolHTTP), string(ProtocolRESP), string(ProtocolHTTPRESP)}
+	clientProtos  = []string{string(ProtocolEcho), string(ProtocolHTTP), string(ProtocolRESP)}
 	vias          = []string{string(ViaNet), string(ViaEngine)}
 	origins       = []string{string(FromExternal), string(FromLoop)}
 	scheduleModes = []string{string(ScheduleFixedRate), string(ScheduleFixedDelay)}
@@ -583,6 +584,27 @@ func (d *decoder) shutdownTimes(m *mapping, c ShutdownConfig) ShutdownConfig {
 
 var clientKeys = []string{"protocol", "connections", "payload", "rate", "pipeline", "requests", "via", "start", "stop"}
 
+// clientProtocol sets what a client sends: the server's protocol, or for an
+// http+resp server one of the two, which the client must name.
+func (d *decoder) clientProtocol(m *mapping, item *yaml.Node, server Protocol, c *Client) {
+	v := m.get("protocol")
+	if v == nil {
+		if server == ProtocolHTTPRESP {
+			d.errorf(item, "a client of an http+resp server needs protocol: http or resp")
+		}
+		return
+	}
+	r, ok := d.enum(v, "protocol", clientProtos)
+	if !ok {
+		return
+	}
+	c.Protocol = Protocol(r)
+	mixed := server == ProtocolHTTPRESP && c.Protocol != ProtocolEcho
+	if c.Protocol != server && !mixed {
+		d.errorf(v, "client protocol %s does not match server.protocol %s", r, server)
+	}
+}
+
 func (d *decoder) clients(n *yaml.Node, s *Scenario) {
 	total := 0
 	for _, item := range d.list(n, "clients", maxClients) {
@@ -598,14 +620,7 @@ func (d *decoder) clients(n *yaml.Node, s *Scenario) {
 			Via:         ViaNet,
 			Stop:        s.Duration,
 		}
-		if v := m.get("protocol"); v != nil {
-			if r, ok := d.enum(v, "protocol", protocols); ok {
-				c.Protocol = Protocol(r)
-				if c.Protocol != s.Server.Protocol {
-					d.errorf(v, "client protocol %s does not match server.protocol %s", r, s.Server.Protocol)
-				}
-			}
-		}
+		d.clientProtocol(m, item, s.Server.Protocol, &c)
 		if v := m.get("connections"); v != nil {
 			if r, ok := d.integer(v, "connections", 1, maxConnections); ok {
 				c.Connections = r

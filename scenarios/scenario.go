@@ -51,6 +51,9 @@ const (
 	ProtocolEcho Protocol = "echo"
 	ProtocolHTTP Protocol = "http"
 	ProtocolRESP Protocol = "resp"
+	// ProtocolHTTPRESP serves both on one port, as the peer servers do.
+	// A server's protocol only: each client sends one or the other.
+	ProtocolHTTPRESP Protocol = "http+resp"
 )
 
 // Via says how a client opens its connections.

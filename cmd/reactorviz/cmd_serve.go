@@ -7,18 +7,20 @@ import (
 	"os"
 	"os/signal"
 	"runtime/pprof"
+	"slices"
 	"strconv"
 	"syscall"
 	"time"
 
 	"github.com/reactorviz/reactorviz/reactor"
+	"github.com/reactorviz/reactorviz/reactor/protocol"
 	"github.com/reactorviz/reactorviz/sim"
 )
 
 func cmdServe(e *env, args []string) error {
-	f := newFlags("serve", "", "Serve a protocol to outside clients: curl or wrk (http), redis-benchmark (resp),\nnc (echo). Stops cleanly on SIGINT or SIGTERM and prints a summary.")
+	f := newFlags("serve", "", "Serve a protocol to outside clients: curl or wrk (http), redis-benchmark (resp),\nnc (echo); http+resp serves both on one port, as the peer servers do. Stops cleanly on SIGINT or SIGTERM and prints a summary.")
 	o := sim.ServeOptions{}
-	f.StringVar(&o.Protocol, "protocol", "http", "echo, http or resp")
+	f.StringVar(&o.Protocol, "protocol", "http", "echo, http, resp, or http+resp (both on one port, as the peer servers)")
 	f.StringVar(&o.Model, "model", "multi", "single, multi or master-slave")
 	f.IntVar(&o.Bosses, "bosses", 1, "boss loops (master-slave: one SO_REUSEPORT server channel each)")
 	f.IntVar(&o.Workers, "workers", 0, "worker loops (0: 2 × CPUs, as Netty)")
@@ -78,8 +80,8 @@ var serveTUI func(o sim.ServeOptions, d time.Duration) error
 
 func checkServe(o *sim.ServeOptions, allowRemote, noTrace bool) error {
 	switch {
-	case o.Protocol != "echo" && o.Protocol != "http" && o.Protocol != "resp":
-		return usageErr("serve: --protocol %q (want echo, http or resp)", o.Protocol)
+	case !slices.Contains(protocol.Names, o.Protocol):
+		return usageErr("serve: --protocol %q (want echo, http, resp or http+resp)", o.Protocol)
 	case o.Workers < 0 || o.Workers > 256:
 		return usageErr("serve: --workers %d (want 0..256)", o.Workers)
 	case o.Bosses < 1 || o.Bosses > 64:

@@ -14,7 +14,7 @@ import (
 )
 
 // Names lists the protocols New accepts.
-var Names = []string{"echo", "http", "resp"}
+var Names = []string{"echo", "http", "resp", "http+resp"}
 
 // New returns a channel initializer serving the named protocol. limit caps
 // one request (codec.DefaultLimit when 0): a client that sends more gets an
@@ -29,6 +29,10 @@ func New(name string, limit int) (func(*reactor.Channel), error) {
 		fn, errReply = codec.HandleHTTP, codec.AppendHTTPError
 	case "resp":
 		fn, errReply = codec.HandleRESP, codec.AppendRESPError
+	case "http+resp":
+		// Both on one port, told apart per request as the peer servers do;
+		// a bad request's protocol may be unknown, so it closes unanswered.
+		fn = codec.HandleMixed
 	default:
 		return nil, fmt.Errorf("unknown protocol %q (want one of %v)", name, Names)
 	}

@@ -53,6 +53,8 @@ func TestProtocolsOverLoopback(t *testing.T) {
 		{proto: "http", send: []string{"GET / HT", "TP/1.1\r\nHo", "st: x\r\n\r\nGET /2 HTTP/1.1\r\n\r\n"},
 			want: httpReply + httpReply},
 		{proto: "resp", send: []string{"PING\r\n", "*1\r\n$4\r\nPI", "NG\r\n"}, want: "+PONG\r\n+PONG\r\n"},
+		{proto: "http+resp", send: []string{"PING\r\nGET / HTTP/1.1\r\n\r\n*1\r\n$4\r\nPING\r\n"},
+			want: "+PONG\r\n" + httpReply + "+PONG\r\n"},
 	} {
 		t.Run(tc.proto, func(t *testing.T) {
 			c, err := net.Dial("tcp", serve(t, tc.proto))
