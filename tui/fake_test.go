@@ -225,11 +225,14 @@ type harness struct {
 	done chan error
 }
 
-func newHarness(t *testing.T, w, h int, start func(o Options) error) *harness {
+func newHarness(t *testing.T, w, h int, start func(o Options) error, adjust ...func(*Options)) *harness {
 	t.Helper()
 	scr := tcell.NewSimulationScreen("UTF-8")
 	ready := make(chan *shell, 1)
 	o := Options{Screen: scr, NoTicker: true, NoColor: true, StopTimeout: 5 * time.Second}
+	for _, f := range adjust {
+		f(&o)
+	}
 	o.ready = func(sh *shell) { ready <- sh }
 	hs := &harness{t: t, scr: scr, done: make(chan error, 1)}
 	go func() { hs.done <- start(o) }()

@@ -263,6 +263,29 @@ func TestLiveSettingsDuringRestartReachTheNewRun(t *testing.T) {
 	}
 }
 
+// A click on a loop's row focuses that loop.
+func TestLiveMouseFocusesALoop(t *testing.T) {
+	checkGoroutines(t)
+	lf := &liveFixture{t: t}
+	hs := newHarness(t, 100, 32, func(o Options) error { return RunLive(lf.newRun, o) },
+		func(o *Options) { o.Mouse = true })
+	row := -1
+	for i, line := range strings.Split(hs.frame(), "\n") {
+		if strings.HasPrefix(strings.TrimLeft(line, " ▶"), "worker-2 ") {
+			row = i
+		}
+	}
+	if row < 0 {
+		t.Fatal("no worker-2 row on screen")
+	}
+	hs.scr.InjectMouse(4, row, tcell.Button1, tcell.ModNone)
+	hs.scr.InjectMouse(4, row, tcell.ButtonNone, tcell.ModNone)
+	waitFor(t, func() bool { return strings.Contains(hs.frame(), "▶worker-2") }, "worker-2 focused by the click")
+	if err := hs.quit(); err != nil {
+		t.Fatal(err)
+	}
+}
+
 func TestLiveRunFinishing(t *testing.T) {
 	checkGoroutines(t)
 	hs, lf := startLive(t, 100, 32)

@@ -11,6 +11,8 @@ func cmdReplay(e *env, args []string) error {
 	f := newFlags("replay", "FILE.jsonl", "Open a recorded trace: step through it in the TUI, or print the per-loop\ncounters it reproduces with --headless.")
 	headless := f.Bool("headless", false, "no TUI: print the summary rebuilt from the trace")
 	asJSON := f.Bool("json", false, "print that summary as JSON (implies --headless)")
+	var ui uiFlags
+	ui.register(f)
 	pos, err := f.parse(e, args, 1, 1)
 	if err != nil {
 		return err
@@ -19,7 +21,7 @@ func cmdReplay(e *env, args []string) error {
 		return usageErr("%v", err)
 	}
 	if !*headless && !*asJSON && e.stdoutTTY && replayTUI != nil {
-		return replayTUI(pos[0])
+		return replayTUI(pos[0], ui)
 	}
 	s, _, err := sim.Replay(pos[0])
 	if err != nil {

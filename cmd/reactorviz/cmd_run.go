@@ -20,6 +20,16 @@ type runFlags struct {
 	sets     setFlags
 }
 
+// uiFlags are the flags of the commands whose TUI has loop rows to click:
+// run, replay and serve.
+type uiFlags struct {
+	mouse bool
+}
+
+func (u *uiFlags) register(f *flags) {
+	f.BoolVar(&u.mouse, "mouse", false, "TUI: click a loop row to focus it (the terminal's own text selection then needs Shift)")
+}
+
 func (r *runFlags) register(f *flags) {
 	f.BoolVar(&r.headless, "headless", false, "no TUI: run, then print a summary")
 	f.BoolVar(&r.json, "json", false, "print the summary as one JSON object on stdout (implies --headless)")
@@ -35,6 +45,8 @@ func cmdRun(e *env, args []string) error {
 	f := newFlags("run", "NAME|FILE", "Run a built-in scenario (see 'reactorviz list') or a scenario file.")
 	var rf runFlags
 	rf.register(f)
+	var ui uiFlags
+	ui.register(f)
 	tracePath := f.String("trace", "", "record every event to a JSONL trace `file` (replay reads it)")
 	chromePath := f.String("chrome", "", "write a Chrome/Perfetto trace `file` (open it in ui.perfetto.dev)")
 	pos, err := f.parse(e, args, 1, 1)
@@ -47,7 +59,7 @@ func cmdRun(e *env, args []string) error {
 	}
 	opts := sim.Options{TracePath: *tracePath, ChromePath: *chromePath}
 	if rf.tui(e) && liveTUI != nil {
-		return liveTUI(sc, opts)
+		return liveTUI(sc, opts, ui)
 	}
 	return runHeadless(e, sc, opts, rf.json)
 }
@@ -55,9 +67,9 @@ func cmdRun(e *env, args []string) error {
 // liveTUI, compareTUI and replayTUI open the terminal UI; they are set by
 // tui.go.
 var (
-	liveTUI    func(sc *scenarios.Scenario, opts sim.Options) error
+	liveTUI    func(sc *scenarios.Scenario, opts sim.Options, ui uiFlags) error
 	compareTUI func(sc *scenarios.Scenario, models []string) error
-	replayTUI  func(path string) error
+	replayTUI  func(path string, ui uiFlags) error
 )
 
 func runHeadless(e *env, sc *scenarios.Scenario, opts sim.Options, asJSON bool) error {

@@ -33,6 +33,8 @@ func cmdServe(e *env, args []string) error {
 	asJSON := f.Bool("json", false, "print the final summary as JSON on stdout")
 	noTrace := f.Bool("no-trace", false, "emit no events at all (the default unless --trace or the TUI asks for them)")
 	d := f.Duration("duration", 0, "stop after this long (0: run until SIGINT/SIGTERM)")
+	var ui uiFlags
+	ui.register(f)
 	cpuProfile := f.String("cpuprofile", "", "write a CPU profile of the whole run to `file` (headless only; read it with go tool pprof)")
 	if _, err := f.parse(e, args, 0, 0); err != nil {
 		return err
@@ -45,7 +47,7 @@ func cmdServe(e *env, args []string) error {
 		return usageErr("serve: --cpuprofile needs --headless or --json (the UI would be in the profile)")
 	}
 	if tui {
-		return serveTUI(o, *d)
+		return serveTUI(o, *d, ui)
 	}
 	if *cpuProfile != "" {
 		stop, err := startCPUProfile(*cpuProfile)
@@ -76,7 +78,7 @@ func startCPUProfile(path string) (func(), error) {
 }
 
 // serveTUI opens the live view on a serving engine; set by tui.go.
-var serveTUI func(o sim.ServeOptions, d time.Duration) error
+var serveTUI func(o sim.ServeOptions, d time.Duration, ui uiFlags) error
 
 func checkServe(o *sim.ServeOptions, allowRemote, noTrace bool) error {
 	switch {

@@ -11,16 +11,16 @@ import (
 // The terminal UI behind run, compare, replay and serve when stdout is a
 // terminal and no text output was asked for.
 func init() {
-	liveTUI = func(sc *scenarios.Scenario, opts sim.Options) error {
-		return uiErr(tui.Live(sc, opts, tui.Options{}))
+	liveTUI = func(sc *scenarios.Scenario, opts sim.Options, ui uiFlags) error {
+		return uiErr(tui.Live(sc, opts, ui.options()))
 	}
 	compareTUI = func(sc *scenarios.Scenario, models []string) error {
 		return uiErr(tui.Compare(sc, models, tui.Options{}))
 	}
-	replayTUI = func(path string) error {
-		return uiErr(tui.RunReplay(path, tui.Options{}))
+	replayTUI = func(path string, ui uiFlags) error {
+		return uiErr(tui.RunReplay(path, ui.options()))
 	}
-	serveTUI = func(o sim.ServeOptions, d time.Duration) error {
+	serveTUI = func(o sim.ServeOptions, d time.Duration, ui uiFlags) error {
 		sc, err := sim.ServeScenario(o)
 		if err != nil {
 			return runtimeErr(err)
@@ -32,9 +32,11 @@ func init() {
 				return &exitError{exitUsage, err}
 			}
 		}
-		return uiErr(tui.Live(sc, opts, tui.Options{}))
+		return uiErr(tui.Live(sc, opts, ui.options()))
 	}
 }
+
+func (u uiFlags) options() tui.Options { return tui.Options{Mouse: u.mouse} }
 
 // uiErr marks a UI failure (no terminal, a bind error) as a runtime error.
 func uiErr(err error) error {
