@@ -5,58 +5,21 @@ import (
 	"io"
 	"net"
 	"os"
-	"runtime"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/reactorviz/reactorviz/internal/leaktest"
 	"github.com/reactorviz/reactorviz/reactor/trace"
 )
 
-// leakCheck records the goroutine and fd counts and, at cleanup, waits for
-// both to return to them. Register it first so it runs last.
-func leakCheck(t *testing.T) {
-	t.Helper()
-	g0, f0 := runtime.NumGoroutine(), countFDs(t)
-	t.Cleanup(func() {
-		deadline := time.Now().Add(10 * time.Second)
-		for {
-			g, f := runtime.NumGoroutine(), countFDs(t)
-			if g <= g0 && f <= f0 {
-				return
-			}
-			if time.Now().After(deadline) {
-				buf := make([]byte, 1<<16)
-				n := runtime.Stack(buf, true)
-				t.Fatalf("leak: goroutines %d → %d, fds %d → %d\n%s", g0, g, f0, f, buf[:n])
-			}
-			time.Sleep(10 * time.Millisecond)
-		}
-	})
-}
-
-func countFDs(t *testing.T) int {
-	t.Helper()
-	ents, err := os.ReadDir("/proc/self/fd")
-	if err != nil {
-		t.Fatal(err)
-	}
-	return len(ents)
-}
-
-// waitFor polls cond until it holds; it fails the test after a generous
-// limit. It waits for an outcome; it does not time anything.
-func waitFor(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(time.Millisecond)
-	}
-}
+// The shared checks, under the names these tests use.
+var (
+	leakCheck = leaktest.Check
+	waitFor   = leaktest.WaitFor
+	countFDs  = leaktest.FDs
+)
 
 type echoHandler struct{ HandlerAdapter }
 

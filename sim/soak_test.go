@@ -1,11 +1,10 @@
 package sim
 
 import (
-	"os"
-	"runtime"
 	"testing"
 	"time"
 
+	"github.com/reactorviz/reactorviz/internal/leaktest"
 	"github.com/reactorviz/reactorviz/sim/load"
 )
 
@@ -16,7 +15,7 @@ func TestEchoSoak(t *testing.T) {
 	if testing.Short() {
 		t.Skip("soak")
 	}
-	g0, f0 := runtime.NumGoroutine(), fdCount(t)
+	leaktest.Check(t)
 	o := ServeOptions{Protocol: "echo", Model: "multi", Workers: 2, Addr: "127.0.0.1:0", MaxConnections: 10_000}
 	sc, err := ServeScenario(o)
 	if err != nil {
@@ -52,19 +51,4 @@ func TestEchoSoak(t *testing.T) {
 	if written < st.BytesVerified {
 		t.Fatalf("server wrote %d bytes, clients verified %d", written, st.BytesVerified)
 	}
-	deadline := time.Now().Add(10 * time.Second)
-	for runtime.NumGoroutine() > g0 || fdCount(t) > f0 {
-		if time.Now().After(deadline) {
-			t.Fatalf("leak: goroutines %d → %d, fds %d → %d", g0, runtime.NumGoroutine(), f0, fdCount(t))
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
-}
-
-func fdCount(t *testing.T) int {
-	ents, err := os.ReadDir("/proc/self/fd")
-	if err != nil {
-		t.Fatal(err)
-	}
-	return len(ents)
 }

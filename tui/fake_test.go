@@ -4,7 +4,6 @@ import (
 	"flag"
 	"os"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -13,6 +12,7 @@ import (
 
 	"github.com/gdamore/tcell/v2"
 
+	"github.com/reactorviz/reactorviz/internal/leaktest"
 	"github.com/reactorviz/reactorviz/reactor"
 	"github.com/reactorviz/reactorviz/reactor/trace"
 	"github.com/reactorviz/reactorviz/reactor/wheel"
@@ -324,36 +324,11 @@ func golden(t *testing.T, name, got string) {
 	}
 }
 
-// checkGoroutines fails if goroutines started by the test outlive it.
-func checkGoroutines(t *testing.T) {
-	t.Helper()
-	before := runtime.NumGoroutine()
-	t.Cleanup(func() {
-		deadline := time.Now().Add(5 * time.Second)
-		for {
-			n := runtime.NumGoroutine()
-			if n <= before {
-				return
-			}
-			if time.Now().After(deadline) {
-				buf := make([]byte, 1<<16)
-				buf = buf[:runtime.Stack(buf, true)]
-				t.Errorf("%d goroutines before, %d after:\n%s", before, n, buf)
-				return
-			}
-			time.Sleep(20 * time.Millisecond)
-		}
-	})
-}
+// checkGoroutines is the shared leak check: goroutines and descriptors.
+var checkGoroutines = leaktest.Check
 
 // waitFor polls cond until it holds, for effects of background goroutines.
 func waitFor(t *testing.T, cond func() bool, what string) {
 	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	leaktest.WaitFor(t, what, cond)
 }

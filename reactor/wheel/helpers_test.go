@@ -1,10 +1,11 @@
 package wheel
 
 import (
-	"runtime"
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/reactorviz/reactorviz/internal/leaktest"
 )
 
 const (
@@ -15,22 +16,8 @@ const (
 	testOrigin = time.Hour
 )
 
-// checkGoroutines fails the test if goroutines started during it outlive
-// it. Register it before anything that starts goroutines: cleanups run in
-// reverse, so it runs after their Stop.
-func checkGoroutines(t *testing.T) {
-	t.Helper()
-	base := runtime.NumGoroutine()
-	t.Cleanup(func() {
-		deadline := time.Now().Add(5 * time.Second)
-		for runtime.NumGoroutine() > base && time.Now().Before(deadline) {
-			time.Sleep(time.Millisecond)
-		}
-		if n := runtime.NumGoroutine(); n > base {
-			t.Errorf("goroutines: %d after the test, %d before", n, base)
-		}
-	})
-}
+// checkGoroutines is the shared leak check.
+var checkGoroutines = leaktest.Check
 
 // newTestTimer returns a timer of testSlots slots of testTick driven by a
 // fake clock, stopped when the test ends.
