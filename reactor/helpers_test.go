@@ -18,7 +18,6 @@ import (
 var (
 	leakCheck = leaktest.Check
 	waitFor   = leaktest.WaitFor
-	countFDs  = leaktest.FDs
 )
 
 type echoHandler struct{ HandlerAdapter }
