@@ -225,7 +225,11 @@ func (ch *Channel) finishConnect() {
 }
 
 func (ch *Channel) connected() {
-	add(&ch.loop.stats.connected, 1)
+	l := ch.loop
+	add(&l.stats.connected, 1)
+	if l.tracing() {
+		l.emit(trace.Event{Kind: trace.KindConnect, A: int64(ch.id), B: int64(ch.fd)})
+	}
 	ch.setInterest(ch.interest &^ unix.EPOLLOUT)
 	ch.updateReadInterest()
 	if cb := ch.onActive; cb != nil {

@@ -171,6 +171,8 @@ func (s *Stats) foldTaskOrChannel(e *trace.Event) {
 		s.TimersDue++
 	case trace.KindAccept:
 		s.Accepted++
+	case trace.KindConnect:
+		s.Connected++
 	case trace.KindRegister:
 		s.Registered++
 		s.Channels++

@@ -22,11 +22,12 @@ func TestStatsFold(t *testing.T) {
 		{Kind: trace.KindRebuildEnd, B: -3},
 		{Kind: trace.KindSelectEnd, C: 40, Flag: true},
 		{Kind: trace.KindRebuildBegin, A: 512},
+		{Kind: trace.KindConnect, A: 3, B: 20},
 	} {
 		s.Fold(&e, "worker-0")
 	}
 	want := Stats{TaskPanics: 1, HandlerPanics: 1, SelfWakeups: 1, WakeupsWritten: 1,
-		WakeupsCoalesced: 1, Closed: 1, Rebuilds: 1, Premature: 1, MaxSelectCnt: 512}
+		WakeupsCoalesced: 1, Closed: 1, Rebuilds: 1, Premature: 1, MaxSelectCnt: 512, Connected: 1}
 	if s != want {
 		t.Fatalf("folded\n%+v\nwant\n%+v", s, want)
 	}

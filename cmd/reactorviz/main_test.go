@@ -152,10 +152,17 @@ func TestServeWritesCPUProfile(t *testing.T) {
 }
 
 // The JSON summary carries the stable keys of DESIGN.md §6, and a trace
-// replayed headless reproduces the live run's per-loop counters.
+// replayed headless reproduces the live run's per-loop counters: on a
+// server under a selector storm, and on the engine's own client side.
 func TestRunJSONAndReplayRoundTrip(t *testing.T) {
+	for _, name := range []string{"spurious-wakeup", "client-bootstrap"} {
+		t.Run(name, func(t *testing.T) { roundTrip(t, name) })
+	}
+}
+
+func roundTrip(t *testing.T, name string) {
 	trace := filepath.Join(t.TempDir(), "run.jsonl")
-	code, out, errs := runCLI(t, "run", "spurious-wakeup", "--json", "--duration", "1500ms", "--trace", trace)
+	code, out, errs := runCLI(t, "run", name, "--json", "--duration", "1500ms", "--trace", trace)
 	if code != exitOK {
 		t.Fatalf("run: exit %d: %s\n%s", code, errs, out)
 	}

@@ -39,6 +39,7 @@ const (
 	KindResume
 	KindException
 	KindTaskReject
+	KindConnect
 	numKinds
 )
 
@@ -92,6 +93,7 @@ var schema = [numKinds]struct {
 	KindResume:        {"resume", fieldSpec{a: "phase"}},
 	KindException:     {"exception", fieldSpec{a: "channel", b: "fd", str: "error"}},
 	KindTaskReject:    {"task_reject", fieldSpec{str: "reason"}},
+	KindConnect:       {"connect", fieldSpec{a: "channel", b: "fd"}},
 }
 
 // String returns the kind's snake_case name, or "invalid".

@@ -453,6 +453,7 @@ var instantCat = [trace.NumKinds]string{
 	trace.KindInject:        "fault",
 	trace.KindAccept:        "channel",
 	trace.KindRegister:      "channel",
+	trace.KindConnect:       "channel",
 	trace.KindClose:         "channel",
 	trace.KindException:     "channel",
 	trace.KindDeadlineCheck: "task",
