@@ -26,8 +26,8 @@ type Options struct {
 	// Chrome/Perfetto trace of the run.
 	TracePath  string
 	ChromePath string
-	// RingSize is the per-loop event ring size (default 8192 events; the
-	// UI and trace files may want more).
+	// RingSize is the per-loop event ring size (default 8192 events, or
+	// traceRingSize when a trace file is recorded).
 	RingSize int
 	// Forever runs until Stop instead of for the scenario's duration:
 	// serve in the TUI.
@@ -73,12 +73,27 @@ type Run struct {
 	err      error
 }
 
+// traceRingSize is the per-loop ring, and the ring of events raised off the
+// loops, of a run that records a trace file, which should be complete: room
+// for a burst of tens of thousands of events (wakeup-coalescing runs 10 000
+// tasks in a few milliseconds, two events each, while other goroutines
+// submit thousands more) as the collector writes the previous batch.
+// 5 MiB a ring.
+const traceRingSize = 1 << 16
+
+func (o Options) collectorOptions() trace.Options {
+	if o.RingSize == 0 && (o.TracePath != "" || o.ChromePath != "") {
+		return trace.Options{RingSize: traceRingSize, ExternalSize: traceRingSize}
+	}
+	return trace.Options{RingSize: o.RingSize}
+}
+
 // New prepares a run; nothing starts until Start.
 func New(sc *scenarios.Scenario, opts Options) (*Run, error) {
 	r := &Run{sc: sc, opts: opts, byName: map[string]*reactor.EventLoop{},
 		faults: map[*reactor.EventLoop]*loopFaults{},
 		stop:   make(chan struct{}), done: make(chan struct{})}
-	r.coll = trace.NewCollector(trace.Options{RingSize: opts.RingSize})
+	r.coll = trace.NewCollector(opts.collectorOptions())
 	if err := r.build(); err != nil {
 		r.teardown()
 		return nil, err
