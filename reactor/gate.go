@@ -54,16 +54,17 @@ type GateStatus struct {
 	Delay   time.Duration
 }
 
-// gateAt is the phase boundary check on the loop thread.
-func (l *EventLoop) gateAt(p trace.Phase) {
+// gateAt is the phase boundary check on the loop thread. It reports
+// whether the gate is on: the loop may have waited in it.
+func (l *EventLoop) gateAt(p trace.Phase) bool {
 	if !l.gate.enabled.Load() {
-		return
+		return false
 	}
 	l.gateWait(p)
+	return true
 }
 
 func (l *EventLoop) gateWait(p trace.Phase) {
-	l.stamp = 0 // a pause or slow motion makes any earlier reading stale
 	g := &l.gate
 	g.mu.Lock()
 	g.phase = p

@@ -57,7 +57,6 @@ type EventLoop struct {
 	injected  []int  // fault fds living only in the current epoll instance
 	lastExec  int64
 	lastYield int64       // when yieldIfDue last yielded
-	stamp     int64       // a clock reading stampedNow may hand on; 0: none
 	seenState trace.State // the last state the loop thread reported
 
 	inflight      atomic.Int64 // producers between enter and exit
@@ -354,7 +353,6 @@ func (l *EventLoop) wakeSelector() bool {
 // §1.4 step 2): it covers a wakeup that landed between clearing wakenUp and
 // selecting, at the price of a non-blocking next select (#9112).
 func (l *EventLoop) selfWakeup() {
-	l.stamp = 0
 	if l.wakeSelector() {
 		add(&l.stats.selfWakeups, 1)
 		if l.tracing() {

@@ -139,3 +139,35 @@ func TestSelectTookMatchesItsEvents(t *testing.T) {
 		t.Fatal("no blocking select traced")
 	}
 }
+
+// An iteration that selects, processes keys and runs no task reads the
+// clock twice: the select's return doubles as the start of
+// processSelectedKeys, and the end of processSelectedKeys as the start of
+// the next select. Any iteration that reads the clock more has lost the
+// hand-off.
+func TestBusyIterationReadsTheClockTwice(t *testing.T) {
+	leakCheck(t)
+	var fake, reads atomic.Int64
+	var worker atomic.Pointer[EventLoop]
+	now := func() int64 {
+		if w := worker.Load(); w != nil && w.InEventLoop() {
+			reads.Add(1)
+		}
+		return fake.Add(1000) // 1 µs a reading: no yield falls due here
+	}
+	s := startServer(t, 1, 1, Config{Now: now}, echoInit)
+	w := s.worker.Loops()[0]
+	worker.Store(w)
+	c := dial(t, s.addr())
+	echoOnce(t, c, "x")
+	waitFor(t, "worker asleep", func() bool { return blockedInEpoll(w) })
+	r0, i0 := reads.Load(), w.Stats().Iterations
+	for range 100 {
+		echoOnce(t, c, "ping")
+	}
+	waitFor(t, "worker asleep again", func() bool { return blockedInEpoll(w) })
+	r, i := reads.Load()-r0, w.Stats().Iterations-i0
+	if i < 100 || r != 2*i {
+		t.Fatalf("%d clock reads in %d iterations; want 2 each", r, i)
+	}
+}

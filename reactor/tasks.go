@@ -135,7 +135,6 @@ func (l *EventLoop) afterRunningAllTasks() {
 // goes on (AbstractEventExecutor.safeExecute).
 func (l *EventLoop) safeExecute(t task) {
 	defer l.recoverTask(t)
-	l.stamp = 0
 	var start int64
 	if l.tracing() {
 		start = l.clock.Now()
