@@ -66,18 +66,9 @@ func BenchmarkIdleConnMemory(b *testing.B) {
 }
 
 func idleConnBytes(b *testing.B, conns int) float64 {
-	boss, _ := NewEventLoopGroup("boss", 1, Config{})
-	worker, _ := NewEventLoopGroup("worker", 2, Config{})
-	defer func() {
-		boss.ShutdownGracefully(0, time.Second)
-		worker.ShutdownGracefully(0, time.Second)
-		boss.AwaitTermination(30 * time.Second)
-		worker.AwaitTermination(30 * time.Second)
-	}()
-	sc, err := (&ServerBootstrap{Boss: boss, Worker: worker, ChildInit: echoInit}).Bind("127.0.0.1:0")
-	if err != nil {
-		b.Fatal(err)
-	}
+	s := newServer(b, 1, 2, Config{}, echoInit)
+	defer s.shutdown()
+	sc, worker := s.ch, s.worker
 	warm := holdConns(b, sc.Addr(), 2) // both workers' buffers go in the baseline
 	waitChannels(worker, 2)
 	base := liveHeap()

@@ -12,10 +12,7 @@ import (
 // why; Resume lets it go on.
 func TestBreakpointOnRebuildPausesTheLoop(t *testing.T) {
 	leakCheck(t)
-	s := startServer(t, 1, 1, Config{RebuildThreshold: 32}, echoInit)
-	c := dial(t, s.addr())
-	echoOnce(t, c, "x")
-	w := s.worker.Loops()[0]
+	w, c := echoingWorker(t, Config{RebuildThreshold: 32})
 	w.SetBreakpoints(Breakpoints{Rebuild: true})
 	if err := w.InjectSpuriousWakeups(); err != nil {
 		t.Fatal(err)

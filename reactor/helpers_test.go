@@ -81,23 +81,43 @@ type server struct {
 	ch           *ServerChannel
 }
 
+// startServer starts a server that shuts down when the test ends.
 func startServer(t *testing.T, bosses, workers int, cfg Config, init func(*Channel)) *server {
 	t.Helper()
+	s := newServer(t, bosses, workers, cfg, init)
+	t.Cleanup(s.shutdown)
+	return s
+}
+
+// newServer starts a server; the caller shuts it down.
+func newServer(tb testing.TB, bosses, workers int, cfg Config, init func(*Channel)) *server {
+	tb.Helper()
 	boss, err := NewEventLoopGroup("boss", bosses, cfg)
 	if err != nil {
-		t.Fatal(err)
+		tb.Fatal(err)
 	}
 	worker, err := NewEventLoopGroup("worker", workers, cfg)
 	if err != nil {
-		t.Fatal(err)
+		tb.Fatal(err)
 	}
 	s := &server{boss: boss, worker: worker}
-	t.Cleanup(s.shutdown)
 	b := &ServerBootstrap{Boss: boss, Worker: worker, ChildInit: init}
 	if s.ch, err = b.Bind("127.0.0.1:0"); err != nil {
-		t.Fatal(err)
+		s.shutdown()
+		tb.Fatal(err)
 	}
 	return s
+}
+
+// echoingWorker starts a one-boss, one-worker echo server for the test and
+// returns its worker and a connection that has echoed once, so it is
+// registered and the worker has run.
+func echoingWorker(t *testing.T, cfg Config) (*EventLoop, net.Conn) {
+	t.Helper()
+	s := startServer(t, 1, 1, cfg, echoInit)
+	c := dial(t, s.addr())
+	echoOnce(t, c, "x")
+	return s.worker.Loops()[0], c
 }
 
 func (s *server) addr() string { return s.ch.Addr().String() }
@@ -105,8 +125,8 @@ func (s *server) addr() string { return s.ch.Addr().String() }
 func (s *server) shutdown() {
 	s.boss.ShutdownGracefully(0, time.Second)
 	s.worker.ShutdownGracefully(0, time.Second)
-	s.boss.AwaitTermination(10 * time.Second)
-	s.worker.AwaitTermination(10 * time.Second)
+	s.boss.AwaitTermination(30 * time.Second) // 10 000 channels to close
+	s.worker.AwaitTermination(30 * time.Second)
 }
 
 // echoOnce sends msg on conn and checks that it comes back whole.

@@ -155,11 +155,8 @@ func TestBusyIterationReadsTheClockTwice(t *testing.T) {
 		}
 		return fake.Add(1000) // 1 µs a reading: no yield falls due here
 	}
-	s := startServer(t, 1, 1, Config{Now: now}, echoInit)
-	w := s.worker.Loops()[0]
+	w, c := echoingWorker(t, Config{Now: now})
 	worker.Store(w)
-	c := dial(t, s.addr())
-	echoOnce(t, c, "x")
 	waitFor(t, "worker asleep", func() bool { return blockedInEpoll(w) })
 	r0, i0 := reads.Load(), w.Stats().Iterations
 	for range 100 {

@@ -56,10 +56,7 @@ func TestSpuriousWakeupsRebuildOnceAtThreshold(t *testing.T) {
 
 func TestSpuriousWakeupsBelowThreeNeverRebuild(t *testing.T) {
 	leakCheck(t)
-	s := startServer(t, 1, 1, Config{RebuildThreshold: 2}, echoInit)
-	c := dial(t, s.addr())
-	echoOnce(t, c, "x")
-	w := s.worker.Loops()[0]
+	w, c := echoingWorker(t, Config{RebuildThreshold: 2})
 	if err := w.InjectSpuriousWakeups(); err != nil {
 		t.Fatal(err)
 	}
@@ -74,10 +71,7 @@ func TestSpuriousWakeupsBelowThreeNeverRebuild(t *testing.T) {
 // the injected fault costs one wakeup and nothing spins.
 func TestSpuriousWakeupsUnderEpollSemanticsAreDeleted(t *testing.T) {
 	leakCheck(t)
-	s := startServer(t, 1, 1, Config{Selector: SelectorEpoll}, echoInit)
-	c := dial(t, s.addr())
-	echoOnce(t, c, "x")
-	w := s.worker.Loops()[0]
+	w, _ := echoingWorker(t, Config{Selector: SelectorEpoll})
 	if err := w.InjectSpuriousWakeups(); err != nil {
 		t.Fatal(err)
 	}

@@ -70,18 +70,9 @@ type scaleResult struct {
 }
 
 func scaleRun(b *testing.B, conns, rounds int) scaleResult {
-	boss, _ := NewEventLoopGroup("boss", 1, Config{})
-	worker, _ := NewEventLoopGroup("worker", runtime.NumCPU(), Config{})
-	defer func() {
-		boss.ShutdownGracefully(0, time.Second)
-		worker.ShutdownGracefully(0, time.Second)
-		boss.AwaitTermination(30 * time.Second)
-		worker.AwaitTermination(30 * time.Second)
-	}()
-	sc, err := (&ServerBootstrap{Boss: boss, Worker: worker, ChildInit: echoInit}).Bind("127.0.0.1:0")
-	if err != nil {
-		b.Fatal(err)
-	}
+	s := newServer(b, 1, runtime.NumCPU(), Config{}, echoInit)
+	defer s.shutdown()
+	sc, worker := s.ch, s.worker
 	// Warm every worker, so its read buffer is in the baseline, not in
 	// the figure per connection.
 	warm := holdConns(b, sc.Addr(), worker.Size())
