@@ -599,8 +599,7 @@ func (d *decoder) clientProtocol(m *mapping, item *yaml.Node, server Protocol, c
 		return
 	}
 	c.Protocol = Protocol(r)
-	mixed := server == ProtocolHTTPRESP && c.Protocol != ProtocolEcho
-	if c.Protocol != server && !mixed {
+	if !server.Serves(c.Protocol) {
 		d.errorf(v, "client protocol %s does not match server.protocol %s", r, server)
 	}
 }

@@ -56,6 +56,11 @@ const (
 	ProtocolHTTPRESP Protocol = "http+resp"
 )
 
+// Serves reports whether a server speaking p answers clients sending c.
+func (p Protocol) Serves(c Protocol) bool {
+	return c == p || p == ProtocolHTTPRESP && (c == ProtocolHTTP || c == ProtocolRESP)
+}
+
 // Via says how a client opens its connections.
 type Via string
 

@@ -11,7 +11,7 @@ import (
 // ServeOptions configures serve: the engine serving a protocol to outside
 // clients.
 type ServeOptions struct {
-	Protocol string // echo, http or resp
+	Protocol string // echo, http, resp or http+resp
 	Model    string // single, multi or master-slave
 	Bosses   int    // master-slave: boss loops, one SO_REUSEPORT server channel each
 	Workers  int    // 0: 2 × CPUs
