@@ -117,7 +117,22 @@ func echoingWorker(t *testing.T, cfg Config) (*EventLoop, net.Conn) {
 	s := startServer(t, 1, 1, cfg, echoInit)
 	c := dial(t, s.addr())
 	echoOnce(t, c, "x")
-	return s.worker.Loops()[0], c
+	w := s.worker.Loops()[0]
+	awaitWakeups(t, w)
+	return w, c
+}
+
+// awaitWakeups waits until every task submitted to l from elsewhere has
+// made its wakeup. A boss queues a registration, then wakes the worker; on
+// a busy machine that wakeup can land after the worker has registered,
+// echoed and gone to sleep, and then costs an iteration of its own, which
+// a test counting iterations or premature returns must not see.
+func awaitWakeups(t *testing.T, l *EventLoop) {
+	t.Helper()
+	waitFor(t, "the submitters' wakeups", func() bool {
+		st := l.Stats()
+		return st.WakeupsWritten+st.WakeupsCoalesced == st.TasksSubmitted
+	})
 }
 
 func (s *server) addr() string { return s.ch.Addr().String() }

@@ -158,13 +158,14 @@ func TestBusyIterationReadsTheClockTwice(t *testing.T) {
 	w, c := echoingWorker(t, Config{Now: now})
 	worker.Store(w)
 	waitFor(t, "worker asleep", func() bool { return blockedInEpoll(w) })
-	r0, i0 := reads.Load(), w.Stats().Iterations
+	r0, s0 := reads.Load(), w.Stats()
+	i0 := s0.Iterations
 	for range 100 {
 		echoOnce(t, c, "ping")
 	}
 	waitFor(t, "worker asleep again", func() bool { return blockedInEpoll(w) })
 	r, i := reads.Load()-r0, w.Stats().Iterations-i0
 	if i < 100 || r != 2*i {
-		t.Fatalf("%d clock reads in %d iterations; want 2 each", r, i)
+		t.Fatalf("%d clock reads in %d iterations; want 2 each\nbefore %+v\nafter  %+v", r, i, s0, w.Stats())
 	}
 }

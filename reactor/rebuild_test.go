@@ -30,6 +30,7 @@ func TestSpuriousWakeupsRebuildOnceAtThreshold(t *testing.T) {
 				echoOnce(t, c, "before")
 			}
 			w := s.worker.Loops()[0]
+			awaitWakeups(t, w)
 			waitFor(t, "worker asleep in select", func() bool { return blockedInEpoll(w) })
 			if err := w.InjectSpuriousWakeups(); err != nil {
 				t.Fatal(err)
