@@ -13,9 +13,15 @@ import (
 
 var sparkBlocks = []rune("▁▂▃▄▅▆▇█")
 
+// sparkFloor is the smallest full scale of a sparkline: up to it each
+// block is one unit, so a queue that never holds more than a task or two
+// draws low bars instead of full ones.
+var sparkFloor = int64(len(sparkBlocks))
+
 // Sparkline renders the latest values in width cells, newest on the right,
-// scaled to the largest value shown. Zero is a blank cell, so an idle queue
-// reads as empty rather than as a floor of bars.
+// scaled to the largest value shown, or to sparkFloor if that is larger.
+// Zero is a blank cell, so an idle queue reads as empty rather than as a
+// floor of bars.
 func Sparkline(vals []int64, width int) string {
 	if width <= 0 {
 		return ""
@@ -23,7 +29,7 @@ func Sparkline(vals []int64, width int) string {
 	if len(vals) > width {
 		vals = vals[len(vals)-width:]
 	}
-	var peak int64
+	peak := sparkFloor
 	for _, v := range vals {
 		peak = max(peak, v)
 	}
@@ -33,7 +39,7 @@ func Sparkline(vals []int64, width int) string {
 	}
 	for _, v := range vals {
 		switch {
-		case v <= 0 || peak <= 0:
+		case v <= 0:
 			out = append(out, ' ')
 		default:
 			i := int((v*int64(len(sparkBlocks)) - 1) / peak)

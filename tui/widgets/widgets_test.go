@@ -18,6 +18,8 @@ func TestSparkline(t *testing.T) {
 		{vals: nil, width: 4, want: "    "},
 		{vals: []int64{0, 1, 2, 4, 8}, width: 5, want: " ▁▂▄█"},
 		{vals: []int64{8, 8, 8}, width: 2, want: "██"},
+		{vals: []int64{1, 2, 1}, width: 3, want: "▁▂▁"}, // below the floor: one block a unit
+		{vals: []int64{0, 50, 100}, width: 3, want: " ▄█"},
 		{vals: []int64{3}, width: 0, want: ""},
 	}
 	for _, tc := range tests {
