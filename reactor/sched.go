@@ -149,13 +149,16 @@ func (l *EventLoop) fetchFromScheduledTaskQueue() {
 		}
 		// A queue id of its own: the heap's ids are a separate sequence, and
 		// task_run events must not confuse a timer with a submitted task.
-		if !l.tasks.Offer(task{fn: func() { l.runScheduled(f) }, name: f.name, id: l.taskIDs.Add(1)}) {
+		// timer_due names both, so a reader can follow the timer into the
+		// queue and see it leave with its task_run.
+		id := l.taskIDs.Add(1)
+		if !l.tasks.Offer(task{fn: func() { l.runScheduled(f) }, name: f.name, id: id}) {
 			heap.Push(&l.scheduled, f)
 			return
 		}
 		add(&l.stats.timersDue, 1)
 		if l.tracing() {
-			l.emit(trace.Event{Kind: trace.KindTimerDue, A: int64(f.id), B: f.deadline, Str: f.name})
+			l.emit(trace.Event{Kind: trace.KindTimerDue, A: int64(f.id), B: f.deadline, C: int64(id), Str: f.name})
 		}
 	}
 }

@@ -77,7 +77,7 @@ var schema = [numKinds]struct {
 	KindTaskRun:       {"task_run", fieldSpec{a: "id", b: "took_ns", str: "name"}},
 	KindTaskPanic:     {"task_panic", fieldSpec{a: "id", str: "name"}},
 	KindTimerSchedule: {"timer_schedule", fieldSpec{a: "id", b: "deadline_ns", c: "period_ns", str: "name"}},
-	KindTimerDue:      {"timer_due", fieldSpec{a: "id", b: "deadline_ns", str: "name"}},
+	KindTimerDue:      {"timer_due", fieldSpec{a: "id", b: "deadline_ns", c: "task", str: "name"}},
 	KindTimerCancel:   {"timer_cancel", fieldSpec{a: "id", b: "deadline_ns"}},
 	KindWheelTick:     {"wheel_tick", fieldSpec{a: "tick", b: "slot", c: "expired", d: "pending"}},
 	KindWheelExpire:   {"wheel_expire", fieldSpec{a: "tick", b: "slot", c: "id", d: "deadline_ns"}},

@@ -23,7 +23,7 @@ const (
 
 // TaskRef names one task in the queue mirror.
 type TaskRef struct {
-	ID    int64
+	ID    int64 // the queue's task id, which task_run reports
 	Name  string
 	Timer bool // moved over from the scheduled heap (timer_due)
 }

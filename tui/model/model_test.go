@@ -166,14 +166,15 @@ func TestQueueMirror(t *testing.T) {
 		submit(1, 2, "flood", 2),
 		submit(1, 3, "flood", 3),
 		ev(1, 2, trace.KindTimerSchedule, func(e *trace.Event) { e.A, e.B, e.Str = 1, 50e6, "tick" }),
-		ev(1, 50, trace.KindTimerDue, func(e *trace.Event) { e.A, e.B, e.Str = 1, 50e6, "tick" }),
+		// Timer 1 goes into the queue as task 4, and runs as task 4.
+		ev(1, 50, trace.KindTimerDue, func(e *trace.Event) { e.A, e.B, e.C, e.Str = 1, 50e6, 4, "tick" }),
 		ev(1, 51, trace.KindTasksBegin, func(e *trace.Event) { e.A, e.B = 4, -1 }),
 		run(51, 1, "register"),
 		run(51, 99, "tail"), // a tail task: never queued
 	})
 	q := Query{Focus: 1, Head: 8}
 	w := loopByName(t, m.Snapshot(q), "worker-0")
-	want := []TaskRef{{ID: 2, Name: "flood"}, {ID: 3, Name: "flood"}, {ID: 1, Name: "tick", Timer: true}}
+	want := []TaskRef{{ID: 2, Name: "flood"}, {ID: 3, Name: "flood"}, {ID: 4, Name: "tick", Timer: true}}
 	if !reflect.DeepEqual(w.QueueHead, want) || w.QueueDepth != 3 {
 		t.Errorf("queue head %+v depth %d; want %+v depth 3", w.QueueHead, w.QueueDepth, want)
 	}
@@ -181,7 +182,7 @@ func TestQueueMirror(t *testing.T) {
 		t.Errorf("timers %d hasDeadline %v after due; want 0 false", w.Timers, w.HasDeadline)
 	}
 	// A run found below the head means the tasks above it ran unseen.
-	m.Consume([]trace.Event{run(52, 1, "tick")})
+	m.Consume([]trace.Event{run(52, 4, "tick")})
 	w = loopByName(t, m.Snapshot(q), "worker-0")
 	if len(w.QueueHead) != 0 || w.QueueDepth != 2 {
 		t.Errorf("after out-of-order run: head %+v depth %d", w.QueueHead, w.QueueDepth)

@@ -294,7 +294,9 @@ func (l *loopState) applyMirror(e *trace.Event) {
 		l.timers.add(TimerRef{ID: e.A, Name: e.Str, Deadline: e.B, Period: e.C})
 	case trace.KindTimerDue:
 		l.timers.remove(e.A)
-		l.queue.push(TaskRef{ID: e.A, Name: e.Str, Timer: true})
+		// In the queue the timer runs under a task id of its own (task),
+		// which its task_run reports.
+		l.queue.push(TaskRef{ID: e.C, Name: e.Str, Timer: true})
 		l.setDepth(e.Time, l.ctr.QueueDepth+1)
 	case trace.KindTimerCancel:
 		l.ctr.TimersCancelled++
