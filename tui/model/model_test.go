@@ -223,6 +223,21 @@ func TestQueueMirrorIsCapped(t *testing.T) {
 	}
 }
 
+// Submissions whose events were dropped never reach the mirror; the head
+// still says how many tasks wait behind it, by the engine's own count.
+func TestQueueHiddenFollowsTheEngineDepth(t *testing.T) {
+	m := New(testLoops)
+	m.Consume([]trace.Event{
+		ev(1, 1, trace.KindTaskSubmit, func(e *trace.Event) { e.A, e.B, e.Str = 1, 1, "t" }),
+		// tasks 2..9 submitted, their events dropped
+		ev(1, 2, trace.KindTaskSubmit, func(e *trace.Event) { e.A, e.B, e.Str = 10, 10, "t" }),
+	})
+	w := loopByName(t, m.Snapshot(Query{Focus: 1, Head: 8}), "worker-0")
+	if w.QueueDepth != 10 || len(w.QueueHead) != 2 || w.QueueHidden != 8 {
+		t.Errorf("depth %d head %d hidden %d; want 10, 2, 8", w.QueueDepth, len(w.QueueHead), w.QueueHidden)
+	}
+}
+
 func TestTimerMirror(t *testing.T) {
 	sched := func(id, deadlineMs int64) trace.Event {
 		return ev(2, 1, trace.KindTimerSchedule, func(e *trace.Event) { e.A, e.B, e.Str = id, deadlineMs*1e6, "t" })

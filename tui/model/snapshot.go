@@ -54,7 +54,7 @@ type Loop struct {
 	NextDeadline int64   // earliest deadline, ns; valid when HasDeadline
 	HasDeadline  bool
 	QueueHead    []TaskRef  // focused loop only
-	QueueHidden  int64      // queued tasks not in QueueHead's mirror
+	QueueHidden  int64      // queued tasks QueueHead leaves out: QueueDepth less the head
 	TimerHead    []TimerRef // focused loop only
 	Last         int64      // time of its latest event
 }
@@ -129,7 +129,7 @@ func (s *State) snapshot(q Query) *Snapshot {
 			Phase: l.phase, Paused: l.paused, PausePhase: l.pausePhase, PauseReason: l.pauseReason,
 			Mode: l.mode, Timeout: l.timeout, Budget: l.budget, Fault: l.fault,
 			Counters: l.ctr, History: l.hist.upTo(s.time), Timers: l.timers.count(),
-			QueueHidden: l.queue.hidden, Last: l.last,
+			Last: l.last,
 		}
 		if l.paused {
 			snap.Paused++
@@ -137,9 +137,11 @@ func (s *State) snapshot(q Query) *Snapshot {
 		ls.NextDeadline, ls.HasDeadline = l.timers.nextDeadline()
 		if i == q.Focus && q.Head > 0 {
 			ls.QueueHead = l.queue.first(q.Head)
-			ls.QueueHidden = l.queue.hidden + int64(l.queue.len()-len(ls.QueueHead))
 			ls.TimerHead = l.timers.top(q.Head)
 		}
+		// The engine's depth, not the mirror, says how many tasks wait:
+		// submissions whose events were dropped never reach the mirror.
+		ls.QueueHidden = max(ls.QueueDepth-int64(len(ls.QueueHead)), 0)
 		g, ok := groupAt[ls.Group]
 		if !ok {
 			g = len(snap.Groups)
