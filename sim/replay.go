@@ -24,6 +24,9 @@ type Tally struct {
 	States []trace.State
 	Events uint64
 	Last   int64 // time of the last event
+	// The wheel's ticks and expiries, one event each. Its cancellations
+	// and what is left pending are not events.
+	WheelTicks, WheelExpired int64
 }
 
 // Add folds one event.
@@ -36,7 +39,14 @@ func (t *Tally) Add(e *trace.Event) {
 	}
 	t.Events++
 	t.Last = max(t.Last, e.Time)
-	if e.Kind == trace.KindState {
+	switch e.Kind {
+	case trace.KindWheelTick:
+		t.WheelTicks++
+		return
+	case trace.KindWheelExpire:
+		t.WheelExpired++
+		return
+	case trace.KindState:
 		t.States[i] = trace.State(e.B)
 		if e.C != 0 {
 			t.TIDs[i] = int(e.C)
@@ -100,10 +110,11 @@ func Replay(path string) (*Summary, *Tally, error) {
 }
 
 // traceHolds reports whether an expectation reads only what a trace
-// records: the loops' counters and the groups. What the clients saw, the
-// wheel's totals and the business pool are not events.
+// records: the loops' counters, the groups, and the wheel's ticks and
+// expiries. What the clients saw, the wheel's cancellations and pending
+// timeouts, and the business pool are not events.
 func traceHolds(expr string) bool {
-	for _, root := range []string{"clients.", "wheel.", "pool.", "events."} {
+	for _, root := range []string{"clients.", "wheel.cancelled", "wheel.pending", "pool.", "events."} {
 		if strings.Contains(expr, root) {
 			return false
 		}
@@ -112,7 +123,8 @@ func traceHolds(expr string) bool {
 }
 
 func (t *Tally) summary(scenario, model string) *Summary {
-	s := &Summary{Scenario: scenario, Model: model, DurationNS: t.Last}
+	s := &Summary{Scenario: scenario, Model: model, DurationNS: t.Last, fromTrace: true,
+		Wheel: WheelSummary{Ticks: t.WheelTicks, Expired: t.WheelExpired}}
 	sizes := map[string]int{}
 	var order []string
 	for i, l := range t.Loops {

@@ -30,6 +30,7 @@ type Summary struct {
 	resolved   map[string]scenarios.Value
 	loopNames  []string
 	expectFail int
+	fromTrace  bool // rebuilt by Replay: no client figures, no wheel cancellations
 }
 
 // GroupSummary describes one EventLoopGroup.
@@ -260,16 +261,23 @@ func (s *Summary) Text() string {
 			l.Channels, bytesText(l.BytesRead), bytesText(l.BytesWritten))
 	}
 	tw.Flush()
-	c := s.Clients
-	fmt.Fprintf(&b, "\nclients: %d connections, %d requests (%.0f req/s), %d errors, %s verified\n",
-		c.Connections, c.Requests, c.ThroughputRPS, c.Errors, bytesText(c.BytesVerified))
-	fmt.Fprintf(&b, "latency µs: p50 %.0f  p90 %.0f  p99 %.0f  max %.0f\n", c.LatencyUS.P50, c.LatencyUS.P90, c.LatencyUS.P99, c.LatencyUS.Max)
+	if s.fromTrace {
+		b.WriteString("\nclients: not in a trace\n")
+	} else {
+		c := s.Clients
+		fmt.Fprintf(&b, "\nclients: %d connections, %d requests (%.0f req/s), %d errors, %s verified\n",
+			c.Connections, c.Requests, c.ThroughputRPS, c.Errors, bytesText(c.BytesVerified))
+		fmt.Fprintf(&b, "latency µs: p50 %.0f  p90 %.0f  p99 %.0f  max %.0f\n", c.LatencyUS.P50, c.LatencyUS.P90, c.LatencyUS.P99, c.LatencyUS.Max)
+	}
 	if s.Events.Emitted == 0 && s.Events.Dropped == 0 {
 		b.WriteString("events: none collected (the engine emits events only for --trace, --chrome or the TUI)\n")
 	} else {
 		fmt.Fprintf(&b, "events: %d emitted, %d dropped\n", s.Events.Emitted, s.Events.Dropped)
 	}
-	if s.Wheel.Ticks > 0 {
+	switch {
+	case s.Wheel.Ticks > 0 && s.fromTrace:
+		fmt.Fprintf(&b, "wheel: %d ticks, %d expired\n", s.Wheel.Ticks, s.Wheel.Expired)
+	case s.Wheel.Ticks > 0:
 		fmt.Fprintf(&b, "wheel: %d ticks, %d expired, %d cancelled\n", s.Wheel.Ticks, s.Wheel.Expired, s.Wheel.Cancelled)
 	}
 	for _, w := range s.Warnings {

@@ -152,22 +152,33 @@ func TestServeWritesCPUProfile(t *testing.T) {
 }
 
 // The JSON summary carries the stable keys of DESIGN.md §6, and a trace
-// replayed headless reproduces the live run's per-loop counters: on a
-// server under a selector storm, and on the engine's own client side.
+// replayed headless reproduces the live run's per-loop counters and the
+// wheel's ticks and expiries: on a server under a selector storm, on the
+// engine's own client side, and with the wheel's timeouts expiring (at 2 s).
 func TestRunJSONAndReplayRoundTrip(t *testing.T) {
-	for _, name := range []string{"spurious-wakeup", "client-bootstrap"} {
-		t.Run(name, func(t *testing.T) { roundTrip(t, name) })
+	for _, tc := range []struct{ name, duration string }{
+		{"spurious-wakeup", "1500ms"},
+		{"client-bootstrap", "1500ms"},
+		{"scheduled-timers", "2500ms"},
+	} {
+		t.Run(tc.name, func(t *testing.T) { roundTrip(t, tc.name, tc.duration) })
 	}
 }
 
-func roundTrip(t *testing.T, name string) {
+type wheelTotals struct {
+	Ticks   float64 `json:"ticks"`
+	Expired float64 `json:"expired"`
+}
+
+func roundTrip(t *testing.T, name, duration string) {
 	trace := filepath.Join(t.TempDir(), "run.jsonl")
-	code, out, errs := runCLI(t, "run", name, "--json", "--duration", "1500ms", "--trace", trace)
+	code, out, errs := runCLI(t, "run", name, "--json", "--duration", duration, "--trace", trace)
 	if code != exitOK {
 		t.Fatalf("run: exit %d: %s\n%s", code, errs, out)
 	}
 	var live struct {
 		Loops  []map[string]any `json:"loops"`
+		Wheel  wheelTotals      `json:"wheel"`
 		Events struct {
 			Dropped float64 `json:"dropped"`
 		} `json:"events"`
@@ -192,9 +203,13 @@ func roundTrip(t *testing.T, name string) {
 	}
 	var replayed struct {
 		Loops []map[string]any `json:"loops"`
+		Wheel wheelTotals      `json:"wheel"`
 	}
 	if err := json.Unmarshal([]byte(out), &replayed); err != nil {
 		t.Fatal(err)
+	}
+	if replayed.Wheel != live.Wheel {
+		t.Errorf("wheel: live %+v, replayed %+v", live.Wheel, replayed.Wheel)
 	}
 	if len(replayed.Loops) != len(live.Loops) {
 		t.Fatalf("%d loops replayed, %d live", len(replayed.Loops), len(live.Loops))
