@@ -34,7 +34,7 @@ var panes = []pane{
 	{name: "wakeups C8 C11", on: onLive | onReplay,
 		text: "Select returns on ready keys, a wakeup, pending tasks or a due timer (C8). execute() from another thread writes the loop's eventfd only when the wakeup flag flips false → true: many submissions to a sleeping loop cost one write; the others are coalesced (C11). \"self\" counts the loop's own wakeup after select that covers a race."},
 	{name: "tasks C15 C16 C25", on: onLive | onReplay,
-		text: "ioRatio: after io took t, tasks get t × (100 − ioRatio) / ioRatio; 100 runs every task with no limit (C16). runAllTasks first moves due scheduled tasks to the queue, then reads the clock only after every 64th task, so it can overshoot its budget by up to 63 tasks: \"64-checks\" and \"hits\" (C15). Tail tasks run after every batch (C25)."},
+		text: "ioRatio: after io took t, tasks get t × (100 − ioRatio) / ioRatio; 100 runs every task with no limit (C16). runAllTasks first moves due scheduled tasks to the queue, then reads the clock only after every 64th task, so it can overshoot its budget by up to 63 tasks: \"64-checks\" and \"hits\" (C15). Tail tasks run after every batch (C25). A task or handler that panics is recovered and counted (\"panic\"), and the loop goes on; \"exc\" counts exceptionCaught: an I/O error, after which the channel closes, or a handler's panic."},
 	{name: "queue/heap C13 C14", on: onLive | onReplay,
 		text: "The head of the focused loop's task queue in FIFO order (⏲ marks a scheduled task moved over when due), and the top of its scheduled heap with each deadline."},
 	{name: "wheel C17", on: onLive | onReplay,
