@@ -147,6 +147,23 @@ func TestRunAllTasksBudgetStopsOnlyAtMultiplesOf64(t *testing.T) {
 			t.Fatalf("a batch that hit its deadline ran %d tasks, want 64", e.A)
 		}
 	}
+	// Every batch leaves what it found, plus what it submitted (the first
+	// batch's seeding task submits the 200), less what it ran: tasks_end's
+	// queued is the queue's real depth.
+	begins, ends := rec.ofKind(idx, trace.KindTasksBegin), rec.ofKind(idx, trace.KindTasksEnd)
+	if len(begins) != len(ends) {
+		t.Fatalf("%d tasks_begin, %d tasks_end", len(begins), len(ends))
+	}
+	for i := range ends {
+		left := begins[i].A - ends[i].A
+		if i == 0 {
+			left += 200
+		}
+		if ends[i].C != left {
+			t.Fatalf("batch %d: began with %d, ran %d, tasks_end says %d queued; want %d",
+				i, begins[i].A, ends[i].A, ends[i].C, left)
+		}
+	}
 }
 
 func TestTaskBudgetFormula(t *testing.T) {

@@ -68,7 +68,7 @@ var schema = [numKinds]struct {
 	KindIOEnd:         {"io_end", fieldSpec{a: "keys", b: "took_ns"}},
 	KindTasksBegin:    {"tasks_begin", fieldSpec{a: "queued", b: "budget_ns"}},
 	KindDeadlineCheck: {"deadline_check", fieldSpec{a: "ran", flag: "hit"}},
-	KindTasksEnd:      {"tasks_end", fieldSpec{a: "ran", b: "took_ns", flag: "deadline_hit"}},
+	KindTasksEnd:      {"tasks_end", fieldSpec{a: "ran", b: "took_ns", c: "queued", flag: "deadline_hit"}},
 	KindTailTasks:     {"tail_tasks", fieldSpec{a: "ran"}},
 	KindWakeup:        {"wakeup", fieldSpec{flag: "written", str: "from"}},
 	KindRebuildBegin:  {"rebuild_begin", fieldSpec{a: "select_cnt"}},

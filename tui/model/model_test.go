@@ -238,6 +238,27 @@ func TestQueueHiddenFollowsTheEngineDepth(t *testing.T) {
 	}
 }
 
+// A graceful shutdown offers a WAKEUP_TASK marker: the engine's length
+// counts it, but it never runs as a task. The batch's tasks_end puts the
+// depth right, so a loop is not left showing a task that does not exist.
+func TestTasksEndSetsTheDepth(t *testing.T) {
+	m := New(testLoops)
+	m.Consume([]trace.Event{
+		ev(1, 1, trace.KindTasksBegin, func(e *trace.Event) { e.A = 3 }), // two tasks and a marker
+		ev(1, 1, trace.KindTaskRun, func(e *trace.Event) { e.A, e.Str = 1, "t" }),
+		ev(1, 2, trace.KindTaskRun, func(e *trace.Event) { e.A, e.Str = 2, "t" }),
+	})
+	w := loopByName(t, m.Snapshot(Query{Focus: 1, Head: 8}), "worker-0")
+	if w.QueueDepth != 1 {
+		t.Fatalf("before tasks_end: depth %d; want the marker's 1, for tasks_end to fix", w.QueueDepth)
+	}
+	m.Consume([]trace.Event{ev(1, 3, trace.KindTasksEnd, func(e *trace.Event) { e.A, e.C = 2, 0 })})
+	w = loopByName(t, m.Snapshot(Query{Focus: 1, Head: 8}), "worker-0")
+	if w.QueueDepth != 0 || w.QueueHidden != 0 || len(w.QueueHead) != 0 {
+		t.Fatalf("after tasks_end queued=0: depth %d, head %+v, hidden %d", w.QueueDepth, w.QueueHead, w.QueueHidden)
+	}
+}
+
 func TestTimerMirror(t *testing.T) {
 	sched := func(id, deadlineMs int64) trace.Event {
 		return ev(2, 1, trace.KindTimerSchedule, func(e *trace.Event) { e.A, e.B, e.Str = id, deadlineMs*1e6, "t" })

@@ -207,7 +207,7 @@ func (s *State) apply(e *trace.Event) {
 	case trace.KindState:
 		s.applyState(l, e)
 	case trace.KindSelectBegin, trace.KindSelectEnd, trace.KindIOBegin, trace.KindIOEnd,
-		trace.KindTasksBegin, trace.KindRebuildEnd:
+		trace.KindTasksBegin, trace.KindTasksEnd, trace.KindRebuildEnd:
 		l.applyPhase(e)
 	case trace.KindTaskSubmit, trace.KindTaskRun, trace.KindTaskPanic,
 		trace.KindTimerSchedule, trace.KindTimerDue, trace.KindTimerCancel:
@@ -270,6 +270,13 @@ func (l *loopState) applyPhase(e *trace.Event) {
 		// as runAllTasks starts, from the engine itself.
 		l.queue.resync(max(e.A, 0))
 		l.setDepth(e.Time, e.A)
+	case trace.KindTasksEnd:
+		// And what the batch left behind. Without this, a depth counted
+		// from task events could stay too high once the loop idles: the
+		// engine's length counts a shutdown's WAKEUP_TASK marker, which
+		// never runs as a task.
+		l.queue.resync(max(e.C, 0))
+		l.setDepth(e.Time, e.C)
 	case trace.KindRebuildEnd:
 		l.ctr.SelectCnt = 1
 	}
