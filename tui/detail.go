@@ -98,7 +98,7 @@ func (d *detailPane) drawInfo(scr tcell.Screen, x, y, w, h int) {
 	d.ring.Set(phase, in.paused)
 	d.ring.SetRect(x, y, w, ringH)
 	d.ring.Draw(scr)
-	lines := infoLines(in, w >= 56, th)
+	lines := infoLines(in, w, th)
 	if in.paused {
 		note := "⏸ before " + in.gatePhase.String()
 		if in.atEnd {
@@ -117,20 +117,35 @@ func (d *detailPane) drawInfo(scr tcell.Screen, x, y, w, h int) {
 	}
 }
 
-// infoLines are the focused loop's counters, the most telling first.
-func infoLines(in detailInfo, long bool, th *widgets.Theme) [][]widgets.Seg {
+// infoLines are the focused loop's counters, the most telling first, in
+// lines of at most w cells. A group of counters too wide for w (a count
+// in the hundreds of thousands, a narrow terminal) goes on over more lines
+// rather than lose its last value at the edge.
+func infoLines(in detailInfo, w int, th *widgets.Theme) [][]widgets.Seg {
+	var lines [][]widgets.Seg
+	for _, group := range infoGroups(in, w >= 56) {
+		var line []widgets.Seg
+		used := 0
+		for _, p := range group {
+			pw := widgets.Width(p.label) + 1 + widgets.Width(p.value)
+			if len(line) > 0 && used+pw > w {
+				lines, line, used = append(lines, line), nil, 0
+			}
+			line = append(line, widgets.S(p.label+" ", th.Dim), widgets.S(p.value+"  ", th.Base))
+			used += pw + 2
+		}
+		lines = append(lines, line)
+	}
+	return lines
+}
+
+// counter is one label and its value in the detail pane.
+type counter struct{ label, value string }
+
+// infoGroups are the counters a line each, with long labels or short.
+func infoGroups(in detailInfo, long bool) [][]counter {
 	l := in.loop
 	c := model.Count
-	kv := func(label, value string) []widgets.Seg {
-		return []widgets.Seg{widgets.S(label+" ", th.Dim), widgets.S(value+"  ", th.Base)}
-	}
-	join := func(parts ...[]widgets.Seg) []widgets.Seg {
-		var out []widgets.Seg
-		for _, p := range parts {
-			out = append(out, p...)
-		}
-		return out
-	}
 	sel := c(l.SelectCnt)
 	if in.threshold > 0 {
 		sel += "/" + strconv.Itoa(in.threshold)
@@ -146,31 +161,31 @@ func infoLines(in detailInfo, long bool, th *widgets.Theme) [][]widgets.Seg {
 	case l.Budget > 0:
 		budget = model.Duration(l.Budget)
 	}
-	var lines [][]widgets.Seg
+	var groups [][]counter
 	if long {
-		lines = [][]widgets.Seg{
-			join(kv("selectCnt", sel), kv("max", c(l.MaxSelectCnt)), kv("premature", c(l.Premature))),
-			join(kv("rebuilds", c(l.Rebuilds)), kv("migrated", c(l.Migrated)), kv("select", c(l.Selects)), kv("selectNow", c(l.SelectNows))),
-			join(kv("wakeups written", c(l.WakeupsWritten)), kv("coalesced", c(l.WakeupsCoalesced)), kv("self", c(l.SelfWakeups))),
-			join(kv("ioRatio", ratio), kv("task budget", budget), kv("tasks run", c(l.TasksRun)), kv("tail", c(l.TailTasksRun))),
-			join(kv("64-task checks", c(l.DeadlineChecks)), kv("deadline hits", c(l.DeadlineHits)), kv("panics", c(l.TaskPanics+l.HandlerPanics)), kv("exceptions", c(l.Exceptions))),
-			join(kv("channels", c(l.Channels)), kv("accepted", c(l.Accepted)), kv("read", model.Bytes(l.BytesRead)), kv("written", model.Bytes(l.BytesWritten))),
+		groups = [][]counter{
+			{{"selectCnt", sel}, {"max", c(l.MaxSelectCnt)}, {"premature", c(l.Premature)}},
+			{{"rebuilds", c(l.Rebuilds)}, {"migrated", c(l.Migrated)}, {"select", c(l.Selects)}, {"selectNow", c(l.SelectNows)}},
+			{{"wakeups written", c(l.WakeupsWritten)}, {"coalesced", c(l.WakeupsCoalesced)}, {"self", c(l.SelfWakeups)}},
+			{{"ioRatio", ratio}, {"task budget", budget}, {"tasks run", c(l.TasksRun)}, {"tail", c(l.TailTasksRun)}},
+			{{"64-task checks", c(l.DeadlineChecks)}, {"deadline hits", c(l.DeadlineHits)}, {"panics", c(l.TaskPanics + l.HandlerPanics)}, {"exceptions", c(l.Exceptions)}},
+			{{"channels", c(l.Channels)}, {"accepted", c(l.Accepted)}, {"read", model.Bytes(l.BytesRead)}, {"written", model.Bytes(l.BytesWritten)}},
 		}
 	} else {
-		lines = [][]widgets.Seg{
-			join(kv("selCnt", sel), kv("max", c(l.MaxSelectCnt)), kv("prem", c(l.Premature))),
-			join(kv("rebuilds", c(l.Rebuilds)), kv("migr", c(l.Migrated))),
-			join(kv("wakeup w", c(l.WakeupsWritten)), kv("c", c(l.WakeupsCoalesced)), kv("self", c(l.SelfWakeups))),
-			join(kv("ioRatio", ratio), kv("budget", budget)),
-			join(kv("tasks", c(l.TasksRun)), kv("tail", c(l.TailTasksRun)), kv("panic", c(l.TaskPanics+l.HandlerPanics))),
-			join(kv("64-chk", c(l.DeadlineChecks)), kv("hits", c(l.DeadlineHits)), kv("exc", c(l.Exceptions))),
-			join(kv("in", model.Bytes(l.BytesRead)), kv("out", model.Bytes(l.BytesWritten)), kv("acc", c(l.Accepted))),
+		groups = [][]counter{
+			{{"selCnt", sel}, {"max", c(l.MaxSelectCnt)}, {"prem", c(l.Premature)}},
+			{{"rebuilds", c(l.Rebuilds)}, {"migr", c(l.Migrated)}},
+			{{"wakeup w", c(l.WakeupsWritten)}, {"c", c(l.WakeupsCoalesced)}, {"self", c(l.SelfWakeups)}},
+			{{"ioRatio", ratio}, {"budget", budget}},
+			{{"tasks", c(l.TasksRun)}, {"tail", c(l.TailTasksRun)}, {"panic", c(l.TaskPanics + l.HandlerPanics)}},
+			{{"64-chk", c(l.DeadlineChecks)}, {"hits", c(l.DeadlineHits)}, {"exc", c(l.Exceptions)}},
+			{{"in", model.Bytes(l.BytesRead)}, {"out", model.Bytes(l.BytesWritten)}, {"acc", c(l.Accepted)}},
 		}
 	}
 	if l.Fault != "" {
-		lines = append(lines, kv("fault", l.Fault))
+		groups = append(groups, []counter{{"fault", l.Fault}})
 	}
-	return lines
+	return groups
 }
 
 func (d *detailPane) drawQueue(scr tcell.Screen, x, y, w, h int) {

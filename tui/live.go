@@ -189,6 +189,24 @@ func (v *liveView) loops() []*reactor.EventLoop {
 	return run.Loops()
 }
 
+// engineCounters puts each started loop's own counters in place of those
+// folded from its events. A ring that overflows (a selector spinning a
+// million times a second, a flood of submissions) drops events, and a fold
+// of what is left undercounts; the loop's counters are exact, and reading
+// them never stops it. The queue depth stays the fold's: the queue head
+// and the sparkline are drawn from it. A replay has only the fold.
+func engineCounters(s *model.Snapshot, loops []*reactor.EventLoop) {
+	for i := range s.Loops {
+		l := &s.Loops[i]
+		if l.Index >= len(loops) || loops[l.Index].State() == trace.StateNotStarted {
+			continue
+		}
+		depth := l.QueueDepth
+		l.Stats = loops[l.Index].Stats()
+		l.QueueDepth = depth
+	}
+}
+
 func (v *liveView) refresh() {
 	v.lastDraw.Store(time.Now().UnixNano())
 	run, mdl, _, _ := v.session()
@@ -201,6 +219,9 @@ func (v *liveView) refresh() {
 	if v.focus < 0 || !v.hasLoop(v.focus) {
 		v.focus = defaultFocus(v.snap)
 		v.snap = mdl.Snapshot(model.Query{Focus: v.focus, Head: detailHead, Log: max(v.body.logRows, minLogQuery), Filter: v.filter})
+	}
+	if run != nil {
+		engineCounters(v.snap, run.Loops())
 	}
 	v.gates = v.gates[:0]
 	threshold := 0

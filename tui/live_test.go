@@ -5,11 +5,14 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/gdamore/tcell/v2"
 
+	"github.com/reactorviz/reactorviz/reactor"
 	"github.com/reactorviz/reactorviz/reactor/trace"
 	"github.com/reactorviz/reactorviz/scenarios"
+	"github.com/reactorviz/reactorviz/tui/model"
 )
 
 // liveFixture starts the live screen on fake sessions; every newRun makes
@@ -310,5 +313,50 @@ func TestLiveStartError(t *testing.T) {
 	}
 	if err := RunLive(nil, Options{}); err == nil {
 		t.Error("RunLive(nil) succeeded")
+	}
+}
+
+// Live, a started loop's counters come from the loop itself, so a fold
+// short of dropped events does not show; the queue depth stays the
+// fold's, and a loop never started keeps its fold.
+func TestEngineCountersReplaceTheFold(t *testing.T) {
+	checkGoroutines(t)
+	started, err := reactor.NewEventLoop("worker-0", "worker", reactor.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	idle, err := reactor.NewEventLoop("worker-1", "worker", reactor.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		for _, l := range []*reactor.EventLoop{started, idle} {
+			l.ShutdownGracefully(0, time.Second)
+			<-l.Terminated()
+		}
+	}()
+	done := make(chan struct{})
+	for i := range 5 {
+		if err := started.Execute(func() {
+			if i == 4 {
+				close(done)
+			}
+		}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	<-done
+	waitFor(t, func() bool { return started.Stats().TasksRun == 5 }, "five tasks counted")
+
+	snap := &model.Snapshot{Loops: []model.Loop{
+		{Index: 0, Counters: model.Counters{Stats: reactor.Stats{TasksRun: 1, QueueDepth: 3}}},
+		{Index: 1, Counters: model.Counters{Stats: reactor.Stats{TasksRun: 7}}},
+	}}
+	engineCounters(snap, []*reactor.EventLoop{started, idle})
+	if w := snap.Loops[0]; w.TasksRun != 5 || w.QueueDepth != 3 {
+		t.Errorf("started loop: tasks_run %d, queue %d; want the loop's 5 and the fold's 3", w.TasksRun, w.QueueDepth)
+	}
+	if w := snap.Loops[1]; w.TasksRun != 7 {
+		t.Errorf("never-started loop: tasks_run %d; want the fold's 7", w.TasksRun)
 	}
 }

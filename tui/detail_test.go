@@ -1,0 +1,35 @@
+package tui
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/reactorviz/reactorviz/reactor"
+	"github.com/reactorviz/reactorviz/tui/model"
+	"github.com/reactorviz/reactorviz/tui/widgets"
+)
+
+// A selector spinning for seconds counts premature returns in the hundreds
+// of thousands; at 100 columns the counters' column is 31 cells, and the
+// value must go to the next line rather than be cut at the edge.
+func TestDetailCountersWrapRatherThanCut(t *testing.T) {
+	in := detailInfo{ok: true, threshold: 512, ioRatio: 50, loop: model.Loop{Counters: model.Counters{
+		Stats: reactor.Stats{SelectCnt: 159, MaxSelectCnt: 512, Premature: 480_113, Rebuilds: 1447, Migrated: 2894},
+	}}}
+	const w = 31
+	var text []string
+	for _, line := range infoLines(in, w, widgets.NewTheme(true)) {
+		var b strings.Builder
+		for _, sg := range line {
+			b.WriteString(sg.Text)
+		}
+		s := strings.TrimRight(b.String(), " ")
+		if widgets.Width(s) > w {
+			t.Errorf("line %q is %d cells, wider than %d", s, widgets.Width(s), w)
+		}
+		text = append(text, s)
+	}
+	if text[0] != "selCnt 159/512  max 512" || text[1] != "prem 480k" {
+		t.Errorf("first lines %q; want the select counters, then prem on a line of its own", text[:2])
+	}
+}
