@@ -38,7 +38,7 @@ var panes = []pane{
 	{name: "queue/heap C13 C14", on: onLive | onReplay,
 		text: "The head of the focused loop's task queue in FIFO order (⏲ marks a scheduled task moved over when due), and the top of its scheduled heap with each deadline."},
 	{name: "wheel C17", on: onLive | onReplay,
-		text: "The HashedWheelTimer on its own thread: a ring of slots (several slots per cell when the wheel is large), the cursor advancing one slot per tick. A timeout lands in slot (deadline / tick) & mask and waits remainingRounds laps; digits count timeouts in a slot. Netty's event loops keep scheduled tasks in the heap, not in a wheel; the wheel is a separate utility for things like idle timeouts."},
+		text: "The HashedWheelTimer on its own thread: a ring of slots (several slots per cell when the wheel is large), the cursor advancing one slot per tick. A timeout lands in slot (deadline / tick) & mask and waits remainingRounds laps; a digit counts the timeouts in a slot, + more than nine. Netty's event loops keep scheduled tasks in the heap, not in a wheel; the wheel is a separate utility for things like idle timeouts."},
 	{name: "events C9 C22", on: onLive | onReplay,
 		text: "The latest events, filtered with /. Epoll ops read IN/OUT/RDHUP/ET; under nio semantics a channel with interest 0 whose peer resets makes select return 0 again and again (the JDK bug, C9); native epoll semantics close it. Level-triggered loops read what is there; edge-triggered ones drain to EAGAIN (C22)."},
 	{name: "replay", on: onReplay,
