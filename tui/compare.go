@@ -176,6 +176,7 @@ func (v *compareView) runOne(i int, timeout time.Duration) {
 func sampleColumn(run Session, mdl *model.Model) column {
 	c := column{elapsed: run.Elapsed(), clients: run.Clients()}
 	snap := mdl.Snapshot(model.Query{Focus: -1})
+	engineCounters(snap, run.Loops())
 	var st colStats
 	at := map[string]int{}
 	for _, l := range snap.Loops {

@@ -189,24 +189,6 @@ func (v *liveView) loops() []*reactor.EventLoop {
 	return run.Loops()
 }
 
-// engineCounters puts each started loop's own counters in place of those
-// folded from its events. A ring that overflows (a selector spinning a
-// million times a second, a flood of submissions) drops events, and a fold
-// of what is left undercounts; the loop's counters are exact, and reading
-// them never stops it. The queue depth stays the fold's: the queue head
-// and the sparkline are drawn from it. A replay has only the fold.
-func engineCounters(s *model.Snapshot, loops []*reactor.EventLoop) {
-	for i := range s.Loops {
-		l := &s.Loops[i]
-		if l.Index >= len(loops) || loops[l.Index].State() == trace.StateNotStarted {
-			continue
-		}
-		depth := l.QueueDepth
-		l.Stats = loops[l.Index].Stats()
-		l.QueueDepth = depth
-	}
-}
-
 func (v *liveView) refresh() {
 	v.lastDraw.Store(time.Now().UnixNano())
 	run, mdl, _, _ := v.session()

@@ -316,9 +316,9 @@ func TestLiveStartError(t *testing.T) {
 	}
 }
 
-// Live, a started loop's counters come from the loop itself, so a fold
-// short of dropped events does not show; the queue depth stays the
-// fold's, and a loop never started keeps its fold.
+// Live and in compare, a started loop's counters come from the loop
+// itself, so a fold short of dropped events does not show; the queue depth
+// stays the fold's, and a loop never started keeps its fold.
 func TestEngineCountersReplaceTheFold(t *testing.T) {
 	checkGoroutines(t)
 	started, err := reactor.NewEventLoop("worker-0", "worker", reactor.Config{})

@@ -21,6 +21,7 @@ import (
 	"github.com/reactorviz/reactorviz/reactor/wheel"
 	"github.com/reactorviz/reactorviz/scenarios"
 	"github.com/reactorviz/reactorviz/sim"
+	"github.com/reactorviz/reactorviz/tui/model"
 )
 
 // Session is one run of a scenario as the UI drives it. *sim.Run
@@ -164,4 +165,23 @@ func droppedOf(s Session) (uint64, bool) {
 		return 0, false
 	}
 	return cs.Collector().Dropped(), true
+}
+
+// engineCounters puts each started loop's own counters in place of those
+// folded from its events. A ring that overflows (a selector spinning a
+// million times a second, a flood of submissions) drops events, and a fold
+// of what is left undercounts; the loop's counters are exact, and reading
+// them never stops it. The queue depth stays the fold's: the queue head
+// and the sparkline are drawn from it. The live and compare screens both
+// use it; a replay has only the fold.
+func engineCounters(s *model.Snapshot, loops []*reactor.EventLoop) {
+	for i := range s.Loops {
+		l := &s.Loops[i]
+		if l.Index >= len(loops) || loops[l.Index].TID() == 0 {
+			continue // never started: no counter has moved
+		}
+		depth := l.QueueDepth
+		l.Stats = loops[l.Index].Stats()
+		l.QueueDepth = depth
+	}
 }
