@@ -216,17 +216,16 @@ func (ch *Channel) read() {
 		return
 	}
 	ch.readComplete(total)
-	if edge {
-		ch.readLater()
-	}
+	ch.readLater()
 }
 
-// readLater queues a task that goes on reading an edge-triggered channel
-// whose read stopped before EAGAIN: the edge will not be reported again.
-// Turning reading back on re-arms the edge (EPOLL_CTL_MOD), so nothing is
-// left behind if the task finds reading off.
+// readLater goes on, in a task, with a read that stopped before EAGAIN.
+// Edge-triggered only: the edge will not be reported again, while a
+// level-triggered selector reports what is left by itself. Turning reading
+// back on re-arms the edge (EPOLL_CTL_MOD), so nothing is left behind if
+// the task finds reading off.
 func (ch *Channel) readLater() {
-	if ch.closed() {
+	if ch.loop.cfg.Trigger != TriggerEdge || ch.closed() {
 		return
 	}
 	_ = ch.loop.submit("epollInReady", func() {

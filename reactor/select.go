@@ -352,11 +352,8 @@ func (l *EventLoop) processKeysFrom(i int) (next int) {
 			if ch := l.selected[i].ch; ch != nil {
 				l.selected[i].ch = nil
 				ch.handlerPanicked(r)
-				// The panic cut the read short of EAGAIN; an edge will
-				// not come again for what is left in the socket.
-				if l.cfg.Trigger == TriggerEdge {
-					ch.readLater()
-				}
+				// The panic may have cut a read short of EAGAIN.
+				ch.readLater()
 			}
 			next = i + 1
 		}
