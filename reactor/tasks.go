@@ -100,9 +100,8 @@ func (l *EventLoop) tasksEnded(ran, took int64, hit bool) {
 	if l.tracing() {
 		// The depth the batch leaves behind. A reader counting depth from
 		// task events drifts: the queue's length counts the WAKEUP_TASK
-		// markers a shutdown offers, which never run as tasks, and a
-		// submitter reads it while the loop polls. This puts it right once
-		// per batch.
+		// markers a shutdown offers, which never run as tasks. This puts
+		// it right once per batch.
 		l.emit(trace.Event{Kind: trace.KindTasksEnd, A: ran, B: took, C: int64(l.tasks.Len()), Flag: hit})
 	}
 }
