@@ -409,7 +409,8 @@ func (ch *Channel) closeWith(reason string) {
 }
 
 // register0 runs on the channel's loop: add it to the table and the epoll
-// set, run the initializer, then fire channelActive (netty-behavior.md §9).
+// set, run the initializer, then fire channelActive
+// (AbstractChannel.AbstractUnsafe.register0).
 func (l *EventLoop) register0(ch *Channel, init func(*Channel)) error {
 	if l.State() >= trace.StateShuttingDown {
 		unix.Close(ch.fd)

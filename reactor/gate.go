@@ -9,7 +9,7 @@ import (
 )
 
 // Breakpoints say when a loop pauses itself at its next phase boundary
-// (DESIGN.md E16, T3). They are judged at the gate from the loop's counters,
+// (the TUI's step controls). They are judged at the gate from the loop's counters,
 // so emission sites pay nothing for them.
 type Breakpoints struct {
 	Rebuild     bool // the selector was rebuilt

@@ -349,8 +349,8 @@ func (l *EventLoop) wakeSelector() bool {
 	return true
 }
 
-// selfWakeup is the loop's own selector.wakeup() after select (netty-behavior
-// §1.4 step 2): it covers a wakeup that landed between clearing wakenUp and
+// selfWakeup is the loop's own selector.wakeup() after select in
+// NioEventLoop.run (4.1.43): it covers a wakeup that landed between clearing wakenUp and
 // selecting, at the price of a non-blocking next select (#9112).
 func (l *EventLoop) selfWakeup() {
 	if l.wakeSelector() {

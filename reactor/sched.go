@@ -89,7 +89,8 @@ func (l *EventLoop) schedule(name string, delay time.Duration, period int64, fn 
 		return f, nil
 	}
 	// From another goroutine the insertion travels through the task queue,
-	// so the heap is only ever touched by the loop thread (E10).
+	// so the heap is only ever touched by the loop thread, as in
+	// AbstractScheduledEventExecutor.schedule.
 	if err := l.ExecuteNamed("schedule", func() { l.insertScheduled(f) }); err != nil {
 		return nil, err
 	}

@@ -26,7 +26,7 @@ type counters struct {
 }
 
 // Stats is a snapshot of one loop's counters. The JSON keys are the run
-// summary's (DESIGN.md §6).
+// summary's (docs/scenarios.md, "Summary keys").
 type Stats struct {
 	Iterations       int64 `json:"iterations"`
 	Selects          int64 `json:"selects"`

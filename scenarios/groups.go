@@ -6,7 +6,7 @@ import (
 )
 
 // Group names. A loop is named after its group and its index: boss-0,
-// worker-3, reactor-0, client-1. The run summary (DESIGN.md §6) uses the
+// worker-3, reactor-0, client-1. The run summary uses the
 // same names.
 const (
 	GroupBoss    = "boss"
@@ -15,7 +15,7 @@ const (
 	GroupClient  = "client"
 )
 
-// Chooser names, as the run summary reports them (DESIGN.md E12, concept C4).
+// Chooser names, as the run summary reports them (concept C4).
 const (
 	ChooserPowerOfTwo = "power-of-two"
 	ChooserGeneric    = "generic"

@@ -21,7 +21,7 @@ const (
 	ModelMasterSlave Model = "master-slave"
 )
 
-// Selector chooses how ready events are reported (DESIGN.md E6).
+// Selector chooses how ready events are reported (docs/scenarios.md, "loop").
 type Selector string
 
 // Selector semantics.
@@ -43,7 +43,8 @@ const (
 	TriggerEdge  Trigger = "edge"
 )
 
-// Protocol is what the server speaks and the clients send (DESIGN.md E18).
+// Protocol is what the server speaks and the clients send (docs/scenarios.md,
+// "server").
 type Protocol string
 
 // Protocols.
@@ -184,7 +185,7 @@ func (r Rate) String() string {
 	return strconv.FormatFloat(r.PerSecond, 'f', -1, 64) + "/s"
 }
 
-// WheelConfig configures the HashedWheelTimer (DESIGN.md E11).
+// WheelConfig configures the HashedWheelTimer (docs/concepts.md C17).
 type WheelConfig struct {
 	Tick          time.Duration
 	TicksPerWheel int // as written; Length gives the rounded-up size

@@ -151,7 +151,7 @@ func TestServeWritesCPUProfile(t *testing.T) {
 	}
 }
 
-// The JSON summary carries the stable keys of DESIGN.md §6, and a trace
+// The JSON summary carries the stable keys of docs/scenarios.md, and a trace
 // replayed headless reproduces the live run's per-loop counters and the
 // wheel's ticks and expiries: on a server under a selector storm, on the
 // engine's own client side, and with the wheel's timeouts expiring (at 2 s).

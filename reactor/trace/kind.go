@@ -1,7 +1,7 @@
 package trace
 
 // Kind says what an Event records. The names are the snake_case names used in
-// trace files and in DESIGN.md §4.
+// trace files and in docs/concepts.md.
 type Kind uint8
 
 // Event kinds. The order is part of no file format: files carry names.
