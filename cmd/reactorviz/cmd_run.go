@@ -80,6 +80,9 @@ func runHeadless(e *env, sc *scenarios.Scenario, opts sim.Options, asJSON bool) 
 	if err := r.Start(); err != nil {
 		return runtimeErr(err)
 	}
+	// One line first, on stderr so --json stays clean: a run prints its
+	// summary only at the end, and the tour takes over 20 s.
+	fmt.Fprintf(e.stderr, "running %s headless for %v ...\n", sc.Name, r.Duration())
 	stop := progress(e, sc.Name, r)
 	<-r.Done()
 	stop()

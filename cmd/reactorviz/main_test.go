@@ -58,7 +58,7 @@ expect:
 		{name: "show unknown", args: []string{"show", "nope"}, code: exitUsage},
 		{name: "show", args: []string{"show", "tour"}, code: exitOK, out: "name: tour"},
 		{name: "validate broken", args: []string{"validate", broken}, code: exitUsage, err: broken + ":2:"},
-		{name: "expectation fails", args: []string{"run", failing, "--headless"}, code: exitExpect, out: "FAIL"},
+		{name: "expectation fails", args: []string{"run", failing, "--headless"}, code: exitExpect, out: "FAIL", err: "running failing headless for "},
 		{name: "serve refuses remote", args: []string{"serve", "--headless", "--addr", "10.1.2.3:80"}, code: exitUsage, err: "--allow-remote"},
 		{name: "serve bad protocol", args: []string{"serve", "--protocol", "gopher"}, code: exitUsage},
 		{name: "serve bad port", args: []string{"serve", "--headless", "--addr", "127.0.0.1:99999"}, code: exitUsage, err: "port"},
