@@ -137,12 +137,18 @@ func TestCheckMenu(t *testing.T) {
 
 func TestHintSegsFit(t *testing.T) {
 	hints := []Hint{{"?", "help"}, {"q", "quit"}, {"space", "pause/run"}}
-	var b strings.Builder
-	for _, s := range HintSegs(hints, 16, NewTheme(true)) {
-		b.WriteString(s.Text)
+	text := func(w int) string {
+		var b strings.Builder
+		for _, s := range HintSegs(hints, w, NewTheme(true)) {
+			b.WriteString(s.Text)
+		}
+		return b.String()
 	}
-	if got := b.String(); got != " ? help  q quit " {
-		t.Errorf("hints in 16 cells: %q", got)
+	if got := text(28); got != " ? help  q quit  …? all keys" {
+		t.Errorf("hints in 28 cells: %q", got)
+	}
+	if got := text(33); got != " ? help  q quit  space pause/run " {
+		t.Errorf("hints in 33 cells: %q", got)
 	}
 }
 
