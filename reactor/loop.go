@@ -237,6 +237,9 @@ func (l *EventLoop) LazyExecute(name string, fn func()) error {
 
 // ExecuteAfterEventLoopIteration queues a tail task: it runs after the next
 // runAllTasks batch (Netty's SingleThreadEventLoop tail tasks). Any goroutine.
+// Like SingleThreadEventLoop.executeAfterEventLoopIteration it wakes the
+// loop but never starts its thread: a tail task offered to a loop that has
+// not started waits until something else starts it (or its shutdown runs it).
 func (l *EventLoop) ExecuteAfterEventLoopIteration(name string, fn func()) error {
 	if fn == nil {
 		return errors.New("nil task")
@@ -247,7 +250,6 @@ func (l *EventLoop) ExecuteAfterEventLoopIteration(name string, fn func()) error
 	defer l.exit()
 	l.tailTasks.Offer(task{fn: fn, name: name, id: l.taskIDs.Add(1)})
 	if !l.InEventLoop() {
-		l.startThread()
 		l.wakeup(nil)
 	}
 	return nil

@@ -387,3 +387,25 @@ func TestBoundedQueueRejects(t *testing.T) {
 		t.Fatalf("rejected %d, counter %d", rejected, l.Stats().TasksRejected)
 	}
 }
+
+// A tail task does not start a loop's thread
+// (SingleThreadEventLoop.executeAfterEventLoopIteration has no startThread):
+// it waits on a loop that never started, and runs after the batch of the
+// first task that starts it.
+func TestTailTaskDoesNotStartTheThread(t *testing.T) {
+	leakCheck(t)
+	l := newLoop(t, Config{})
+	ran := make(chan string, 2)
+	if err := l.ExecuteAfterEventLoopIteration("tail", func() { ran <- "tail" }); err != nil {
+		t.Fatal(err)
+	}
+	if s := l.State(); s != trace.StateNotStarted || l.TID() != 0 {
+		t.Fatalf("after a tail task: state %v, tid %d; want not started", s, l.TID())
+	}
+	if err := l.Execute(func() { ran <- "task" }); err != nil {
+		t.Fatal(err)
+	}
+	if a, b := <-ran, <-ran; a != "task" || b != "tail" {
+		t.Fatalf("ran %s then %s; want task then tail", a, b)
+	}
+}
