@@ -541,3 +541,32 @@ func TestAcceptsPerRead(t *testing.T) {
 		})
 	}
 }
+
+// Level-triggered, the native transport queues another read when the last
+// of the 16 reads filled the buffer (AbstractEpollChannel.epollInFinally
+// with EpollRecvByteAllocatorHandle.maybeMoreDataToRead); the JDK selector
+// leaves the rest to the next select.
+func TestLevelTriggeredEpollRequeuesAFullRead(t *testing.T) {
+	leakCheck(t)
+	for _, tc := range []struct {
+		name    string
+		sel     SelectorKind
+		requeue bool
+	}{{"epoll", SelectorEpoll, true}, {"nio", SelectorNIO, false}} {
+		t.Run(tc.name, func(t *testing.T) {
+			coll, rec := newTraced(t)
+			// 16 reads of 16 bytes take 256 of the 1 KiB sent at once.
+			cfg := Config{Collector: coll, Selector: tc.sel, ReadBufferSize: 16}
+			s := startServer(t, 1, 1, cfg, echoInit)
+			echoOnce(t, dial(t, s.addr()), string(bytes.Repeat([]byte("x"), 1024)))
+			coll.Flush()
+			requeued := false
+			for _, e := range rec.ofKind(loopIndex(t, coll, "worker-0"), trace.KindTaskSubmit) {
+				requeued = requeued || e.Str == "epollInReady"
+			}
+			if requeued != tc.requeue {
+				t.Fatalf("epollInReady queued: %v, want %v", requeued, tc.requeue)
+			}
+		})
+	}
+}
