@@ -167,12 +167,22 @@ func (l *EventLoop) Stats() Stats {
 func (l *EventLoop) IORatio() int { return int(l.ioRatio.Load()) }
 
 // SetIORatio changes the ioRatio, 1..100, as NioEventLoop.setIoRatio does.
-// Any goroutine; the loop reads it once per iteration.
+// Any goroutine; the loop reads it once per iteration. A change is traced
+// as an io_ratio event, so a replay knows each loop's ratio, not only the
+// one the run started with.
 func (l *EventLoop) SetIORatio(r int) error {
 	if err := ValidateIORatio(r); err != nil {
 		return err
 	}
-	l.ioRatio.Store(int32(r))
+	old := l.ioRatio.Swap(int32(r))
+	if old != int32(r) && l.tracing() {
+		e := trace.Event{Kind: trace.KindIORatio, A: int64(r), B: int64(old)}
+		if l.InEventLoop() {
+			l.emit(e)
+		} else {
+			l.emitExternal(e)
+		}
+	}
 	return nil
 }
 
