@@ -305,3 +305,25 @@ func TestRunAllTasksFetchesScheduledTasksOnce(t *testing.T) {
 		})
 	}
 }
+
+// When a bounded queue refuses a due scheduled task, runAllTasks() drains
+// the queue and fetches again in the same call
+// (SingleThreadEventExecutor.runAllTasks loops while !fetchedAll): ten
+// tasks due at once run in one iteration through a queue of four.
+func TestRunAllTasksFetchesAgainWhenTheQueueWasFull(t *testing.T) {
+	leakCheck(t)
+	l := newLoop(t, Config{IORatio: 100, QueueCapacity: 4})
+	const n = 10
+	iters := make(chan int64, n)
+	onLoop(t, l, func() {
+		for i := 0; i < n; i++ {
+			_, _ = l.Schedule("due", 0, func() { iters <- l.stats.iterations.Load() })
+		}
+	})
+	first := <-iters
+	for i := 1; i < n; i++ {
+		if it := <-iters; it != first {
+			t.Fatalf("task %d ran in iteration %d, the first in %d; want one call of runAllTasks", i+1, it, first)
+		}
+	}
+}
