@@ -353,8 +353,9 @@ func (l *EventLoop) processKeysFrom(i int) (next int) {
 			if ch := l.selected[i].ch; ch != nil {
 				l.selected[i].ch = nil
 				ch.handlerPanicked(r)
-				// The panic may have cut a read short of EAGAIN.
-				ch.readLater()
+				// The panic may have cut a read short of EAGAIN; whether
+				// the last read filled the buffer is not known.
+				ch.readLater(false)
 			}
 			next = i + 1
 		}

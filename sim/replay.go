@@ -27,6 +27,10 @@ type Tally struct {
 	// The wheel's ticks and expiries, one event each. Its cancellations
 	// and what is left pending are not events.
 	WheelTicks, WheelExpired int64
+
+	// IORatios is each loop's ioRatio as its io_ratio events left it; 0
+	// where it never changed, and the trace header's io_ratio holds.
+	IORatios []int
 }
 
 // Add folds one event.
@@ -36,6 +40,7 @@ func (t *Tally) Add(e *trace.Event) {
 		t.Stats = append(t.Stats, reactor.Stats{})
 		t.TIDs = append(t.TIDs, 0)
 		t.States = append(t.States, trace.StateNotStarted)
+		t.IORatios = append(t.IORatios, 0)
 	}
 	t.Events++
 	t.Last = max(t.Last, e.Time)
@@ -45,6 +50,9 @@ func (t *Tally) Add(e *trace.Event) {
 		return
 	case trace.KindWheelExpire:
 		t.WheelExpired++
+		return
+	case trace.KindIORatio:
+		t.IORatios[i] = int(e.A)
 		return
 	case trace.KindState:
 		t.States[i] = trace.State(e.B)

@@ -114,6 +114,9 @@ func (v *replayView) refresh() {
 	info := detailInfo{now: now, ioRatio: ioRatio, threshold: threshold, wheel: replayWheel(v.snap.Wheel)}
 	if l, ok := focusedLoop(v.snap, v.focus); ok {
 		info.loop, info.ok = l, true
+		if l.IORatio > 0 {
+			info.ioRatio = l.IORatio // changed at run time: the header has the start
+		}
 		if l.Paused {
 			info.paused, info.gatePhase, info.reason = true, model.FromGate(l.PausePhase), l.PauseReason
 			info.atEnd = l.PausePhase == trace.PhaseEnd

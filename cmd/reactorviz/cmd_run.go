@@ -57,6 +57,7 @@ func cmdRun(e *env, args []string) error {
 	if err != nil {
 		return err
 	}
+	printWarnings(e, sc)
 	opts := sim.Options{TracePath: *tracePath, ChromePath: *chromePath}
 	if rf.tui(e) && liveTUI != nil {
 		return liveTUI(sc, opts, ui)
@@ -201,6 +202,7 @@ func cmdCompare(e *env, args []string) error {
 	if err != nil {
 		return err
 	}
+	printWarnings(e, sc)
 	ms, err := parseModels(*models)
 	if err != nil {
 		return err

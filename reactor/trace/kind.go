@@ -40,6 +40,7 @@ const (
 	KindException
 	KindTaskReject
 	KindConnect
+	KindIORatio
 	numKinds
 )
 
@@ -94,6 +95,7 @@ var schema = [numKinds]struct {
 	KindException:     {"exception", fieldSpec{a: "channel", b: "fd", str: "error"}},
 	KindTaskReject:    {"task_reject", fieldSpec{str: "reason"}},
 	KindConnect:       {"connect", fieldSpec{a: "channel", b: "fd"}},
+	KindIORatio:       {"io_ratio", fieldSpec{a: "io_ratio", b: "old"}},
 }
 
 // String returns the kind's snake_case name, or "invalid".

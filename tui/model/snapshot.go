@@ -48,6 +48,7 @@ type Loop struct {
 	Timeout     int64  // timeout of the latest blocking select, ns
 	Budget      int64  // budget of the latest runAllTasks, ns; -1 unlimited
 	Fault       string // latest injected fault
+	IORatio     int    // as its latest io_ratio event set it; 0 before one
 	Counters
 	History      []int64 // queue depth per HistoryBucket, oldest first
 	Timers       int64   // scheduled tasks pending
@@ -128,6 +129,7 @@ func (s *State) snapshot(q Query) *Snapshot {
 			Index: i, Name: l.info.Name, Group: l.info.Group, TID: l.tid, State: l.state,
 			Phase: l.phase, Paused: l.paused, PausePhase: l.pausePhase, PauseReason: l.pauseReason,
 			Mode: l.mode, Timeout: l.timeout, Budget: l.budget, Fault: l.fault,
+			IORatio:  l.ioRatio,
 			Counters: l.ctr, History: l.hist.upTo(s.time), Timers: l.timers.count(),
 			Last: l.last,
 		}

@@ -59,6 +59,7 @@ type loopState struct {
 	mode    string // select or select_now, of the latest select
 	timeout int64  // timeout_ns of the latest blocking select
 	budget  int64  // budget_ns of the latest runAllTasks (-1: unlimited)
+	ioRatio int    // set by io_ratio events; 0 until one
 
 	paused      bool
 	pausePhase  trace.Phase
@@ -220,6 +221,10 @@ func (s *State) apply(e *trace.Event) {
 		s.wheelExpire(int(e.Loop), e)
 	case trace.KindInject:
 		l.fault = e.Str
+	case trace.KindIORatio:
+		if e.A >= 1 && e.A <= 100 {
+			l.ioRatio = int(e.A)
+		}
 	case trace.KindDrop:
 		if e.A > 0 {
 			s.dropped += uint64(e.A)

@@ -454,6 +454,7 @@ var instantCat = [trace.NumKinds]string{
 	trace.KindAccept:        "channel",
 	trace.KindRegister:      "channel",
 	trace.KindConnect:       "channel",
+	trace.KindIORatio:       "config",
 	trace.KindClose:         "channel",
 	trace.KindException:     "channel",
 	trace.KindDeadlineCheck: "task",
