@@ -66,9 +66,9 @@ type EventLoop struct {
 	// selectCnt and interrupted are run()'s own in Netty 4.1.44+.
 	selectCnt   int64
 	interrupted bool
-	// afterPublish, when set (tests only), runs between publishing
-	// nextWakeup and the hasTasks() re-check.
-	afterPublish func()
+	// beforePublish, when set (tests only), runs after the select's first
+	// hasTasks() and before nextWakeup is published.
+	beforePublish func()
 
 	inflight      atomic.Int64 // producers between enter and exit
 	quietNanos    atomic.Int64

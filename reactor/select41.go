@@ -31,14 +31,14 @@ func (h nextWakeupSelect) selectPhase(handoff int64) int64 {
 		l.selectNow()
 		return 0
 	}
+	if l.beforePublish != nil {
+		l.beforePublish() // tests: a producer racing the publish
+	}
 	deadline := wakeNone
 	if len(l.scheduled) > 0 {
 		deadline = l.scheduled[0].deadline
 	}
 	l.nextWakeup.Store(deadline)
-	if l.afterPublish != nil {
-		l.afterPublish() // tests: a producer racing the publish
-	}
 	var ended int64
 	if !l.hasTasks() {
 		ended = h.selectUntil(deadline, handoff)
