@@ -24,6 +24,18 @@ const (
 // Selector chooses how ready events are reported (docs/scenarios.md, "loop").
 type Selector string
 
+// Netty is the Netty loop design a scenario runs (docs/netty-versions.md).
+type Netty string
+
+// Loop designs: Netty 4.1.43's NioEventLoop (the default), the latest 4.1
+// (nextWakeupNanos, 4.1.44+) and 4.2's SingleThreadIoEventLoop with an
+// IoHandler and a task quantum.
+const (
+	Netty4143 Netty = "4.1.43"
+	Netty41   Netty = "4.1"
+	Netty42   Netty = "4.2"
+)
+
 // Selector semantics.
 const (
 	// SelectorNIO masks ready events with the interest set, as the JDK
@@ -95,6 +107,7 @@ type Scenario struct {
 	ClientLoops int
 
 	Duration time.Duration
+	Netty    Netty
 	Loop     LoopConfig
 	Server   ServerConfig
 	Clients  []Client
@@ -126,6 +139,7 @@ type LoopConfig struct {
 	TaskQueue        int           // task queue capacity; 0 is unbounded
 	ReadBuffer       int           // bytes read per read call
 	SlowMotion       time.Duration // delay at each phase boundary; 0 is off
+	TaskQuantum      time.Duration // tasks per iteration under netty 4.2
 }
 
 // RebuildEnabled reports whether premature selects can trigger a rebuild:
@@ -237,6 +251,21 @@ func (s *Scenario) ForModel(m Model) (*Scenario, error) {
 		return nil, err
 	}
 	if err := c.Set("model", string(m)); err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+// ForNetty returns a copy that runs the same workload under another loop
+// design, for compare --flavours. The copy has no expectations: they say
+// what one design does. An error means a setting the other design refuses
+// (edge-triggered epoll under 4.2).
+func (s *Scenario) ForNetty(n Netty) (*Scenario, error) {
+	c := s.Clone()
+	if err := c.Set("expect", "[]"); err != nil {
+		return nil, err
+	}
+	if err := c.Set("netty", string(n)); err != nil {
 		return nil, err
 	}
 	return c, nil

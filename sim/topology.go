@@ -29,6 +29,9 @@ func loopConfig(sc *scenarios.Scenario, r *Run) reactor.Config {
 	if sc.Loop.Trigger == scenarios.TriggerEdge {
 		cfg.Trigger = reactor.TriggerEdge
 	}
+	// The scenario parser accepts only the three names ParseFlavour knows.
+	cfg.Netty, _ = reactor.ParseFlavour(string(sc.Netty))
+	cfg.TaskQuantum = sc.Loop.TaskQuantum
 	return cfg
 }
 

@@ -241,6 +241,9 @@ func (v *liveView) refresh() {
 		info.loop, info.ok = l, true
 		if run != nil && l.Index < len(run.Loops()) {
 			info.ioRatio = run.Loops()[l.Index].IORatio()
+			if f := run.Loops()[l.Index].Flavour(); f != reactor.Netty4143 {
+				info.netty = f.String() // the header names the design; the pane flags a non-default one
+			}
 		}
 		if l.Index < len(v.gates) {
 			// Parked at the gate: the gate says so, or the loop's latest
@@ -293,6 +296,9 @@ func (v *liveView) setHeader() {
 	if run != nil && run.Scenario() != nil {
 		sc := run.Scenario()
 		h.what = sc.Name + " · " + string(sc.Model)
+		if sc.Netty != "" {
+			h.what += " · netty " + string(sc.Netty)
+		}
 	}
 	if run != nil {
 		clock := model.ClockTenths(int64(v.elapsed))
