@@ -389,7 +389,8 @@ func (r *Ring) Reap(dst []CQE) int {
 // use io_uring at all, as opposed to an operation failing.
 var ErrUnavailable = errors.New("io_uring unavailable")
 
-const disabledSysctl = "/proc/sys/kernel/io_uring_disabled"
+// disabledSysctl is a variable so a test can point it at a file of its own.
+var disabledSysctl = "/proc/sys/kernel/io_uring_disabled"
 
 // checkEnabled reads the sysctl (6.6+) that can switch io_uring off, so the
 // error names the switch rather than a bare EPERM.
