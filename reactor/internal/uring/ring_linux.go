@@ -59,7 +59,10 @@ type Ring struct {
 	// live in the Ring so no per-call allocation escapes to the heap.
 	arg      getEventsArg
 	ts       Timespec
-	timeouts uint32 // internal timeout SQEs not yet completed (no EXT_ARG)
+	// timeouts counts the timeout SQEs bounding waits (no EXT_ARG) not yet
+	// completed. One outlives a wait that other completions ended; it
+	// fires later and Reap drops it. Kernels since 5.11 never need one.
+	timeouts uint32
 
 	stats Stats
 }
@@ -229,7 +232,12 @@ func (r *Ring) Stats() Stats { return r.stats }
 // InFlight is the number of submitted operations whose final completion
 // has not been reaped: every SQE ends in exactly one CQE without CQEMore.
 // Zero after a clean shutdown means no operation was leaked.
-func (r *Ring) InFlight() uint64 { return r.stats.Submitted - r.stats.Completed }
+// The timeout SQEs that bound waits on kernels without EXT_ARG are the
+// ring's own and not counted.
+func (r *Ring) InFlight() uint64 {
+	n := int64(r.stats.Submitted) - int64(r.stats.Completed) - int64(r.timeouts)
+	return uint64(max(n, 0))
+}
 
 // SQReady is the number of SQEs prepared but not yet consumed by the
 // kernel; CQReady the number of completions waiting to be reaped.
