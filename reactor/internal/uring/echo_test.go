@@ -214,7 +214,8 @@ func TestEchoManyConnections(t *testing.T) {
 		t.Fatalf("client process: %v", err)
 	}
 	leaktest.WaitFor(t, "every connection to close", func() bool { return s.st.closed.Load() == int64(n) })
-	t.Logf("%d connections: %+v", n, s.ring.stats)
+	s.stop(t)
+	t.Logf("%d connections: %+v", n, s.final)
 }
 
 const (
@@ -316,6 +317,7 @@ func TestEchoSoak(t *testing.T) {
 	if in, out := s.st.bytesIn.Load(), s.st.bytesOut.Load(); in != int64(conns*perConn) || out != in {
 		t.Errorf("bytes in %d, out %d, want %d", in, out, conns*perConn)
 	}
-	t.Logf("soak: recvs %d sends %d partial %d enobufs %d enters %d",
-		s.st.recvs.Load(), s.st.sends.Load(), s.st.partialSends.Load(), s.st.enobufs.Load(), s.ring.stats.Enters)
+	s.stop(t)
+	t.Logf("soak: recvs %d sends %d partial %d enobufs %d, ring %+v",
+		s.st.recvs.Load(), s.st.sends.Load(), s.st.partialSends.Load(), s.st.enobufs.Load(), s.final)
 }
