@@ -8,34 +8,45 @@ import "unsafe"
 // golang.org/x/sys/unix carries only the system call numbers, so the
 // constants and layouts the package uses are declared here, and nothing else.
 
-// Setup flags (io_uring_params.flags).
+// Setup flags (io_uring_params.flags) and the features setup reports back.
 const (
-	setupCQSize        = 1 << 3
-	setupClamp         = 1 << 4
-	setupSubmitAll     = 1 << 7
-	setupCoopTaskrun   = 1 << 8
-	setupTaskrunFlag   = 1 << 9
-	setupSingleIssuer  = 1 << 12
-	setupDeferTaskrun  = 1 << 13
-	featSingleMmap     = 1 << 0
-	featNodrop         = 1 << 1
-	featFastPoll       = 1 << 5
-	featExtArg         = 1 << 8
-	featRegRegRing     = 1 << 13
-	enterGetEvents     = 1 << 0
-	enterExtArg        = 1 << 3
-	sqNeedWakeup       = 1 << 0
-	sqCQOverflow       = 1 << 1
-	sqTaskrun          = 1 << 2
-	offSQRing          = 0
-	offCQRing          = 0x8000000
-	offSQEs            = 0x10000000
+	setupCQSize       = 1 << 3
+	setupClamp        = 1 << 4
+	setupSubmitAll    = 1 << 7
+	setupCoopTaskrun  = 1 << 8
+	setupSingleIssuer = 1 << 12
+	setupDeferTaskrun = 1 << 13
+	featSingleMmap    = 1 << 0
+	featNodrop        = 1 << 1
+	featFastPoll      = 1 << 5
+	featExtArg        = 1 << 8
+	featRegRegRing    = 1 << 13
+)
+
+// io_uring_enter flags, and the SQ ring flags that ask for an enter.
+const (
+	enterGetEvents = 1 << 0
+	enterExtArg    = 1 << 3
+	sqCQOverflow   = 1 << 1
+	sqTaskrun      = 1 << 2
+)
+
+// mmap offsets of the three regions.
+const (
+	offSQRing = 0
+	offCQRing = 0x8000000
+	offSQEs   = 0x10000000
+)
+
+// io_uring_register opcodes.
+const (
 	registerProbe      = 8
 	registerPbufRing   = 22
 	unregisterPbufRing = 23
-	opSupported        = 1 << 0
-	cqeBufferShift     = 16
+	opSupported        = 1 << 0 // io_uring_probe_op.flags
 )
+
+const cqeBufferShift = 16 // buffer id position in io_uring_cqe.flags
 
 // SQE flags (io_uring_sqe.flags).
 const (
@@ -56,14 +67,10 @@ const (
 
 // Operation modifiers kept in sqe.ioprio or sqe's op-specific flags word.
 const (
-	acceptMultishot   = 1 << 0 // ioprio of IORING_OP_ACCEPT
-	recvMultishot     = 1 << 1 // ioprio of IORING_OP_RECV
-	cancelAll         = 1 << 0 // cancel_flags
-	cancelFD          = 1 << 1
-	cancelAny         = 1 << 2
-	timeoutETimeSucc  = 1 << 5 // timeout_flags: expiry is a success, not -ETIME
-	timeoutMultishot  = 1 << 6
-	timeoutUpdateMask = 0
+	acceptMultishot = 1 << 0 // ioprio of IORING_OP_ACCEPT
+	recvMultishot   = 1 << 1 // ioprio of IORING_OP_RECV
+	cancelAll       = 1 << 0 // cancel_flags
+	cancelFD        = 1 << 1
 )
 
 // CQE flags (io_uring_cqe.flags).

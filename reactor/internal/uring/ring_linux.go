@@ -57,8 +57,8 @@ type Ring struct {
 
 	// arg and ts are what IORING_ENTER_EXT_ARG points the kernel at; they
 	// live in the Ring so no per-call allocation escapes to the heap.
-	arg      getEventsArg
-	ts       Timespec
+	arg getEventsArg
+	ts  Timespec
 	// timeouts counts the timeout SQEs bounding waits (no EXT_ARG) not yet
 	// completed. One outlives a wait that other completions ended; it
 	// fires later and Reap drops it. Kernels since 5.11 never need one.
@@ -239,14 +239,19 @@ func (r *Ring) InFlight() uint64 {
 	return uint64(max(n, 0))
 }
 
+// Overflowed is the kernel's count of completions it had to drop because
+// the CQ was full; it stays zero where the kernel has IORING_FEAT_NODROP
+// and holds them back instead.
+func (r *Ring) Overflowed() uint32 { return atomic.LoadUint32(r.cqOverflow) }
+
 // SQReady is the number of SQEs prepared but not yet consumed by the
-// kernel; CQReady the number of completions waiting to be reaped.
+// kernel.
 func (r *Ring) SQReady() uint32 { return r.sqeTail - atomic.LoadUint32(r.sqHead) }
 
 // CQReady is the number of completions posted and not yet reaped.
 func (r *Ring) CQReady() uint32 { return atomic.LoadUint32(r.cqTail) - atomic.LoadUint32(r.cqHead) }
 
-// SQEntries and CQEntries are the queue sizes the kernel chose.
+// SQEntries is the submission queue size the kernel chose.
 func (r *Ring) SQEntries() uint32 { return r.sqEntries }
 
 // CQEntries is the completion queue size.
