@@ -80,6 +80,12 @@ type Stats struct {
 // New creates a ring. Where io_uring is missing, disabled or refused it
 // returns an error wrapping ErrUnavailable that says which.
 func New(o Options) (*Ring, error) {
+	return newRing(o, setupCandidates(o.Shared), true)
+}
+
+// newRing tries each candidate set of setup flags in turn; a test passes
+// its own list, and may ask for separate ring mappings.
+func newRing(o Options, candidates []uint32, singleMmap bool) (*Ring, error) {
 	if err := checkEnabled(); err != nil {
 		return nil, err
 	}
@@ -89,7 +95,7 @@ func New(o Options) (*Ring, error) {
 	var p params
 	var fd int
 	var err error
-	for _, flags := range setupCandidates(o.Shared) {
+	for _, flags := range candidates {
 		p = params{flags: flags | setupClamp}
 		if o.CQEntries != 0 {
 			p.flags |= setupCQSize
@@ -102,6 +108,9 @@ func New(o Options) (*Ring, error) {
 	}
 	if err != nil {
 		return nil, setupError(err)
+	}
+	if !singleMmap {
+		p.features &^= featSingleMmap
 	}
 	r := &Ring{fd: fd, flags: p.flags, features: p.features}
 	if err := r.mapRings(&p); err != nil {

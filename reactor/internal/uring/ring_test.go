@@ -15,10 +15,10 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// newRing opens a ring for a test on the test's goroutine, locked to its
+// openRing opens a ring for a test on the test's goroutine, locked to its
 // thread for the ring's life (SINGLE_ISSUER), skipping where io_uring is
 // unavailable and saying why.
-func newRing(t *testing.T, o Options) *Ring {
+func openRing(t *testing.T, o Options) *Ring {
 	t.Helper()
 	runtime.LockOSThread()
 	t.Cleanup(runtime.UnlockOSThread)
@@ -65,7 +65,7 @@ func reapOne(t *testing.T, r *Ring) CQE {
 
 func TestNewTakesTheBestSetupFlags(t *testing.T) {
 	leaktest.Check(t)
-	r := newRing(t, Options{Entries: 8})
+	r := openRing(t, Options{Entries: 8})
 	f := r.Features()
 	t.Logf("granted: %v; SQ %d, CQ %d", f, r.SQEntries(), r.CQEntries())
 	if !f.SingleIssuer || !f.DeferTaskrun {
@@ -78,7 +78,7 @@ func TestNewTakesTheBestSetupFlags(t *testing.T) {
 
 func TestSharedRingLeavesOutSingleIssuer(t *testing.T) {
 	leaktest.Check(t)
-	r := newRing(t, Options{Entries: 4, Shared: true})
+	r := openRing(t, Options{Entries: 4, Shared: true})
 	if f := r.Features(); f.SingleIssuer || f.DeferTaskrun {
 		t.Errorf("shared ring granted %v", f)
 	}
@@ -105,7 +105,7 @@ func TestDisabledSysctlIsAClearError(t *testing.T) {
 // read, and that completion is what wakes the loop.
 func TestEventFDReadWakesTheWaiter(t *testing.T) {
 	leaktest.Check(t)
-	r := newRing(t, Options{Entries: 4})
+	r := openRing(t, Options{Entries: 4})
 	efd := newEventFD(t)
 	buf := make([]byte, 8)
 	sqe := r.GetSQE()
@@ -132,7 +132,7 @@ func TestWaitTimesOut(t *testing.T) {
 	for _, extArg := range []bool{true, false} {
 		t.Run(map[bool]string{true: "ext-arg", false: "timeout-sqe"}[extArg], func(t *testing.T) {
 			leaktest.Check(t)
-			r := newRing(t, Options{Entries: 4})
+			r := openRing(t, Options{Entries: 4})
 			if !extArg {
 				r.features &^= featExtArg
 			}
@@ -182,7 +182,7 @@ func cancelAndReap(t *testing.T, r *Ring, userData uint64) {
 
 func TestTimeoutOpExpires(t *testing.T) {
 	leaktest.Check(t)
-	r := newRing(t, Options{Entries: 4})
+	r := openRing(t, Options{Entries: 4})
 	ts := Timespec{Nsec: int64(time.Millisecond)}
 	sqe := r.GetSQE()
 	sqe.PrepTimeout(&ts, 0, 0)
@@ -197,7 +197,7 @@ func TestTimeoutOpExpires(t *testing.T) {
 // queue; a submit frees every slot.
 func TestSubmissionQueueFull(t *testing.T) {
 	leaktest.Check(t)
-	r := newRing(t, Options{Entries: 4})
+	r := openRing(t, Options{Entries: 4})
 	for i := range 4 {
 		sqe := r.GetSQE()
 		if sqe == nil {
@@ -231,7 +231,7 @@ func TestSubmissionQueueFull(t *testing.T) {
 // other threads reach it through the eventfd.
 func TestSingleIssuerRefusesOtherThreads(t *testing.T) {
 	leaktest.Check(t)
-	r := newRing(t, Options{Entries: 4})
+	r := openRing(t, Options{Entries: 4})
 	if !r.Features().SingleIssuer {
 		t.Skip("kernel did not grant SINGLE_ISSUER")
 	}
@@ -251,7 +251,7 @@ func TestSingleIssuerRefusesOtherThreads(t *testing.T) {
 
 func TestBufRingRejectsBadSizes(t *testing.T) {
 	leaktest.Check(t)
-	r := newRing(t, Options{Entries: 4})
+	r := openRing(t, Options{Entries: 4})
 	for _, tc := range []struct {
 		name        string
 		count, size int
@@ -271,5 +271,34 @@ func TestBufRingRejectsBadSizes(t *testing.T) {
 	}
 	if err := b.Close(); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// A kernel that refuses a flag set with EINVAL gets the next candidate;
+// bit 31 is a setup flag no kernel knows. The ring also works with its
+// two queues in separate mappings, as before IORING_FEAT_SINGLE_MMAP.
+func TestSetupFallsBackOnEINVALAndMapsSeparately(t *testing.T) {
+	leaktest.Check(t)
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	r, err := newRing(Options{Entries: 4}, []uint32{1 << 31, setupSubmitAll | setupSingleIssuer}, false)
+	if errors.Is(err, ErrUnavailable) {
+		t.Skip(err)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	if f := r.Features(); !f.SingleIssuer || f.DeferTaskrun || f.SingleMmap {
+		t.Fatalf("granted %v, want single-issuer in separate mappings", f)
+	}
+	if r.flags&(1<<31) != 0 {
+		t.Fatal("the refused flag stuck")
+	}
+	sqe := r.GetSQE()
+	sqe.PrepNop()
+	sqe.UserData = 11
+	if c := reapOne(t, r); c.UserData != 11 {
+		t.Fatalf("nop completed %+v", c)
 	}
 }
