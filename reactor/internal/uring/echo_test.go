@@ -120,8 +120,11 @@ func TestEchoPeerResetMidRecv(t *testing.T) {
 	}
 	_ = c.Close() // SO_LINGER 0: an RST, not a FIN
 	leaktest.WaitFor(t, "the reset connection to be closed", func() bool { return s.st.closed.Load() == 1 })
-	if s.st.resets.Load() != 1 {
-		t.Errorf("%d resets seen (EOF %d), want the recv to end in one error", s.st.resets.Load(), s.st.eof.Load())
+	// The reset reaches whichever operation meets it first: the armed recv
+	// (ECONNRESET) or the echo's send (EPIPE, which consumes the socket's
+	// error so the recv then sees EOF). Either way one of them fails.
+	if s.st.resets.Load() == 0 {
+		t.Errorf("no operation failed on the reset connection (EOF %d)", s.st.eof.Load())
 	}
 	echoRoundTrip(t, dial(t, s), []byte("still serving"))
 }
