@@ -324,3 +324,17 @@ func TestEchoSoak(t *testing.T) {
 	t.Logf("soak: recvs %d sends %d partial %d enobufs %d, ring %+v",
 		s.st.recvs.Load(), s.st.sends.Load(), s.st.partialSends.Load(), s.st.enobufs.Load(), s.final)
 }
+
+// Where the kernel lacks multishot, accept and recv are armed once per
+// completion; the echo must not notice.
+func TestEchoSingleShot(t *testing.T) {
+	leaktest.Check(t)
+	s := startEchoServer(t, serverConfig{singleShot: true, bufCount: 4, bufSize: 256})
+	for i := range 20 {
+		echoRoundTrip(t, dial(t, s), payload(8<<10, uint64(200+i)))
+	}
+	s.stop(t)
+	if got := s.final.Submitted; got < 20*(8<<10)/256 {
+		t.Errorf("%d SQEs for single-shot receives of 8 KiB in 256-byte buffers ×20", got)
+	}
+}
