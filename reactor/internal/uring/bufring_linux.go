@@ -46,7 +46,8 @@ var tailShift = func() uint32 {
 }()
 
 // NewBufRing registers count buffers of size bytes each as group, all
-// available to the kernel. count must be a power of two up to 32768.
+// available to the kernel. count must be a power of two up to 32768. Like
+// every call on a SINGLE_ISSUER ring it is made from the ring's thread.
 func (r *Ring) NewBufRing(group uint16, count int, size int) (*BufRing, error) {
 	if count <= 0 || count > 1<<15 || count&(count-1) != 0 || size <= 0 {
 		return nil, fmt.Errorf("buffer ring: count %d must be a power of two ≤ 32768 and size %d positive", count, size)
@@ -137,7 +138,7 @@ func (b *BufRing) publish() {
 }
 
 // Close unregisters the group and unmaps its memory. Receives that select
-// from it must have completed.
+// from it must have completed, and the ring must still be open.
 func (b *BufRing) Close() error {
 	reg := bufReg{bgid: b.group}
 	err := b.ring.register(unregisterPbufRing, unsafe.Pointer(&reg), 1)
