@@ -4,6 +4,7 @@ package uring
 
 import (
 	"errors"
+	"sync/atomic"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -302,3 +303,50 @@ func TestSetupFallsBackOnEINVALAndMapsSeparately(t *testing.T) {
 		t.Fatalf("nop completed %+v", c)
 	}
 }
+
+// More completions than the CQ holds: the kernel (IORING_FEAT_NODROP)
+// keeps the excess and flags the SQ ring; the next enter flushes it, so
+// reaping in a loop sees every completion once and none is dropped.
+func TestCQOverflowLosesNothing(t *testing.T) {
+	leaktest.Check(t)
+	r := openRing(t, Options{Entries: 16, CQEntries: 16})
+	if !r.Features().NoDrop {
+		t.Skip("kernel drops completions on overflow (no IORING_FEAT_NODROP)")
+	}
+	const total = 48
+	for batch := range total / 16 {
+		for i := range 16 {
+			sqe := r.GetSQE()
+			sqe.PrepNop()
+			sqe.UserData = uint64(batch*16 + i)
+		}
+		if _, err := r.Submit(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if r.sqFlagsNow()&sqCQOverflow == 0 || r.CQReady() != 16 {
+		t.Fatalf("%d completions ready and SQ flags %#x: the CQ did not overflow", r.CQReady(), r.sqFlagsNow())
+	}
+	seen := make([]bool, total)
+	cqes := make([]CQE, 8)
+	for count := 0; count < total; {
+		n := r.Reap(cqes)
+		for _, c := range cqes[:n] {
+			if c.UserData >= total || seen[c.UserData] {
+				t.Fatalf("unexpected completion %+v", c)
+			}
+			seen[c.UserData] = true
+		}
+		count += n
+		if n == 0 {
+			if _, err := r.SubmitAndWait(1, time.Second); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	if r.Overflowed() != 0 || r.InFlight() != 0 {
+		t.Errorf("overflowed %d, in flight %d", r.Overflowed(), r.InFlight())
+	}
+}
+
+func (r *Ring) sqFlagsNow() uint32 { return atomic.LoadUint32(r.sqFlags) }
