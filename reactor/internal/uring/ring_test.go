@@ -4,11 +4,11 @@ package uring
 
 import (
 	"errors"
-	"sync/atomic"
 	"os"
 	"path/filepath"
 	"runtime"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
