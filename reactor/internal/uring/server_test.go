@@ -31,7 +31,6 @@ type echoServer struct {
 	conns       map[int32]*echoConn
 	dirty       []*echoConn
 	acceptArmed bool
-	wakeArmed   bool
 	shutdown    bool
 	cqes        []CQE
 	final       Stats // the ring's counters at exit
@@ -262,7 +261,6 @@ func (s *echoServer) sqe(ud uint64) *SQE {
 
 func (s *echoServer) armWake() {
 	s.sqe(userData(kindWake, 0)).PrepRead(s.efd, s.wakeBuf)
-	s.wakeArmed = true
 }
 
 func (s *echoServer) armAccept() {
@@ -315,7 +313,6 @@ func (s *echoServer) fail(err error) {
 // onWake runs when another thread wrote the eventfd: the completion of the
 // read kept armed on it is the wakeup.
 func (s *echoServer) onWake(c *CQE) {
-	s.wakeArmed = false
 	if s.stopping.Load() {
 		s.beginShutdown()
 		return
