@@ -17,7 +17,10 @@ import (
 // loop on epoll that makes an epoll_wait plus a read and a write per ready
 // connection, as Netty's NioEventLoop does. With many connections one
 // enter serves the batch; pipelining puts several requests in each
-// receive for both.
+// receive for both. The ring runs with DEFER_TASKRUN (completion work only
+// inside the owner's enter) and with COOP_TASKRUN (completion work at any
+// kernel entry of the submitting thread), which changes how many
+// completions one enter finds.
 func BenchmarkEcho(b *testing.B) {
 	for _, bc := range []struct {
 		name     string
@@ -28,14 +31,17 @@ func BenchmarkEcho(b *testing.B) {
 		{name: "conns=16", conns: 16, pipeline: 1},
 		{name: "conns=16/pipeline=16", conns: 16, pipeline: 16},
 	} {
-		b.Run("io_uring/"+bc.name, func(b *testing.B) {
-			s := startEchoServer(b, serverConfig{entries: 512, bufCount: 512, bufSize: 4096})
-			reqs := driveEcho(b, s.addr, bc.conns, bc.pipeline)
-			s.stop(b)
-			b.ReportMetric(float64(s.final.Enters)/reqs, "syscalls/req")
-			b.ReportMetric(float64(s.final.Submitted)/reqs, "sqes/req")
-			b.ReportMetric(float64(s.final.CQEs)/reqs, "cqes/req")
-		})
+		for _, shared := range []bool{false, true} {
+			name := map[bool]string{false: "io_uring/defer-taskrun/", true: "io_uring/coop-taskrun/"}[shared]
+			b.Run(name+bc.name, func(b *testing.B) {
+				s := startEchoServer(b, serverConfig{entries: 512, bufCount: 512, bufSize: 4096, shared: shared})
+				reqs := driveEcho(b, s.addr, bc.conns, bc.pipeline)
+				s.stop(b)
+				b.ReportMetric(float64(s.final.Enters)/reqs, "syscalls/req")
+				b.ReportMetric(float64(s.final.Submitted)/reqs, "sqes/req")
+				b.ReportMetric(float64(s.final.CQEs)/reqs, "cqes/req")
+			})
+		}
 		b.Run("epoll/"+bc.name, func(b *testing.B) {
 			s := startEpollEcho(b)
 			reqs := driveEcho(b, s.addr, bc.conns, bc.pipeline)
