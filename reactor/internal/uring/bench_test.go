@@ -31,10 +31,10 @@ func BenchmarkEcho(b *testing.B) {
 		{name: "conns=16", conns: 16, pipeline: 1},
 		{name: "conns=16/pipeline=16", conns: 16, pipeline: 16},
 	} {
-		for _, shared := range []bool{false, true} {
-			name := map[bool]string{false: "io_uring/defer-taskrun/", true: "io_uring/coop-taskrun/"}[shared]
+		for _, coop := range []bool{false, true} {
+			name := map[bool]string{false: "io_uring/defer-taskrun/", true: "io_uring/coop-taskrun/"}[coop]
 			b.Run(name+bc.name, func(b *testing.B) {
-				s := startEchoServer(b, serverConfig{entries: 512, bufCount: 512, bufSize: 4096, shared: shared})
+				s := startEchoServer(b, serverConfig{entries: 512, bufCount: 512, bufSize: 4096, coop: coop})
 				reqs := driveEcho(b, s.addr, bc.conns, bc.pipeline)
 				s.stop(b)
 				b.ReportMetric(float64(s.final.Enters)/reqs, "syscalls/req")

@@ -28,7 +28,9 @@
 //
 // New asks for the setup flags that cut work and interrupts on the loop
 // thread — SINGLE_ISSUER with DEFER_TASKRUN, else COOP_TASKRUN — and steps
-// down one flag set at a time when the kernel answers EINVAL. With
+// down one flag set at a time when the kernel answers EINVAL
+// (Options.CoopTaskrun starts from COOP_TASKRUN; Options.Shared from a
+// ring any thread may use). With
 // SINGLE_ISSUER the ring belongs to the OS thread that created it, so its
 // goroutine locks its thread first; every other thread reaches the loop by
 // writing the wakeup eventfd, whose read the loop keeps armed in the ring.

@@ -28,6 +28,12 @@ type Options struct {
 	// more than one thread submits to or waits on. A ring owned by one
 	// locked thread, as an EventLoop's is, leaves it false.
 	Shared bool
+	// CoopTaskrun asks for COOP_TASKRUN even where the kernel has
+	// DEFER_TASKRUN: completion work then also runs when the loop thread
+	// enters the kernel for any other reason, so one enter tends to find
+	// more completions (BenchmarkEcho counts them), at the price of that
+	// work landing on the thread between handlers.
+	CoopTaskrun bool
 }
 
 // Ring is one io_uring instance: the two mmapped queues and the descriptor.
@@ -80,7 +86,7 @@ type Stats struct {
 // New creates a ring. Where io_uring is missing, disabled or refused it
 // returns an error wrapping ErrUnavailable that says which.
 func New(o Options) (*Ring, error) {
-	return newRing(o, setupCandidates(o.Shared), true)
+	return newRing(o, setupCandidates(o), true)
 }
 
 // newRing tries each candidate set of setup flags in turn; a test passes
@@ -130,17 +136,21 @@ func newRing(o Options, candidates []uint32, singleMmap bool) (*Ring, error) {
 // (5.19) is the weaker form. SUBMIT_ALL keeps one bad SQE from stranding the
 // rest of a batch. A kernel that does not know a flag answers EINVAL, and
 // the next candidate is tried.
-func setupCandidates(shared bool) []uint32 {
-	if shared {
-		return []uint32{setupSubmitAll | setupCoopTaskrun, setupSubmitAll, 0}
-	}
-	return []uint32{
+func setupCandidates(o Options) []uint32 {
+	all := []uint32{
 		setupSubmitAll | setupSingleIssuer | setupDeferTaskrun,
 		setupSubmitAll | setupSingleIssuer | setupCoopTaskrun,
 		setupSubmitAll | setupCoopTaskrun,
 		setupSubmitAll,
 		0,
 	}
+	switch {
+	case o.Shared:
+		return all[2:]
+	case o.CoopTaskrun:
+		return all[1:]
+	}
+	return all
 }
 
 func setup(entries uint32, p *params) (int, error) {

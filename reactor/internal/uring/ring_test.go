@@ -77,11 +77,23 @@ func TestNewTakesTheBestSetupFlags(t *testing.T) {
 	}
 }
 
-func TestSharedRingLeavesOutSingleIssuer(t *testing.T) {
-	leaktest.Check(t)
-	r := openRing(t, Options{Entries: 4, Shared: true})
-	if f := r.Features(); f.SingleIssuer || f.DeferTaskrun {
-		t.Errorf("shared ring granted %v", f)
+func TestOptionsChooseTheTaskrunMode(t *testing.T) {
+	for _, tc := range []struct {
+		name         string
+		opts         Options
+		singleIssuer bool
+	}{
+		{name: "shared", opts: Options{Entries: 4, Shared: true}},
+		{name: "coop", opts: Options{Entries: 4, CoopTaskrun: true}, singleIssuer: true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			leaktest.Check(t)
+			r := openRing(t, tc.opts)
+			f := r.Features()
+			if f.DeferTaskrun || f.SingleIssuer != tc.singleIssuer || !f.CoopTaskrun {
+				t.Errorf("granted %v", f)
+			}
+		})
 	}
 }
 

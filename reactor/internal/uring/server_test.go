@@ -48,7 +48,7 @@ type serverConfig struct {
 	bufCount   int
 	bufSize    int
 	singleShot bool // single-shot accept and recv, re-armed per completion
-	shared     bool // Options.Shared: COOP_TASKRUN instead of SINGLE_ISSUER|DEFER_TASKRUN
+	coop       bool // Options.CoopTaskrun: COOP_TASKRUN instead of DEFER_TASKRUN
 }
 
 // serverStats are counted by the loop and read by tests while it runs.
@@ -155,7 +155,7 @@ func (s *echoServer) open() error {
 	var err error
 	s.lfd, s.efd = -1, -1
 	cq := s.cfg.entries * 16
-	if s.ring, err = New(Options{Entries: s.cfg.entries, CQEntries: cq, Shared: s.cfg.shared}); err != nil {
+	if s.ring, err = New(Options{Entries: s.cfg.entries, CQEntries: cq, CoopTaskrun: s.cfg.coop}); err != nil {
 		return err
 	}
 	if !s.ring.Features().Multishot {
