@@ -47,6 +47,7 @@ type Channel struct {
 	out      []byte         // pending output
 	pipeline Pipeline
 	onActive func(*Channel, error) // a client's connect callback
+	u        *uringState           // on an io_uring loop, what is in flight
 
 	// Attr holds per-channel state for handlers. Loop thread only.
 	Attr any
@@ -138,7 +139,9 @@ func (ch *Channel) setInterest(ops uint32) {
 	}
 	old := ch.interest
 	ch.interest = ops
-	if ch.flags&flagRegistered != 0 {
+	if ch.u != nil {
+		ch.loop.uring.interestChanged(ch)
+	} else if ch.flags&flagRegistered != 0 {
 		if err := ch.loop.poller.Mod(ch.fd, ch.epollEvents()); err != nil {
 			ch.fail(err)
 			return
@@ -276,6 +279,10 @@ func (ch *Channel) flush() {
 	if len(ch.out) == 0 || ch.interest&poll.Out != 0 || ch.closed() {
 		return
 	}
+	if ch.u != nil {
+		ch.loop.uring.queueSend(ch) // one send per channel per batch
+		return
+	}
 	ch.doWrite()
 }
 
@@ -387,11 +394,16 @@ func (ch *Channel) closeWith(reason string) {
 	}
 	l := ch.loop
 	ch.flags |= flagClosed
-	if ch.flags&flagRegistered != 0 {
+	switch {
+	case l.uring != nil:
+		l.uring.closing(ch) // the fd closes when its last operation completes
+	case ch.flags&flagRegistered != 0:
 		_ = l.poller.Del(ch.fd)
 		l.removeChannel(ch)
+		unix.Close(ch.fd)
+	default:
+		unix.Close(ch.fd)
 	}
-	unix.Close(ch.fd)
 	ch.releaseOut()
 	add(&l.stats.closed, 1)
 	if l.tracing() {
@@ -431,7 +443,7 @@ func (l *EventLoop) register0(ch *Channel, init func(*Channel)) error {
 	if ch.kind == kindServer {
 		ch.interest = poll.In
 	}
-	if err := l.poller.Add(ch.fd, ch.epollEvents()); err != nil {
+	if err := l.addToSelector(ch); err != nil {
 		unix.Close(ch.fd)
 		return err
 	}
@@ -445,6 +457,15 @@ func (l *EventLoop) register0(ch *Channel, init func(*Channel)) error {
 		ch.activate()
 	}
 	return nil
+}
+
+// addToSelector registers ch with the epoll set, or arms its operations on
+// the ring.
+func (l *EventLoop) addToSelector(ch *Channel) error {
+	if l.uring != nil {
+		return l.uring.register(ch)
+	}
+	return l.poller.Add(ch.fd, ch.epollEvents())
 }
 
 func (ch *Channel) activate() {

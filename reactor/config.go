@@ -22,11 +22,18 @@ const (
 	// RDHUP are handled (the channel reads, sees the error and closes), and
 	// events for unknown descriptors are deleted from the epoll set.
 	SelectorEpoll
+	// SelectorIOUring is Netty 4.2's IoUringIoHandler: completion-based
+	// I/O on one io_uring per loop (docs/concepts.md, "Completion-based
+	// I/O"). Valid only with Netty42.
+	SelectorIOUring
 )
 
 func (k SelectorKind) String() string {
-	if k == SelectorEpoll {
+	switch k {
+	case SelectorEpoll:
 		return "epoll"
+	case SelectorIOUring:
+		return "io_uring"
 	}
 	return "nio"
 }
@@ -154,6 +161,14 @@ func (c *Config) flavourDefaults() error {
 		// EpollIoHandler registers everything level-triggered; EpollMode
 		// and setEpollMode are gone in 4.2.
 		return errors.New("trigger: edge (Netty 4.2's epoll is level-triggered only)")
+	}
+	if c.Selector == SelectorIOUring {
+		if c.Netty != Netty42 {
+			return fmt.Errorf("selector: io_uring needs netty 4.2 (IoUringIoHandler is a 4.2 transport), not %s", c.Netty)
+		}
+		if c.Trigger == TriggerEdge {
+			return errors.New("trigger: edge (an io_uring loop has no readiness triggers)")
+		}
 	}
 	return nil
 }

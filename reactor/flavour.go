@@ -66,9 +66,15 @@ const (
 // wake is the producer side of wakeup(inEventLoop=false): it reports
 // whether it wrote the eventfd. An io_uring handler implements the same two
 // methods, waiting on its ring instead of epoll_wait.
+//
+// processIO is the I/O phase: the readiness handlers dispatch the selected
+// keys (each channel then reads or writes); a completion-based handler
+// processes completions whose bytes are already read. It returns how many
+// keys or completions it handled.
 type ioHandler interface {
 	selectPhase(handoff int64) int64
 	wake() bool
+	processIO() int
 }
 
 // loopDesign is the one seam between the loop skeleton (run) and what
@@ -89,8 +95,12 @@ func newDesign(l *EventLoop) loopDesign {
 		return &design41{nextWakeupSelect: nextWakeupSelect{l: l}}
 	case Netty42:
 		var h ioHandler = nioHandler{l}
-		if l.cfg.Selector == SelectorEpoll {
+		switch l.cfg.Selector {
+		case SelectorEpoll:
 			h = nextWakeupSelect{l: l} // EpollIoHandler: level-triggered only
+		case SelectorIOUring:
+			l.uring = &uringHandler{l: l, held: -1}
+			h = l.uring
 		}
 		return design42{ioHandler: h, l: l}
 	}
@@ -105,6 +115,8 @@ func (l *EventLoop) Flavour() Flavour { return l.cfg.Netty }
 type nioHandler struct{ l *EventLoop }
 
 func (h nioHandler) selectPhase(handoff int64) int64 { return h.l.selectPhase(handoff) }
+
+func (h nioHandler) processIO() int { return h.l.processKeys() }
 
 // wake is NioEventLoop.wakeup (≤4.1.43) and NioIoHandler.wakeup (4.2):
 // write only if wakenUp flips false → true.

@@ -60,9 +60,10 @@ type EventLoop struct {
 	scratch   []byte // shared output buffer, lent to one channel at a time
 	injected  []int  // fault fds living only in the current epoll instance
 	lastExec  int64
-	lastYield int64       // when yieldIfDue last yielded
-	seenState trace.State // the last state the loop thread reported
-	design    loopDesign  // what differs per Flavour (flavour.go)
+	lastYield int64         // when yieldIfDue last yielded
+	seenState trace.State   // the last state the loop thread reported
+	design    loopDesign    // what differs per Flavour (flavour.go)
+	uring     *uringHandler // the io_uring handler, or nil on epoll
 	// selectCnt and interrupted are run()'s own in Netty 4.1.44+.
 	selectCnt   int64
 	interrupted bool
@@ -133,6 +134,16 @@ func NewEventLoop(name, group string, cfg Config) (*EventLoop, error) {
 }
 
 func (l *EventLoop) openSelector() error {
+	if l.cfg.Selector == SelectorIOUring {
+		// The ring is set up on the loop's thread (SINGLE_ISSUER); probe
+		// now so a machine without io_uring fails here, saying why.
+		if err := probeIOUring(); err != nil {
+			return err
+		}
+		efd, err := poll.NewEventFD()
+		l.wakeFD = efd
+		return err
+	}
 	p, err := poll.Open()
 	if err != nil {
 		return err
@@ -412,9 +423,18 @@ func (l *EventLoop) threadMain(started chan struct{}, from trace.State) {
 	l.noteState()
 	// Buffers are made here, not in NewEventLoop, so a loop that never
 	// starts costs no memory beyond its struct and two descriptors.
-	l.readBuf = make([]byte, l.cfg.ReadBufferSize)
-	l.scratch = make([]byte, 0, 4096)
 	l.lastExec = l.now()
+	if l.uring != nil {
+		// No shared read buffer (the kernel picks a provided buffer) and no
+		// shared scratch: a reply buffer belongs to its send until the
+		// send completes.
+		if err := l.uring.open(); err != nil {
+			l.selectorFailed(err)
+		}
+	} else {
+		l.readBuf = make([]byte, l.cfg.ReadBufferSize)
+		l.scratch = make([]byte, 0, 4096)
+	}
 	l.run()
 	l.finishShutdown()
 	// No UnlockOSThread: l.tid stays recorded, and an unlocked thread would

@@ -334,11 +334,7 @@ func (l *EventLoop) processSelectedKeys(start int64) (ioTime, end int64) {
 	if l.tracing() {
 		l.emitAt(start, trace.Event{Kind: trace.KindIOBegin})
 	}
-	keys := len(l.selected)
-	for i := 0; i < keys; {
-		i = l.processKeysFrom(i)
-	}
-	l.selected = l.selected[:0]
+	keys := l.design.processIO()
 	end = l.now()
 	ioTime = end - start
 	add(&l.stats.ioNanos, ioTime)
@@ -346,6 +342,17 @@ func (l *EventLoop) processSelectedKeys(start int64) (ioTime, end int64) {
 		l.emitAt(end, trace.Event{Kind: trace.KindIOEnd, A: int64(keys), B: ioTime})
 	}
 	return ioTime, end
+}
+
+// processKeys is the I/O phase of a readiness loop: dispatch every selected
+// key, and return how many there were.
+func (l *EventLoop) processKeys() int {
+	keys := len(l.selected)
+	for i := 0; i < keys; {
+		i = l.processKeysFrom(i)
+	}
+	l.selected = l.selected[:0]
+	return keys
 }
 
 // processKeysFrom processes the selected keys from i to the end and returns

@@ -15,6 +15,8 @@ import (
 // producers no write, and a sleeping one gets exactly one.
 type nextWakeupSelect struct{ l *EventLoop }
 
+func (h nextWakeupSelect) processIO() int { return h.l.processKeys() }
+
 // wake is NioEventLoop.wakeup(inEventLoop=false) of 4.1.44+ and
 // EpollIoHandler.wakeup of 4.2.
 func (h nextWakeupSelect) wake() bool {

@@ -125,6 +125,9 @@ func (l *EventLoop) closeFDs() {
 		unix.Close(fd)
 	}
 	l.injected = nil
+	if l.uring != nil {
+		l.uring.shutdown()
+	}
 	if l.poller != nil {
 		l.poller.Close()
 		l.poller = nil

@@ -1,0 +1,530 @@
+package reactor
+
+import (
+	"errors"
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/reactorviz/reactorviz/reactor/internal/uring"
+	"github.com/reactorviz/reactorviz/reactor/trace"
+)
+
+// ErrIOUringUnavailable is wrapped by every error that means this process
+// cannot use io_uring (no kernel support, disabled by sysctl, refused by a
+// seccomp policy, an operation missing); the message says which.
+var ErrIOUringUnavailable = uring.ErrUnavailable
+
+// Sizes of a loop's ring and of its provided-buffer ring. The buffers are
+// the recv side of the loop's shared read buffer: the kernel picks one when
+// data arrives, so an idle connection pins no memory (IoUringIoHandler's
+// IoUringBufferRing).
+const (
+	uringEntries  = 1024
+	uringBufCount = 256
+	uringBufSize  = 16 << 10
+	uringBufGroup = 1
+	uringCQEBatch = 512
+)
+
+// Operation kinds in the top byte of an SQE's user data; the descriptor is
+// in the low 32 bits. A channel's descriptor is closed only once none of
+// its operations is in flight, so the number cannot be reused while a
+// completion for it may still arrive.
+const (
+	opWake uint64 = iota + 1
+	opAccept
+	opRecv
+	opSend
+	opCancel
+)
+
+func userData(op uint64, fd int) uint64 { return op<<56 | uint64(uint32(fd)) }
+
+func splitUserData(ud uint64) (uint64, int) { return ud >> 56, int(int32(uint32(ud))) }
+
+// probeIOUring sets up and tears down one ring, once per process, so a
+// loop that asks for io_uring fails when it is created, with what is
+// missing, rather than on its thread later.
+var probeIOUring = sync.OnceValue(func() error {
+	r, err := uring.New(uring.Options{Entries: 8, Shared: true})
+	if err != nil {
+		return err
+	}
+	if !r.Features().Multishot {
+		// Without multishot accept and recv (5.19/6.0) every completion
+		// would need a re-arm; the handler is written for the one-SQE shape.
+		_ = r.Close()
+		return fmt.Errorf("%w: the kernel lacks multishot accept and recv (Linux 6.0+)", uring.ErrUnavailable)
+	}
+	return r.Close()
+})
+
+// uringState is a channel's share of the ring: the operations owed a final
+// completion and the send in flight. Loop thread only.
+type uringState struct {
+	ops       int    // SQEs of this channel without their final completion
+	armed     bool   // the multishot recv (or accept) is armed
+	cancelled bool   // a cancel of the armed op is in flight
+	sending   []byte // the send in flight: the kernel reads it until it completes
+	sendOff   int
+	spare     []byte // a sent buffer's storage, reused for the next replies
+	queued    bool   // in the handler's dirty list
+	fdClosed  bool
+}
+
+// uringHandler is Netty 4.2's IoUringIoHandler: one ring per loop. The
+// select phase is one io_uring_enter that submits what the last iteration
+// prepared and waits for a completion, bounded by the next scheduled
+// deadline; the I/O phase processes the completions reaped (the bytes are
+// already read, into a provided buffer). A read kept armed on the wakeup
+// eventfd is how other threads wake it. Loop thread only, apart from wake.
+type uringHandler struct {
+	l       *EventLoop
+	ring    *uring.Ring
+	bufs    *uring.BufRing
+	cqes    []uring.CQE
+	n       int // completions reaped for this I/O phase
+	wakeBuf []byte
+	dirty   []*Channel   // channels with replies to send this batch
+	held    int          // provided buffer lent to a pipeline, or -1
+	noBufs  atomic.Int64 // multishot recvs ended by an empty buffer ring
+}
+
+// open creates the ring on the loop's own thread: SINGLE_ISSUER ties it to
+// the thread that sets it up.
+func (h *uringHandler) open() error {
+	r, err := uring.New(uring.Options{Entries: uringEntries, CQEntries: uringEntries * 8})
+	if err != nil {
+		return err
+	}
+	b, err := r.NewBufRing(uringBufGroup, uringBufCount, uringBufSize)
+	if err != nil {
+		_ = r.Close()
+		return err
+	}
+	h.ring, h.bufs, h.held = r, b, -1
+	h.cqes = make([]uring.CQE, uringCQEBatch)
+	h.wakeBuf = make([]byte, 8)
+	h.armWake()
+	return nil
+}
+
+// sqe returns a free SQE with ud set, submitting first when the queue is
+// full.
+func (h *uringHandler) sqe(ud uint64) *uring.SQE {
+	e := h.ring.GetSQE()
+	if e == nil {
+		if _, err := h.ring.Submit(); err != nil {
+			h.l.selectorFailed(err)
+		}
+		if e = h.ring.GetSQE(); e == nil {
+			h.l.selectorFailed(errors.New("io_uring: submission queue stays full"))
+			e = &uring.SQE{} // not the ring's: the loop stops
+		}
+	}
+	e.UserData = ud
+	return e
+}
+
+func (h *uringHandler) armWake() {
+	h.sqe(userData(opWake, h.l.wakeFD)).PrepRead(h.l.wakeFD, h.wakeBuf)
+}
+
+// wake is IoUringIoHandler.wakeup: as with the 4.2 epoll handler, only a
+// loop that published a deadline (it is about to sleep) is written to;
+// the eventfd write completes the armed read.
+func (h *uringHandler) wake() bool {
+	return h.l.nextWakeup.Swap(wakeAwake) != wakeAwake && h.l.wakeSelector()
+}
+
+// selectPhase submits the iteration's SQEs (sends gathered since the last
+// one included) and waits for at least one completion, or not at all when
+// tasks are queued; the wait ends at the first scheduled deadline, as
+// IoUringIoHandler.run passes the select timeout to submitAndWait.
+func (h *uringHandler) selectPhase(handoff int64) int64 {
+	l := h.l
+	if h.ring == nil {
+		return 0
+	}
+	h.flushSends()
+	var wait uint32
+	timeout := time.Duration(-1)
+	if !l.hasTasks() {
+		deadline := wakeNone
+		if len(l.scheduled) > 0 {
+			deadline = l.scheduled[0].deadline
+		}
+		l.nextWakeup.Store(deadline)
+		if !l.hasTasks() {
+			wait, timeout = h.waitFor(deadline, handoff)
+		}
+	}
+	var start int64
+	add(&l.stats.selects, 1)
+	if l.tracing() {
+		start = l.now()
+		l.emitAt(start, trace.Event{Kind: trace.KindSelectBegin, Str: "io_uring_enter", A: int64(timeout)})
+	}
+	_, err := h.ring.SubmitAndWait(wait, timeout)
+	l.nextWakeup.Store(wakeAwake)
+	if err != nil {
+		l.selectorFailed(err)
+	}
+	t := l.now()
+	h.reap()
+	if l.tracing() {
+		l.emitAt(t, trace.Event{Kind: trace.KindSelectEnd, A: int64(h.n), B: t - start})
+	}
+	return t
+}
+
+// waitFor turns a deadline into the enter's wait count and timeout: none
+// with nothing scheduled, nothing to wait for once it has passed.
+func (h *uringHandler) waitFor(deadline, now int64) (uint32, time.Duration) {
+	if deadline == wakeNone {
+		return 1, -1
+	}
+	if now == 0 {
+		now = h.l.now()
+	}
+	if d := deadline - now; d > 0 {
+		return 1, time.Duration(d)
+	}
+	return 0, -1
+}
+
+// reap copies every posted completion out of the CQ, growing the batch
+// while the CQ keeps filling it.
+func (h *uringHandler) reap() {
+	h.n = 0
+	for {
+		n := h.ring.Reap(h.cqes[h.n:])
+		h.n += n
+		if h.n < len(h.cqes) {
+			return
+		}
+		h.cqes = append(h.cqes, make([]uring.CQE, len(h.cqes))...)
+	}
+}
+
+// processIO handles the completions reaped by the select phase: the I/O
+// phase of a completion-based loop. A handler's panic becomes its channel's
+// exceptionCaught and the batch goes on after it.
+func (h *uringHandler) processIO() int {
+	n := h.n
+	for i := 0; i < n; {
+		i = h.processFrom(i)
+	}
+	h.n = 0
+	return n
+}
+
+func (h *uringHandler) processFrom(i int) (next int) {
+	defer func() {
+		if r := recover(); r != nil {
+			h.recycleHeld()
+			_, fd := splitUserData(h.cqes[i].UserData)
+			if ch := h.l.channelByFD(fd); ch != nil {
+				ch.handlerPanicked(r)
+			}
+			next = i + 1
+		}
+	}()
+	for ; i < h.n; i++ {
+		h.complete(&h.cqes[i])
+	}
+	return i
+}
+
+func (h *uringHandler) complete(c *uring.CQE) {
+	op, fd := splitUserData(c.UserData)
+	switch op {
+	case opWake:
+		h.onWake(c)
+		return
+	case opCancel:
+		return // the cancelled operation reports itself
+	}
+	ch := h.l.channelByFD(fd)
+	if ch == nil || ch.u == nil {
+		h.recycle(c) // cannot happen: descriptors outlive their operations
+		return
+	}
+	switch op {
+	case opAccept:
+		h.onAccept(ch, c)
+	case opRecv:
+		h.onRecv(ch, c)
+	case opSend:
+		h.onSend(ch, c)
+	}
+	if ch.closed() {
+		h.finishClose(ch)
+	}
+}
+
+// onWake: another thread wrote the eventfd. The latch opens again and the
+// read is armed again, unless the loop is tearing the ring down.
+func (h *uringHandler) onWake(c *uring.CQE) {
+	h.l.woken.Store(false)
+	if c.Res == -int32(unix.ECANCELED) {
+		return
+	}
+	h.armWake()
+}
+
+func (h *uringHandler) recycle(c *uring.CQE) {
+	if _, id, ok := h.bufs.Take(c); ok {
+		h.bufs.Recycle(id)
+	}
+}
+
+func (h *uringHandler) recycleHeld() {
+	if h.held >= 0 {
+		h.bufs.Recycle(uint16(h.held))
+		h.held = -1
+	}
+}
+
+// register arms what a new channel needs: the multishot accept of a server
+// channel (IoUringServerSocketChannel), the multishot recv of a child with
+// autoRead on. Channels the loop connects itself are not served on a ring.
+func (h *uringHandler) register(ch *Channel) error {
+	if ch.kind == kindClient {
+		return errors.New("register: io_uring loops serve accepted channels only")
+	}
+	ch.u = &uringState{}
+	if ch.kind == kindChild {
+		_ = unix.SetsockoptInt(ch.fd, unix.IPPROTO_TCP, unix.TCP_NODELAY, 1)
+	}
+	if ch.interest&unix.EPOLLIN != 0 {
+		h.arm(ch)
+	}
+	return nil
+}
+
+func (h *uringHandler) arm(ch *Channel) {
+	u := ch.u
+	if ch.kind == kindServer {
+		h.sqe(userData(opAccept, ch.fd)).PrepAccept(ch.fd, true, unix.SOCK_NONBLOCK|unix.SOCK_CLOEXEC)
+	} else {
+		h.sqe(userData(opRecv, ch.fd)).PrepRecv(ch.fd, h.bufs.Group(), true)
+	}
+	u.armed, u.cancelled = true, false
+	u.ops++
+}
+
+// interestChanged applies a change of read interest (autoRead, write
+// backpressure, an accept back-off): arm the multishot op, or cancel it.
+// Data a cancelled recv had already taken is still delivered.
+func (h *uringHandler) interestChanged(ch *Channel) {
+	u := ch.u
+	want := ch.interest&unix.EPOLLIN != 0
+	switch {
+	case want && !u.armed:
+		h.arm(ch)
+	case !want && u.armed && !u.cancelled:
+		op := opRecv
+		if ch.kind == kindServer {
+			op = opAccept
+		}
+		h.sqe(userData(opCancel, ch.fd)).PrepCancel(userData(op, ch.fd))
+		u.cancelled = true
+	}
+}
+
+// onAccept hands a connection the multishot accept produced to a worker,
+// as ServerBootstrapAcceptor does for every accepted child.
+func (h *uringHandler) onAccept(ch *Channel, c *uring.CQE) {
+	u := ch.u
+	if !c.More() {
+		u.armed = false
+		u.ops--
+	}
+	s := ch.server
+	switch {
+	case c.Res >= 0 && ch.closed():
+		unix.Close(int(c.Res))
+	case c.Res >= 0:
+		fd, port := int(c.Res), 0
+		if h.l.tracing() {
+			port = peerPort(fd) // one getpeername, for the trace only
+		}
+		s.handOff(h.l, fd, port)
+	case c.Res == -int32(unix.EMFILE) || c.Res == -int32(unix.ENFILE):
+		s.backOff(c.Err())
+	case c.Res == -int32(unix.ECANCELED):
+	default:
+		ch.exception(c.Err())
+	}
+	if !u.armed && !ch.closed() && ch.interest&unix.EPOLLIN != 0 {
+		h.arm(ch)
+	}
+}
+
+// onRecv passes the bytes a completion carries to the pipeline, then
+// returns the buffer to the ring at once so it refills within the batch.
+// A multishot recv that ends (ENOBUFS when the ring ran dry) is armed again.
+func (h *uringHandler) onRecv(ch *Channel, c *uring.CQE) {
+	u := ch.u
+	if !c.More() {
+		u.armed = false
+		u.ops--
+	}
+	if data, id, ok := h.bufs.Take(c); ok {
+		h.held = int(id)
+		if !ch.closed() {
+			ch.readBytes(data)
+			ch.readComplete(len(data))
+		}
+		h.recycleHeld()
+	}
+	switch {
+	case c.Res > 0, c.Res == -int32(unix.ECANCELED):
+	case c.Res == 0:
+		ch.closeWith("peer closed")
+	case c.Res == -int32(unix.ENOBUFS):
+		h.noBufs.Add(1)
+	default:
+		ch.fail(c.Err())
+	}
+	if !u.armed && !ch.closed() && ch.interest&unix.EPOLLIN != 0 {
+		h.arm(ch)
+	}
+}
+
+// queueSend notes that ch has replies; they go out in one send per channel
+// when the loop next enters the ring. A channel whose send is in flight
+// sends the rest when that completes: bytes must leave in order.
+func (h *uringHandler) queueSend(ch *Channel) {
+	u := ch.u
+	if u.queued || u.sending != nil || ch.closed() {
+		return
+	}
+	u.queued = true
+	h.dirty = append(h.dirty, ch)
+}
+
+// flushSends prepares one send per channel with everything it gathered
+// since its last send: every reply of a batch leaves in one SQE.
+func (h *uringHandler) flushSends() {
+	for i, ch := range h.dirty {
+		h.dirty[i] = nil
+		ch.u.queued = false
+		if !ch.closed() && len(ch.out) > 0 && ch.u.sending == nil {
+			h.startSend(ch)
+		}
+	}
+	h.dirty = h.dirty[:0]
+}
+
+// startSend moves the pending output into the send slot; new replies go to
+// the spare buffer meanwhile.
+func (h *uringHandler) startSend(ch *Channel) {
+	u := ch.u
+	u.sending, u.sendOff = ch.out, 0
+	ch.out, u.spare = u.spare[:0], nil
+	h.submitSend(ch)
+}
+
+func (h *uringHandler) submitSend(ch *Channel) {
+	u := ch.u
+	h.sqe(userData(opSend, ch.fd)).PrepSend(ch.fd, u.sending[u.sendOff:], 0)
+	u.ops++
+}
+
+// onSend continues a short send before anything newer, then starts the
+// replies gathered meanwhile, or closes a channel waiting for its output
+// to drain.
+func (h *uringHandler) onSend(ch *Channel, c *uring.CQE) {
+	l, u := h.l, ch.u
+	u.ops--
+	if ch.closed() {
+		return
+	}
+	if c.Res < 0 {
+		ch.fail(c.Err())
+		return
+	}
+	n := int(c.Res)
+	u.sendOff += n
+	add(&l.stats.bytesWritten, int64(n))
+	partial := u.sendOff < len(u.sending)
+	if l.tracing() {
+		l.emit(trace.Event{Kind: trace.KindWrite, A: int64(ch.id), B: int64(ch.fd), C: int64(n), Flag: partial})
+	}
+	if partial {
+		h.submitSend(ch)
+		return
+	}
+	u.spare, u.sending, u.sendOff = u.sending[:0], nil, 0
+	switch {
+	case len(ch.out) > 0:
+		h.startSend(ch)
+	case ch.flags&flagCloseOnDrain != 0:
+		ch.closeWith("closed after flush")
+		return
+	}
+	ch.checkWritable()
+}
+
+// closing is a channel's close on a ring: cancel whatever it has in
+// flight; the descriptor is closed when the last of it completes.
+func (h *uringHandler) closing(ch *Channel) {
+	if ch.u == nil || ch.u.ops == 0 {
+		h.finishClose(ch)
+		return
+	}
+	h.sqe(userData(opCancel, ch.fd)).PrepCancelFD(ch.fd)
+}
+
+// finishClose closes a closed channel's descriptor once nothing of it is
+// in flight.
+func (h *uringHandler) finishClose(ch *Channel) {
+	u := ch.u
+	if u != nil && (u.ops > 0 || u.fdClosed) {
+		return
+	}
+	if u != nil {
+		u.fdClosed = true
+		u.sending, u.spare = nil, nil
+	}
+	if ch.flags&flagRegistered != 0 {
+		h.l.removeChannel(ch)
+	}
+	unix.Close(ch.fd)
+}
+
+// shutdown cancels what is still armed (the eventfd read and any channel
+// op), reaps until nothing is in flight, and releases the ring: no SQE,
+// provided buffer or descriptor outlives the loop.
+func (h *uringHandler) shutdown() {
+	if h.ring == nil {
+		return
+	}
+	h.flushSends()
+	h.sqe(userData(opCancel, h.l.wakeFD)).PrepCancel(userData(opWake, h.l.wakeFD))
+	for i := 0; i < 1000 && (h.ring.InFlight() > 0 || h.ring.SQReady() > 0); i++ {
+		if _, err := h.ring.SubmitAndWait(1, 10*time.Millisecond); err != nil {
+			break
+		}
+		h.reap()
+		h.processIO()
+	}
+	_ = h.bufs.Close()
+	_ = h.ring.Close()
+	h.ring, h.bufs = nil, nil
+}
+
+// peerPort is the remote port of a connected socket.
+func peerPort(fd int) int {
+	sa, err := unix.Getpeername(fd)
+	if err != nil {
+		return 0
+	}
+	return portOf(sa)
+}
