@@ -16,7 +16,7 @@ import (
 // Enumerations, in documentation order.
 var (
 	models        = []string{string(ModelSingle), string(ModelMulti), string(ModelMasterSlave)}
-	selectors     = []string{string(SelectorNIO), string(SelectorEpoll)}
+	selectors     = []string{string(SelectorNIO), string(SelectorEpoll), string(SelectorIOUring)}
 	triggers      = []string{string(TriggerLevel), string(TriggerEdge)}
 	protocols     = []string{string(ProtocolEcho), string(ProtocolHTTP), string(ProtocolRESP), string(ProtocolHTTPRESP)}
 	clientProtos  = []string{string(ProtocolEcho), string(ProtocolHTTP), string(ProtocolRESP)}
@@ -459,6 +459,13 @@ func (d *decoder) nettyVersion(n *yaml.Node, s *Scenario) {
 // no ioRatio (setIoRatio is a no-op) and no edge-triggered epoll; the task
 // quantum exists only in 4.2.
 func (d *decoder) loopFlavour(m *mapping, s *Scenario) {
+	if v := m.get("selector"); v != nil && s.Loop.Selector == SelectorIOUring {
+		if s.Netty != Netty42 {
+			d.errorf(v, "selector: io_uring needs netty: \"4.2\" (IoUringIoHandler is a Netty 4.2 transport), not %s", s.Netty)
+		} else if t := m.get("trigger"); t != nil && s.Loop.Trigger == TriggerEdge {
+			d.errorf(t, "trigger: edge has no meaning with selector: io_uring: a ring reports completions, not readiness")
+		}
+	}
 	if s.Netty == Netty42 {
 		if v := m.get("io_ratio"); v != nil {
 			d.warnf(v, "io_ratio has no effect under netty 4.2: its loop runs tasks for loop.task_quantum instead")

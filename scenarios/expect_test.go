@@ -297,7 +297,7 @@ duration: 2s
 		{cond: "loop.rebuild_threshold == 512", want: true},
 		{cond: "wheel.ticks_per_wheel == 512 && shutdown.quiet == 100ms", want: true},
 		{cond: "loop.selector < epoll", wantErr: "only == and != apply to loop.selector"},
-		{cond: "loop.selector == select", wantErr: `loop.selector takes one of nio, epoll, not "select"`},
+		{cond: "loop.selector == select", wantErr: `loop.selector takes one of nio, epoll, io_uring, not "select"`},
 		{cond: "workers == 3 && bosses", offset: 16, wantErr: `a condition is KEY OP VALUE joined by &&, as in loop.selector == epoll; found "bosses"`},
 		{cond: "threads == 3", wantErr: "a condition cannot test threads; it can test netty, model, bosses, workers, client_loops, duration, loop.io_ratio, loop.rebuild_threshold, loop.selector, loop.trigger, loop.task_queue_capacity, loop.read_buffer, loop.slow_motion, loop.task_quantum, server.protocol, server.ports, server.reuseport, wheel.tick, wheel.ticks_per_wheel, shutdown.quiet, shutdown.timeout"},
 		{cond: "server.reuseport == yes", wantErr: `server.reuseport takes true or false, not "yes"`},

@@ -44,6 +44,9 @@ const (
 	// SelectorEpoll handles ERR, HUP and RDHUP and closes the channel, as
 	// Netty's native transport does.
 	SelectorEpoll Selector = "epoll"
+	// SelectorIOUring is Netty 4.2's IoUringIoHandler: completion-based
+	// I/O on one io_uring per loop; netty 4.2 only.
+	SelectorIOUring Selector = "io_uring"
 )
 
 // Trigger is the epoll trigger mode of channel registrations.

@@ -43,7 +43,7 @@ func TestSetOnEveryBuiltin(t *testing.T) {
 		{key: "loop.io_ratio", value: "0", wantErr: "--set loop.io_ratio=0: io_ratio must be 1..100, got 0"},
 		{key: "loop.io_ratio", value: "101", wantErr: "--set loop.io_ratio=101: io_ratio must be 1..100, got 101"},
 		{key: "loop.rebuild_threshold", value: "-5", wantErr: "--set loop.rebuild_threshold=-5: rebuild_threshold must be 0..1000000, got -5"},
-		{key: "loop.selector", value: "kqueue", wantErr: "--set loop.selector=kqueue: selector must be one of nio, epoll, got kqueue"},
+		{key: "loop.selector", value: "kqueue", wantErr: "--set loop.selector=kqueue: selector must be one of nio, epoll, io_uring, got kqueue"},
 		{key: "loop.trigger", value: "edgy", wantErr: "--set loop.trigger=edgy: trigger must be one of level, edge, got edgy (did you mean edge?)"},
 		{key: "server.reuseport", value: "yes", wantErr: `--set server.reuseport=yes: reuseport must be true or false, got "yes"`},
 		{key: "server.ports", value: "0", wantErr: "--set server.ports=0: ports must be 1..16, got 0"},

@@ -23,8 +23,11 @@ func loopConfig(sc *scenarios.Scenario, r *Run) reactor.Config {
 	if !sc.Loop.RebuildEnabled() {
 		cfg.RebuildThreshold = -1 // below 3: disabled, as in Netty
 	}
-	if sc.Loop.Selector == scenarios.SelectorEpoll {
+	switch sc.Loop.Selector {
+	case scenarios.SelectorEpoll:
 		cfg.Selector = reactor.SelectorEpoll
+	case scenarios.SelectorIOUring:
+		cfg.Selector = reactor.SelectorIOUring
 	}
 	if sc.Loop.Trigger == scenarios.TriggerEdge {
 		cfg.Trigger = reactor.TriggerEdge
@@ -42,7 +45,13 @@ func loopConfig(sc *scenarios.Scenario, r *Run) reactor.Config {
 func (r *Run) build() error {
 	cfg := loopConfig(r.sc, r)
 	for _, spec := range r.sc.Groups() {
-		g, err := reactor.NewEventLoopGroup(spec.Name, spec.Size(), cfg)
+		gcfg := cfg
+		if spec.Name == scenarios.GroupClient && cfg.Selector == reactor.SelectorIOUring {
+			// The engine's clients connect; a ring loop only serves accepted
+			// channels, so the load side stays on the epoll transport.
+			gcfg.Selector = reactor.SelectorEpoll
+		}
+		g, err := reactor.NewEventLoopGroup(spec.Name, spec.Size(), gcfg)
 		if err != nil {
 			return err
 		}

@@ -27,6 +27,7 @@ func cmdServe(e *env, args []string) error {
 	f.StringVar(&o.Addr, "addr", "127.0.0.1:8080", "address to listen on")
 	f.IntVar(&o.IORatio, "io-ratio", reactor.DefaultIORatio, "ioRatio of every loop, 1..100")
 	f.IntVar(&o.MaxConnections, "max-conns", 10_000, "open connections allowed per server channel")
+	f.StringVar(&o.Transport, "transport", "nio", "nio, epoll, or io_uring (Netty 4.2's IoUringIoHandler; exits 3 where the kernel refuses io_uring)")
 	f.StringVar(&o.TracePath, "trace", "", "record every event to a JSONL trace `file`")
 	allowRemote := f.Bool("allow-remote", false, "allow a non-loopback --addr")
 	headless := f.Bool("headless", false, "no TUI")
@@ -90,6 +91,8 @@ func checkServe(o *sim.ServeOptions, allowRemote, noTrace bool) error {
 		return usageErr("serve: --bosses %d (want 1..64)", o.Bosses)
 	case reactor.ValidateIORatio(o.IORatio) != nil:
 		return usageErr("serve: --io-ratio %d (want 1..100)", o.IORatio)
+	case !slices.Contains(sim.Transports, o.Transport):
+		return usageErr("serve: --transport %q (want nio, epoll or io_uring)", o.Transport)
 	case o.MaxConnections < 1:
 		return usageErr("serve: --max-conns %d (want >= 1)", o.MaxConnections)
 	case noTrace && o.TracePath != "":

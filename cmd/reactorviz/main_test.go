@@ -63,6 +63,7 @@ expect:
 		{name: "serve refuses remote", args: []string{"serve", "--headless", "--addr", "10.1.2.3:80"}, code: exitUsage, err: "--allow-remote"},
 		{name: "serve bad protocol", args: []string{"serve", "--protocol", "gopher"}, code: exitUsage},
 		{name: "serve bad port", args: []string{"serve", "--headless", "--addr", "127.0.0.1:99999"}, code: exitUsage, err: "port"},
+		{name: "serve bad transport", args: []string{"serve", "--headless", "--transport", "kqueue"}, code: exitUsage, err: "--transport"},
 		{name: "serve too many workers", args: []string{"serve", "--headless", "--workers", "300"}, code: exitUsage, err: "--workers"},
 		{name: "replay missing", args: []string{"replay", "/nonexistent.jsonl", "--headless"}, code: exitUsage},
 	} {
@@ -126,6 +127,22 @@ func TestServeRunsAndStops(t *testing.T) {
 	want := []struct{ Name, State string }{{"boss-0", "TERMINATED"}, {"worker-0", "NOT_STARTED"}}
 	if s.Scenario != "serve" || !slices.Equal(s.Loops, want) {
 		t.Fatalf("summary of %q with loops %+v; want serve with %+v", s.Scenario, s.Loops, want)
+	}
+}
+
+// serve --transport io_uring runs Netty 4.2's loop on a ring: it starts,
+// serves nothing, and stops cleanly, or, where the kernel refuses io_uring,
+// exits 3 saying so.
+func TestServeOnIOUring(t *testing.T) {
+	code, out, errs := runCLI(t, "serve", "--headless", "--json", "--transport", "io_uring", "--addr", "127.0.0.1:0", "--workers", "1", "--duration", "200ms")
+	if code == exitRuntime && strings.Contains(errs, "io_uring unavailable") {
+		t.Skip(errs)
+	}
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	if !strings.Contains(out, `"netty"`) || strings.Contains(errs, "warning") {
+		t.Fatalf("want a 4.2 summary and no warning; got %s\n%s", out, errs)
 	}
 }
 
