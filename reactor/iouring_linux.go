@@ -42,6 +42,9 @@ const (
 	opCancel
 )
 
+// opNames name the kinds in ring_submit and ring_complete events.
+var opNames = [...]string{"", "wake", "accept", "recv", "send", "cancel"}
+
 func userData(op uint64, fd int) uint64 { return op<<56 | uint64(uint32(fd)) }
 
 func splitUserData(ud uint64) (uint64, int) { return ud >> 56, int(int32(uint32(ud))) }
@@ -132,6 +135,17 @@ func (h *uringHandler) sqe(ud uint64) *uring.SQE {
 
 func (h *uringHandler) armWake() {
 	h.sqe(userData(opWake, h.l.wakeFD)).PrepRead(h.l.wakeFD, h.wakeBuf)
+	h.traceSubmit(opWake, h.l.wakeFD, 0)
+}
+
+// traceSubmit records one prepared SQE: which operation, on which fd, how
+// many bytes it carries, and how many operations are then in flight or
+// queued. One atomic load when tracing is off.
+func (h *uringHandler) traceSubmit(op uint64, fd, n int) {
+	if l := h.l; l.tracing() {
+		inFlight := int64(h.ring.InFlight()) + int64(h.ring.SQReady())
+		l.emit(trace.Event{Kind: trace.KindRingSubmit, A: int64(fd), B: int64(n), C: inFlight, Str: opNames[op]})
+	}
 }
 
 // wake is IoUringIoHandler.wakeup: as with the 4.2 epoll handler, only a
@@ -164,19 +178,27 @@ func (h *uringHandler) selectPhase(handoff int64) int64 {
 		}
 	}
 	var start int64
+	var sqDepth uint32
 	add(&l.stats.selects, 1)
-	if l.tracing() {
-		start = l.now()
+	tracing := l.tracing()
+	if tracing {
+		start, sqDepth = l.now(), h.ring.SQReady()
 		l.emitAt(start, trace.Event{Kind: trace.KindSelectBegin, Str: "io_uring_enter", A: int64(timeout)})
 	}
-	_, err := h.ring.SubmitAndWait(wait, timeout)
+	submitted, err := h.ring.SubmitAndWait(wait, timeout)
 	l.nextWakeup.Store(wakeAwake)
 	if err != nil {
 		l.selectorFailed(err)
 	}
 	t := l.now()
+	var cqDepth uint32
+	if tracing {
+		cqDepth = h.ring.CQReady()
+	}
 	h.reap()
-	if l.tracing() {
+	if tracing {
+		l.emitAt(t, trace.Event{Kind: trace.KindRingEnter, A: int64(submitted), B: int64(wait),
+			C: int64(h.n), D: int64(sqDepth), E: int64(cqDepth)})
 		l.emitAt(t, trace.Event{Kind: trace.KindSelectEnd, A: int64(h.n), B: t - start})
 	}
 	return t
@@ -242,6 +264,10 @@ func (h *uringHandler) processFrom(i int) (next int) {
 
 func (h *uringHandler) complete(c *uring.CQE) {
 	op, fd := splitUserData(c.UserData)
+	if l := h.l; l.tracing() && op < uint64(len(opNames)) {
+		l.emit(trace.Event{Kind: trace.KindRingComplete, A: int64(fd), B: int64(c.Res), C: int64(h.n),
+			Flag: c.More(), Str: opNames[op]})
+	}
 	switch op {
 	case opWake:
 		h.onWake(c)
@@ -309,11 +335,14 @@ func (h *uringHandler) register(ch *Channel) error {
 
 func (h *uringHandler) arm(ch *Channel) {
 	u := ch.u
+	op := opRecv
 	if ch.kind == kindServer {
-		h.sqe(userData(opAccept, ch.fd)).PrepAccept(ch.fd, true, unix.SOCK_NONBLOCK|unix.SOCK_CLOEXEC)
+		op = opAccept
+		h.sqe(userData(op, ch.fd)).PrepAccept(ch.fd, true, unix.SOCK_NONBLOCK|unix.SOCK_CLOEXEC)
 	} else {
-		h.sqe(userData(opRecv, ch.fd)).PrepRecv(ch.fd, h.bufs.Group(), true)
+		h.sqe(userData(op, ch.fd)).PrepRecv(ch.fd, h.bufs.Group(), true)
 	}
+	h.traceSubmit(op, ch.fd, 0)
 	u.armed, u.cancelled = true, false
 	u.ops++
 }
@@ -333,6 +362,7 @@ func (h *uringHandler) interestChanged(ch *Channel) {
 			op = opAccept
 		}
 		h.sqe(userData(opCancel, ch.fd)).PrepCancel(userData(op, ch.fd))
+		h.traceSubmit(opCancel, ch.fd, 0)
 		u.cancelled = true
 	}
 }
@@ -435,6 +465,7 @@ func (h *uringHandler) submitSend(ch *Channel) {
 	u := ch.u
 	h.sqe(userData(opSend, ch.fd)).PrepSend(ch.fd, u.sending[u.sendOff:], 0)
 	u.ops++
+	h.traceSubmit(opSend, ch.fd, len(u.sending)-u.sendOff)
 }
 
 // onSend continues a short send before anything newer, then starts the
@@ -480,6 +511,7 @@ func (h *uringHandler) closing(ch *Channel) {
 		return
 	}
 	h.sqe(userData(opCancel, ch.fd)).PrepCancelFD(ch.fd)
+	h.traceSubmit(opCancel, ch.fd, 0)
 }
 
 // finishClose closes a closed channel's descriptor once nothing of it is

@@ -13,6 +13,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/reactorviz/reactorviz/reactor/trace"
 )
 
 var uringCfg = Config{Netty: Netty42, Selector: SelectorIOUring}
@@ -267,4 +269,50 @@ type byeHandler struct{ HandlerAdapter }
 func (byeHandler) ChannelRead(ctx *Context, _ []byte) {
 	ctx.Write([]byte("bye"))
 	ctx.CloseAfterFlush()
+}
+
+// TestIOUringTraced: with tracing on, each enter reports what it submitted
+// and reaped, and each operation its submission and completion; a request
+// costs one recv completion and one send.
+func TestIOUringTraced(t *testing.T) {
+	leakCheck(t)
+	if err := probeIOUring(); err != nil {
+		t.Skip(err)
+	}
+	coll, rec := newTraced(t)
+	cfg := uringCfg
+	cfg.Collector = coll
+	s := startServer(t, 1, 1, cfg, echoInit)
+	c := dial(t, s.addr())
+	echoOnce(t, c, "ping")
+	w := loopIndex(t, coll, "worker-0")
+	var sends, recvs, armed int
+	waitFor(t, "the send's completion traced", func() bool {
+		sends, recvs, armed = 0, 0, 0
+		for _, e := range rec.ofKind(w, trace.KindRingComplete) {
+			switch {
+			case e.Str == "send" && e.B == 4:
+				sends++
+			case e.Str == "recv" && e.B == 4 && e.Flag:
+				recvs++
+			}
+		}
+		for _, e := range rec.ofKind(w, trace.KindRingSubmit) {
+			if e.Str == "recv" {
+				armed++
+			}
+		}
+		return sends == 1
+	})
+	if recvs != 1 || armed != 1 {
+		t.Errorf("recv completions %d (want 1, multishot, 4 bytes), recv submissions %d (want 1)", recvs, armed)
+	}
+	enters := rec.ofKind(w, trace.KindRingEnter)
+	var submitted int64
+	for _, e := range enters {
+		submitted += e.A
+	}
+	if len(enters) == 0 || submitted < 3 { // eventfd read, recv, send
+		t.Errorf("%d enters submitted %d SQEs; want the eventfd read, the recv and the send", len(enters), submitted)
+	}
 }

@@ -183,6 +183,13 @@ func infoGroups(in detailInfo, long bool) [][]counter {
 			{{"in", model.Bytes(l.BytesRead)}, {"out", model.Bytes(l.BytesWritten)}, {"acc", c(l.Accepted)}},
 		}
 	}
+	if r := l.Ring; r.Enters > 0 {
+		perIter := "-"
+		if l.Iterations > 0 {
+			perIter = strconv.FormatFloat(float64(r.Enters)/float64(l.Iterations), 'f', 2, 64)
+		}
+		groups = append(groups, []counter{{"ring SQ", c(r.SQ)}, {"CQ", c(r.CQ)}, {"in flight", c(r.InFlight)}, {"enters/iter", perIter}})
+	}
 	if in.netty != "" {
 		groups = append(groups, []counter{{"netty", in.netty}})
 	}

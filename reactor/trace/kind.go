@@ -41,6 +41,9 @@ const (
 	KindTaskReject
 	KindConnect
 	KindIORatio
+	KindRingEnter
+	KindRingSubmit
+	KindRingComplete
 	numKinds
 )
 
@@ -96,6 +99,12 @@ var schema = [numKinds]struct {
 	KindTaskReject:    {"task_reject", fieldSpec{str: "reason"}},
 	KindConnect:       {"connect", fieldSpec{a: "channel", b: "fd"}},
 	KindIORatio:       {"io_ratio", fieldSpec{a: "io_ratio", b: "old"}},
+	// An io_uring loop's one system call per iteration: SQEs submitted,
+	// completions waited for, completions reaped after it, and the SQ and
+	// CQ fill the enter found and left.
+	KindRingEnter:    {"ring_enter", fieldSpec{a: "submitted", b: "wait", c: "completions", d: "sq_depth", e: "cq_depth"}},
+	KindRingSubmit:   {"ring_submit", fieldSpec{a: "fd", b: "bytes", c: "in_flight", str: "op"}},
+	KindRingComplete: {"ring_complete", fieldSpec{a: "fd", b: "result", c: "batch", flag: "more", str: "op"}},
 }
 
 // String returns the kind's snake_case name, or "invalid".

@@ -559,3 +559,16 @@ func FuzzApply(f *testing.F) {
 		}
 	})
 }
+
+func TestFoldRing(t *testing.T) {
+	m := New(testLoops)
+	m.Consume([]trace.Event{
+		ev(1, 1, trace.KindRingSubmit, func(e *trace.Event) { e.Str, e.C = "recv", 2 }),
+		ev(1, 2, trace.KindRingEnter, func(e *trace.Event) { e.A, e.B, e.C, e.D, e.E = 2, 1, 3, 2, 3 }),
+		ev(1, 3, trace.KindRingSubmit, func(e *trace.Event) { e.Str, e.C = "send", 3 }),
+	})
+	w := loopByName(t, m.Snapshot(Query{Focus: -1}), "worker-0")
+	if want := (Ring{Enters: 1, SQ: 2, CQ: 3, InFlight: 3}); w.Ring != want {
+		t.Errorf("ring %+v, want %+v", w.Ring, want)
+	}
+}

@@ -49,6 +49,7 @@ type Loop struct {
 	Budget      int64  // budget of the latest runAllTasks, ns; -1 unlimited
 	Fault       string // latest injected fault
 	IORatio     int    // as its latest io_ratio event set it; 0 before one
+	Ring        Ring   // zero unless the loop runs on io_uring
 	Counters
 	History      []int64 // queue depth per HistoryBucket, oldest first
 	Timers       int64   // scheduled tasks pending
@@ -58,6 +59,13 @@ type Loop struct {
 	QueueHidden  int64      // queued tasks QueueHead leaves out: QueueDepth less the head
 	TimerHead    []TimerRef // focused loop only
 	Last         int64      // time of its latest event
+}
+
+// Ring is what an io_uring loop's events say of its ring: enters so far,
+// the SQ fill its latest enter submitted and the CQ fill it found, and the
+// operations in flight at its latest submission.
+type Ring struct {
+	Enters, SQ, CQ, InFlight int64
 }
 
 // Group is a set of loops sharing a group name, in order of appearance.
@@ -129,7 +137,7 @@ func (s *State) snapshot(q Query) *Snapshot {
 			Index: i, Name: l.info.Name, Group: l.info.Group, TID: l.tid, State: l.state,
 			Phase: l.phase, Paused: l.paused, PausePhase: l.pausePhase, PauseReason: l.pauseReason,
 			Mode: l.mode, Timeout: l.timeout, Budget: l.budget, Fault: l.fault,
-			IORatio:  l.ioRatio,
+			IORatio: l.ioRatio, Ring: l.ring,
 			Counters: l.ctr, History: l.hist.upTo(s.time), Timers: l.timers.count(),
 			Last: l.last,
 		}

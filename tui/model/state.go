@@ -60,6 +60,7 @@ type loopState struct {
 	timeout int64  // timeout_ns of the latest blocking select
 	budget  int64  // budget_ns of the latest runAllTasks (-1: unlimited)
 	ioRatio int    // set by io_ratio events; 0 until one
+	ring    Ring   // an io_uring loop's figures, from its ring events
 
 	paused      bool
 	pausePhase  trace.Phase
@@ -225,6 +226,11 @@ func (s *State) apply(e *trace.Event) {
 		if e.A >= 1 && e.A <= 100 {
 			l.ioRatio = int(e.A)
 		}
+	case trace.KindRingEnter:
+		l.ring.Enters++
+		l.ring.SQ, l.ring.CQ = e.D, e.E
+	case trace.KindRingSubmit:
+		l.ring.InFlight = e.C
 	case trace.KindDrop:
 		if e.A > 0 {
 			s.dropped += uint64(e.A)
