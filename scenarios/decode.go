@@ -463,7 +463,7 @@ func (d *decoder) loopFlavour(m *mapping, s *Scenario) {
 		if s.Netty != Netty42 {
 			d.errorf(v, "selector: io_uring needs netty: \"4.2\" (IoUringIoHandler is a Netty 4.2 transport), not %s", s.Netty)
 		} else if t := m.get("trigger"); t != nil && s.Loop.Trigger == TriggerEdge {
-			d.errorf(t, "trigger: edge has no meaning with selector: io_uring: a ring reports completions, not readiness")
+			d.warnf(t, "trigger has no effect with selector: io_uring: a ring reports completions, not readiness")
 		}
 	}
 	if s.Netty == Netty42 {

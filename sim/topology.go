@@ -29,7 +29,7 @@ func loopConfig(sc *scenarios.Scenario, r *Run) reactor.Config {
 	case scenarios.SelectorIOUring:
 		cfg.Selector = reactor.SelectorIOUring
 	}
-	if sc.Loop.Trigger == scenarios.TriggerEdge {
+	if sc.Loop.Trigger == scenarios.TriggerEdge && cfg.Selector != reactor.SelectorIOUring {
 		cfg.Trigger = reactor.TriggerEdge
 	}
 	// The scenario parser accepts only the three names ParseFlavour knows.
