@@ -86,15 +86,16 @@ type uringState struct {
 // already read, into a provided buffer). A read kept armed on the wakeup
 // eventfd is how other threads wake it. Loop thread only, apart from wake.
 type uringHandler struct {
-	l       *EventLoop
-	ring    *uring.Ring
-	bufs    *uring.BufRing
-	cqes    []uring.CQE
-	n       int // completions reaped for this I/O phase
-	wakeBuf []byte
-	dirty   []*Channel   // channels with replies to send this batch
-	held    int          // provided buffer lent to a pipeline, or -1
-	noBufs  atomic.Int64 // multishot recvs ended by an empty buffer ring
+	l           *EventLoop
+	ring        *uring.Ring
+	bufs        *uring.BufRing
+	cqes        []uring.CQE
+	n           int // completions reaped for this I/O phase
+	wakeBuf     []byte
+	dirty       []*Channel   // channels with replies to send this batch
+	held        int          // provided buffer lent to a pipeline, or -1
+	noBufs      atomic.Int64 // multishot recvs ended by an empty buffer ring
+	tearingDown bool         // the ring is being torn down: re-arm nothing
 }
 
 // open creates the ring on the loop's own thread: SINGLE_ISSUER ties it to
@@ -250,8 +251,9 @@ func (h *uringHandler) processFrom(i int) (next int) {
 		if r := recover(); r != nil {
 			h.recycleHeld()
 			_, fd := splitUserData(h.cqes[i].UserData)
-			if ch := h.l.channelByFD(fd); ch != nil {
+			if ch := h.l.channelByFD(fd); ch != nil && ch.u != nil {
 				ch.handlerPanicked(r)
+				h.settle(ch)
 			}
 			next = i + 1
 		}
@@ -288,8 +290,20 @@ func (h *uringHandler) complete(c *uring.CQE) {
 	case opSend:
 		h.onSend(ch, c)
 	}
+	h.settle(ch)
+}
+
+// settle is what follows every completion of a channel, a handler's panic
+// included: a multishot op that ended is armed again while the channel
+// reads, and a closed channel's descriptor is closed once nothing of it is
+// in flight.
+func (h *uringHandler) settle(ch *Channel) {
 	if ch.closed() {
 		h.finishClose(ch)
+		return
+	}
+	if !ch.u.armed && ch.interest&unix.EPOLLIN != 0 && !h.tearingDown {
+		h.arm(ch)
 	}
 }
 
@@ -297,7 +311,7 @@ func (h *uringHandler) complete(c *uring.CQE) {
 // read is armed again, unless the loop is tearing the ring down.
 func (h *uringHandler) onWake(c *uring.CQE) {
 	h.l.woken.Store(false)
-	if c.Res == -int32(unix.ECANCELED) {
+	if c.Res == -int32(unix.ECANCELED) || h.tearingDown {
 		return
 	}
 	h.armWake()
@@ -391,9 +405,6 @@ func (h *uringHandler) onAccept(ch *Channel, c *uring.CQE) {
 	default:
 		ch.exception(c.Err())
 	}
-	if !u.armed && !ch.closed() && ch.interest&unix.EPOLLIN != 0 {
-		h.arm(ch)
-	}
 }
 
 // onRecv passes the bytes a completion carries to the pipeline, then
@@ -421,9 +432,6 @@ func (h *uringHandler) onRecv(ch *Channel, c *uring.CQE) {
 		h.noBufs.Add(1)
 	default:
 		ch.fail(c.Err())
-	}
-	if !u.armed && !ch.closed() && ch.interest&unix.EPOLLIN != 0 {
-		h.arm(ch)
 	}
 }
 
@@ -539,6 +547,7 @@ func (h *uringHandler) shutdown() {
 		return
 	}
 	h.flushSends()
+	h.tearingDown = true
 	h.sqe(userData(opCancel, h.l.wakeFD)).PrepCancel(userData(opWake, h.l.wakeFD))
 	for i := 0; i < 1000 && (h.ring.InFlight() > 0 || h.ring.SQReady() > 0); i++ {
 		if _, err := h.ring.SubmitAndWait(1, 10*time.Millisecond); err != nil {
