@@ -157,18 +157,14 @@ func (c *Config) flavourDefaults() error {
 		c.TaskQuantum = DefaultTaskQuantum
 	}
 	c.TaskQuantum = max(c.TaskQuantum, MinTaskQuantum)
-	if c.Netty == Netty42 && c.Selector == SelectorEpoll && c.Trigger == TriggerEdge {
-		// EpollIoHandler registers everything level-triggered; EpollMode
-		// and setEpollMode are gone in 4.2.
-		return errors.New("trigger: edge (Netty 4.2's epoll is level-triggered only)")
+	if c.Netty == Netty42 && c.Trigger == TriggerEdge {
+		// EpollIoHandler registers everything level-triggered (EpollMode
+		// is gone in 4.2), and the JDK selector under NioIoHandler never
+		// was edge-triggered.
+		return errors.New("trigger: edge (Netty 4.2 is level-triggered only)")
 	}
-	if c.Selector == SelectorIOUring {
-		if c.Netty != Netty42 {
-			return fmt.Errorf("selector: io_uring needs netty 4.2 (IoUringIoHandler is a 4.2 transport), not %s", c.Netty)
-		}
-		if c.Trigger == TriggerEdge {
-			return errors.New("trigger: edge (an io_uring loop has no readiness triggers)")
-		}
+	if c.Selector == SelectorIOUring && c.Netty != Netty42 {
+		return fmt.Errorf("selector: io_uring needs netty 4.2 (IoUringIoHandler is a 4.2 transport), not %s", c.Netty)
 	}
 	return nil
 }

@@ -284,8 +284,10 @@ func TestNetty42QuantumDefault(t *testing.T) {
 // nextWakeupNanos like 4.1.44+.
 func TestNetty42EpollLevelOnly(t *testing.T) {
 	leakCheck(t)
-	if _, err := NewEventLoop("w", "g", Config{Netty: Netty42, Selector: SelectorEpoll, Trigger: TriggerEdge}); err == nil {
-		t.Fatal("4.2 epoll accepted edge-triggered registrations")
+	for _, sel := range []SelectorKind{SelectorEpoll, SelectorNIO} {
+		if _, err := NewEventLoop("w", "g", Config{Netty: Netty42, Selector: sel, Trigger: TriggerEdge}); err == nil {
+			t.Fatalf("4.2 %v accepted edge-triggered registrations", sel)
+		}
 	}
 	w, c := echoingWorker(t, Config{Netty: Netty42, Selector: SelectorEpoll})
 	echoOnce(t, c, "level")

@@ -456,22 +456,19 @@ func (d *decoder) nettyVersion(n *yaml.Node, s *Scenario) {
 }
 
 // loopFlavour checks the loop settings against the loop design: 4.2 has
-// no ioRatio (setIoRatio is a no-op) and no edge-triggered epoll; the task
-// quantum exists only in 4.2.
+// no ioRatio (setIoRatio is a no-op) and no edge-triggered epoll
+// (setEpollMode is a no-op), so both warn; the task quantum exists only in
+// 4.2.
 func (d *decoder) loopFlavour(m *mapping, s *Scenario) {
-	if v := m.get("selector"); v != nil && s.Loop.Selector == SelectorIOUring {
-		if s.Netty != Netty42 {
-			d.errorf(v, "selector: io_uring needs netty: \"4.2\" (IoUringIoHandler is a Netty 4.2 transport), not %s", s.Netty)
-		} else if t := m.get("trigger"); t != nil && s.Loop.Trigger == TriggerEdge {
-			d.warnf(t, "trigger has no effect with selector: io_uring: a ring reports completions, not readiness")
-		}
+	if v := m.get("selector"); v != nil && s.Loop.Selector == SelectorIOUring && s.Netty != Netty42 {
+		d.errorf(v, "selector: io_uring needs netty: \"4.2\" (IoUringIoHandler is a Netty 4.2 transport), not %s", s.Netty)
 	}
 	if s.Netty == Netty42 {
 		if v := m.get("io_ratio"); v != nil {
 			d.warnf(v, "io_ratio has no effect under netty 4.2: its loop runs tasks for loop.task_quantum instead")
 		}
-		if v := m.get("trigger"); v != nil && s.Loop.Trigger == TriggerEdge && s.Loop.Selector == SelectorEpoll {
-			d.errorf(v, "trigger: edge is not available under netty 4.2: its epoll handler is level-triggered only")
+		if v := m.get("trigger"); v != nil && s.Loop.Trigger == TriggerEdge {
+			d.warnf(v, "trigger: edge has no effect under netty 4.2: it is level-triggered only (setEpollMode is a no-op)")
 		}
 		return
 	}

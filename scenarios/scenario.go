@@ -138,7 +138,7 @@ type LoopConfig struct {
 	IORatio          int           // 1..100; 100 runs all tasks without a time limit
 	RebuildThreshold int           // premature selects before a rebuild; below 3 disables
 	Selector         Selector      // nio or epoll semantics
-	Trigger          Trigger       // level or edge
+	Trigger          Trigger       // level or edge; level whatever is set under netty 4.2
 	TaskQueue        int           // task queue capacity; 0 is unbounded
 	ReadBuffer       int           // bytes read per read call
 	SlowMotion       time.Duration // delay at each phase boundary; 0 is off

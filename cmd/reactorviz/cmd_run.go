@@ -183,7 +183,7 @@ func setDuration(sc *scenarios.Scenario, d time.Duration) error {
 }
 
 func cmdCompare(e *env, args []string) error {
-	f := newFlags("compare", "[NAME|FILE]", "Run one workload under single, multi and master-slave, one after another, and compare.")
+	f := newFlags("compare", "[NAME|FILE]", "Run one workload under single, multi and master-slave (or, with --flavours, under Netty loop designs), one after another, and compare.")
 	var rf runFlags
 	rf.register(f)
 	models := f.String("models", strings.Join(sim.Models, ","), "models to run, comma-separated")
