@@ -532,7 +532,7 @@ func (ch *Channel) setOutbound(b []byte) {
 // closeAfterFlush closes the channel as soon as its pending output is
 // written (at once if there is none).
 func (ch *Channel) closeAfterFlush() {
-	if len(ch.out) == 0 {
+	if len(ch.out) == 0 && (ch.u == nil || ch.u.sending == nil) {
 		ch.closeWith("closed after flush")
 		return
 	}

@@ -426,6 +426,11 @@ func (h *uringHandler) onRecv(ch *Channel, c *uring.CQE) {
 	}
 	switch {
 	case c.Res > 0, c.Res == -int32(unix.ECANCELED):
+	case c.Res == 0 && (len(ch.out) > 0 || u.sending != nil):
+		// The peer finished sending, and the replies to what it sent are
+		// not all out yet: the epoll loop wrote them before it read the
+		// EOF; here they leave first, then the channel closes.
+		ch.closeAfterFlush()
 	case c.Res == 0:
 		ch.closeWith("peer closed")
 	case c.Res == -int32(unix.ENOBUFS):

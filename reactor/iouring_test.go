@@ -360,3 +360,26 @@ func TestIOUringManyConnections(t *testing.T) {
 		}
 	}
 }
+
+// TestIOUringRepliesBeforeEOF: a peer that sends and at once shuts its
+// side down still gets every reply before the server closes; the request
+// and the EOF may arrive in one batch of completions.
+func TestIOUringRepliesBeforeEOF(t *testing.T) {
+	leakCheck(t)
+	s := startUringServer(t, 1, echoInit)
+	for i := 0; i < 20; i++ {
+		c := dial(t, s.addr())
+		msg := strings.Repeat("z", 1+i*4096)
+		if _, err := io.WriteString(c, msg); err != nil {
+			t.Fatal(err)
+		}
+		if err := c.(*net.TCPConn).CloseWrite(); err != nil {
+			t.Fatal(err)
+		}
+		c.SetReadDeadline(time.Now().Add(10 * time.Second))
+		got, err := io.ReadAll(c)
+		if err != nil || string(got) != msg {
+			t.Fatalf("round %d: got %d bytes (%v), want %d then EOF", i, len(got), err, len(msg))
+		}
+	}
+}
