@@ -24,8 +24,9 @@
 // changes, task panics, faults, accepts, registrations, closes, deadline hits,
 // timers firing, drops and step-gate pauses are thread instants ("i"). Task
 // queue depth (from tasks_begin and task_submit), select_cnt (from
-// select_end) and the wheel's pending count are counters ("C") named after the
-// loop. Each accept is joined to the register of the same channel on its
+// select_end), the wheel's pending count and an io_uring loop's SQ and CQ
+// depth (ring_enter) and operations in flight (ring_submit) are counters
+// ("C") named after the loop. Each accept is joined to the register of the same channel on its
 // worker by a flow arrow.
 //
 // Perfetto drops a slice that partly overlaps another on its thread, so the
@@ -401,6 +402,11 @@ func (p *Process) handle(e *trace.Event) {
 		p.counter(ls, e.Time, "select_cnt", e.C)
 	case trace.KindWheelTick:
 		p.counter(ls, e.Time, "pending", e.D)
+	case trace.KindRingEnter:
+		p.counter(ls, e.Time, "sq_depth", e.D)
+		p.counter(ls, e.Time, "cq_depth", e.E)
+	case trace.KindRingSubmit:
+		p.counter(ls, e.Time, "in_flight", e.C)
 	}
 
 	if e.Kind == trace.KindDeadlineCheck && !e.Flag {

@@ -213,6 +213,8 @@ func TestArgsInstantsCounters(t *testing.T) {
 		{Time: 2005, Loop: worker0, Kind: trace.KindTaskSubmit, A: 1, B: 17},
 		{Time: 2006, Loop: worker0, Kind: trace.KindRead, A: 1, B: 2, C: 3},
 		{Time: 2007, Loop: worker0, Kind: trace.KindInject, A: 9, Str: "spurious-wakeups"},
+		{Time: 2008, Loop: worker0, Kind: trace.KindRingEnter, A: 5, B: 1, C: 7, D: 5, E: 7},
+		{Time: 2009, Loop: worker0, Kind: trace.KindRingSubmit, A: 9, C: 6, Str: "send"},
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -250,7 +252,8 @@ func TestArgsInstantsCounters(t *testing.T) {
 			t.Errorf("state args %v", e.Args)
 		}
 	}
-	if counters["worker-0 select_cnt"] != 42 || counters["worker-0 queued"] != 17 {
+	if counters["worker-0 select_cnt"] != 42 || counters["worker-0 queued"] != 17 ||
+		counters["worker-0 sq_depth"] != 5 || counters["worker-0 cq_depth"] != 7 || counters["worker-0 in_flight"] != 6 {
 		t.Errorf("counters %v", counters)
 	}
 }
