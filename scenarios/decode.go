@@ -104,7 +104,10 @@ type decoder struct {
 	origin map[*yaml.Node]string
 
 	workersNode, bossesNode *yaml.Node
-	loopRefs                []loopRef
+	// ioRatioNode is loop.io_ratio's value, to warn when a --set of it is
+	// shadowed by the timeline's set io_ratio.
+	ioRatioNode *yaml.Node
+	loopRefs    []loopRef
 	// topologyBroken is set when a setting that decides which loops exist
 	// was invalid; loop names are then not checked, since every check would
 	// be against a guess and only add noise to the real problem.
@@ -445,6 +448,7 @@ func (d *decoder) loop(n *yaml.Node, s *Scenario) {
 	}
 	m := d.mapping(n, "loop", loopConfigKeys)
 	if v := m.get("io_ratio"); v != nil {
+		d.ioRatioNode = v
 		if r, ok := d.integer(v, "io_ratio", 1, 100); ok {
 			s.Loop.IORatio = r
 		}
@@ -749,6 +753,7 @@ func (d *decoder) timeline(n *yaml.Node, s *Scenario) {
 		d.errorf(n, "the timeline submits %d tasks in all; the limit is %d", totalTasks, maxTotalTasks)
 	}
 	slices.SortStableFunc(s.Timeline, func(a, b Action) int { return cmp.Compare(a.Time(), b.Time()) })
+	d.warnShadowedIORatio(s.Timeline)
 }
 
 // action decodes one timeline entry: exactly one verb, the parameters that
@@ -1168,4 +1173,26 @@ func (d *decoder) exprPos(n *yaml.Node, off int) (string, Pos) {
 	}
 	p.Col += min(off, math.MaxInt32)
 	return f, p
+}
+
+// warnShadowedIORatio warns, at the --set, when an override of loop.io_ratio
+// is replaced on some loops by the timeline's own set io_ratio: the user
+// asked for one ratio and those loops run another.
+func (d *decoder) warnShadowedIORatio(timeline []Action) {
+	if d.ioRatioNode == nil {
+		return
+	}
+	if _, fromSet := d.origin[d.ioRatioNode]; !fromSet {
+		return
+	}
+	var loops []string
+	for _, a := range timeline {
+		if set, ok := a.(SetIORatio); ok {
+			loops = append(loops, set.Loop+" at "+durationString(set.At))
+		}
+	}
+	if len(loops) > 0 {
+		f, p := d.at(d.ioRatioNode)
+		d.warn.add(f, p, "loop.io_ratio is overridden by the timeline's set io_ratio on %s", strings.Join(loops, ", "))
+	}
 }

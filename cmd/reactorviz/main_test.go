@@ -307,6 +307,9 @@ func TestWarningsArePrinted(t *testing.T) {
 			"w.yaml:7:10: warning: this action at 5s never happens: the run ends at 200ms"},
 		{"an override's warning", "model: single\n", []string{"--set", "workers=2"},
 			"--set workers=2: warning: workers does not apply to model single"},
+		{"an override the timeline shadows", "model: multi\ntimeline:\n  - {at: 0s, set: io_ratio, loop: worker-0, value: 10}\n",
+			[]string{"--set", "loop.io_ratio=100"},
+			"--set loop.io_ratio=100: warning: loop.io_ratio is overridden by the timeline's set io_ratio on worker-0 at 0s"},
 		{"a shorter --duration", "model: multi\ntimeline:\n  - {at: 150ms, submit: tasks, loop: worker-0}\n",
 			[]string{"--duration", "100ms"}, "warning: this action at 150ms never happens: the run ends at 100ms"},
 	} {
