@@ -58,6 +58,7 @@ const (
 	maxRequests       = 10_000_000
 	maxRatePerSec     = 1_000_000
 	maxTimeline       = 256
+	maxWatch          = 32
 	maxCount          = 1_000_000
 	maxTimers         = 100_000
 	maxTotalTasks     = 10_000_000
@@ -86,6 +87,7 @@ const (
 	maxName    = 64
 	maxSummary = 200
 	maxNotes   = 4096
+	maxCaption = 400
 	maxExpects = 128
 )
 
@@ -321,7 +323,7 @@ func (d *decoder) enum(n *yaml.Node, name string, options []string) (string, boo
 
 var topKeys = []string{
 	"name", "summary", "notes", "concepts", "model", "bosses", "workers", "client_loops",
-	"duration", "loop", "server", "clients", "timeline", "wheel", "shutdown", "expect",
+	"duration", "loop", "server", "clients", "timeline", "watch", "wheel", "shutdown", "expect",
 }
 
 // scenario decodes the whole document. Fields are decoded in dependency
@@ -413,6 +415,7 @@ func (d *decoder) scenario(root *yaml.Node, s *Scenario) {
 		d.warnf(n, "client_loops has no effect: no client uses via: engine")
 	}
 	d.timeline(top.get("timeline"), s)
+	d.watch(top.get("watch"), s)
 	d.checkLoopRefs(s)
 	d.expects(top.get("expect"), s)
 }
@@ -1195,4 +1198,33 @@ func (d *decoder) warnShadowedIORatio(timeline []Action) {
 		f, p := d.at(d.ioRatioNode)
 		d.warn.add(f, p, "loop.io_ratio is overridden by the timeline's set io_ratio on %s", strings.Join(loops, ", "))
 	}
+}
+
+var watchKeys = []string{"at", "text"}
+
+// watch decodes the captions: what to watch, each from a time in the run
+// on, shown by the TUI's caption line and by show.
+func (d *decoder) watch(n *yaml.Node, s *Scenario) {
+	for _, item := range d.list(n, "watch", maxWatch) {
+		m := d.mapping(item, "a watch entry", watchKeys)
+		if m == nil {
+			continue
+		}
+		var c Caption
+		if at := m.get("at"); at != nil {
+			if v, ok := d.duration(at, "at", 0, maxDuration); ok {
+				c.At = v
+				if v >= s.Duration {
+					d.warnf(at, "this caption at %s is never shown: the run ends at %s", durationString(v), durationString(s.Duration))
+				}
+			}
+		}
+		if t := m.get("text"); t == nil {
+			d.errorf(item, "a watch entry needs text")
+		} else if v, ok := d.str(t, "text", maxCaption); ok {
+			c.Text = strings.Join(strings.Fields(v), " ")
+		}
+		s.Watch = append(s.Watch, c)
+	}
+	slices.SortStableFunc(s.Watch, func(a, b Caption) int { return cmp.Compare(a.At, b.At) })
 }

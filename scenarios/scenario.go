@@ -80,7 +80,8 @@ const (
 type Scenario struct {
 	Name     string
 	Summary  string
-	Notes    string   // longer "what to watch" text for the UI's help
+	Notes    string // longer text on what the scenario shows, for the UI's help
+	Watch    []Caption
 	Concepts []string // teaching-checklist ids this scenario shows, e.g. "C9"
 
 	Model Model
@@ -221,6 +222,7 @@ func (s *Scenario) Clone() *Scenario {
 	c.Concepts = append([]string(nil), s.Concepts...)
 	c.Clients = append([]Client(nil), s.Clients...)
 	c.Timeline = append([]Action(nil), s.Timeline...)
+	c.Watch = append([]Caption(nil), s.Watch...)
 	c.Expect = append([]*Expect(nil), s.Expect...)
 	c.warnings = append([]Problem(nil), s.warnings...)
 	c.sets = append([]setArg(nil), s.sets...)
@@ -246,4 +248,23 @@ func (s *Scenario) ForModel(m Model) (*Scenario, error) {
 // earlier ones on a fresh parse of the source.
 type setArg struct {
 	key, value string
+}
+
+// Caption is one "what to watch" note of a scenario, shown from At on.
+type Caption struct {
+	At   time.Duration
+	Text string
+}
+
+// CaptionAt returns the caption to show at elapsed run time t: the last one
+// whose time has come, or "" before the first.
+func (s *Scenario) CaptionAt(t time.Duration) string {
+	text := ""
+	for _, c := range s.Watch {
+		if c.At > t {
+			break
+		}
+		text = c.Text
+	}
+	return text
 }
