@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"slices"
 	"strings"
 	"time"
@@ -57,6 +58,9 @@ func cmdRun(e *env, args []string) error {
 	if err != nil {
 		return err
 	}
+	if err := needLive("run"); err != nil {
+		return err
+	}
 	opts := sim.Options{TracePath: *tracePath, ChromePath: *chromePath}
 	if rf.tui(e) && liveTUI != nil {
 		return liveTUI(sc, opts, ui)
@@ -69,7 +73,7 @@ func cmdRun(e *env, args []string) error {
 var (
 	liveTUI    func(sc *scenarios.Scenario, opts sim.Options, ui uiFlags) error
 	compareTUI func(sc *scenarios.Scenario, models []string) error
-	replayTUI  func(path string, ui uiFlags) error
+	replayTUI  func(r io.Reader, name, banner string, ui uiFlags) error
 )
 
 func runHeadless(e *env, sc *scenarios.Scenario, opts sim.Options, asJSON bool) error {
@@ -200,6 +204,9 @@ func cmdCompare(e *env, args []string) error {
 	}
 	ms, err := parseModels(*models)
 	if err != nil {
+		return err
+	}
+	if err := needLive("compare"); err != nil {
 		return err
 	}
 	if rf.tui(e) && compareTUI != nil && *chromePath == "" {
