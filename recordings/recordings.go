@@ -19,6 +19,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"io"
+	"io/fs"
 	"strings"
 	"time"
 
@@ -129,6 +130,18 @@ func Open(name string) (io.ReadCloser, error) {
 		return nil, fmt.Errorf("recording %s: %w", name, err)
 	}
 	return readCloser{zr, func() error { zr.Close(); return f.Close() }}, nil
+}
+
+// CompressedSize is what a recording adds to the binary.
+func CompressedSize(name string) (int64, bool) {
+	if _, ok := Lookup(name); !ok {
+		return 0, false
+	}
+	st, err := fs.Stat(files, FileName(name))
+	if err != nil {
+		return 0, false
+	}
+	return st.Size(), true
 }
 
 type readCloser struct {
