@@ -12,8 +12,6 @@ import (
 // before any socket (EventLoop start), so these are never reached; they
 // fail with the same reason should anything call them.
 
-func resolveTCP(addr string) (netip.AddrPort, error) { return netip.ParseAddrPort(addr) }
-
 func listenTCP(string, bool) (int, netip.AddrPort, error) {
 	return -1, netip.AddrPort{}, poll.ErrNoLive
 }

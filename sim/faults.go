@@ -123,11 +123,3 @@ func (r *Run) setOffload(on bool, size int) {
 	}
 	r.offloading = on
 }
-
-// activeHook calls fn once the channel is active.
-type activeHook struct {
-	reactor.HandlerAdapter
-	fn func(*reactor.Channel)
-}
-
-func (h *activeHook) ChannelActive(ctx *reactor.Context) { h.fn(ctx.Channel()) }

@@ -39,6 +39,14 @@ func (r *Run) injectJDKEpollBug(l *reactor.EventLoop) error {
 	return unix.Close(cli)
 }
 
+// activeHook calls fn once the channel is active.
+type activeHook struct {
+	reactor.HandlerAdapter
+	fn func(*reactor.Channel)
+}
+
+func (h *activeHook) ChannelActive(ctx *reactor.Context) { h.fn(ctx.Channel()) }
+
 // tcpPair returns both ends of a fresh loopback TCP connection.
 func tcpPair() (server, client int, err error) {
 	ln, err := unix.Socket(unix.AF_INET, unix.SOCK_STREAM|unix.SOCK_CLOEXEC, 0)

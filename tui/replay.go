@@ -54,12 +54,8 @@ func RunReplayFrom(r io.Reader, name, banner string, o Options) error {
 	return runReplayView(filepath.Base(name), banner, tr, err, o)
 }
 
-// runReplayTrace shows a trace already read; readErr, if any, is why the
+// runReplayView shows a trace already read; readErr, if any, is why the
 // trace ends early.
-func runReplayTrace(name string, tr *jsonl.Trace, readErr error, o Options) error {
-	return runReplayView(name, "", tr, readErr, o)
-}
-
 func runReplayView(name, banner string, tr *jsonl.Trace, readErr error, o Options) error {
 	rep := model.NewReplay(tr.Header.Loops, tr.Events, tr.End.Dropped)
 	sh := newShell(o)
