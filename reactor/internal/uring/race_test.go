@@ -1,0 +1,5 @@
+//go:build race
+
+package uring
+
+const raceEnabled = true
