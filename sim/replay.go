@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/reactorviz/reactorviz/reactor"
+	"github.com/reactorviz/reactorviz/reactor/netty"
 	"github.com/reactorviz/reactorviz/reactor/trace"
 	"github.com/reactorviz/reactorviz/reactor/trace/jsonl"
 	"github.com/reactorviz/reactorviz/scenarios"
@@ -148,11 +149,7 @@ func (t *Tally) summary(scenario, model string) *Summary {
 	}
 	for _, g := range order {
 		n := sizes[g]
-		ch := reactor.ChooserGeneric
-		if n&(n-1) == 0 {
-			ch = reactor.ChooserPowerOfTwo
-		}
-		s.Groups = append(s.Groups, GroupSummary{Name: g, Size: n, Chooser: ch})
+		s.Groups = append(s.Groups, GroupSummary{Name: g, Size: n, Chooser: netty.Chooser(n)})
 	}
 	return s
 }

@@ -1,6 +1,7 @@
 package model
 
 import (
+	"github.com/reactorviz/reactorviz/reactor/netty"
 	"github.com/reactorviz/reactorviz/reactor/trace"
 )
 
@@ -67,12 +68,7 @@ type Group struct {
 }
 
 // Chooser names the chooser Netty picks for a group of n loops (C4).
-func Chooser(n int) string {
-	if n > 0 && n&(n-1) == 0 {
-		return "power-of-two"
-	}
-	return "generic"
-}
+func Chooser(n int) string { return netty.Chooser(n) }
 
 // Wheel is the HashedWheelTimer as the trace shows it.
 type Wheel struct {
