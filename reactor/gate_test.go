@@ -91,3 +91,29 @@ func TestQueueBreakpointFiresOnCrossingOnly(t *testing.T) {
 		t.Fatalf("paused again at %v (%q) with the queue still deep", g.Phase, g.Reason)
 	}
 }
+
+// The premature breakpoint stops at the first premature return, inside the
+// select phase, with selectCnt at 1, not when the phase ends hundreds of
+// returns later or after the rebuild.
+func TestPrematureBreakpointStopsAtTheFirstReturn(t *testing.T) {
+	leakCheck(t)
+	w, c := echoingWorker(t, Config{RebuildThreshold: 32})
+	w.SetBreakpoints(Breakpoints{Premature: true})
+	if err := w.InjectSpuriousWakeups(); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "the breakpoint to stop the loop", func() bool {
+		g := w.GateStatus()
+		return g.Paused && g.Waiting
+	})
+	s, g := w.Stats(), w.GateStatus()
+	if !strings.Contains(g.Reason, "premature") || g.Phase != trace.PhaseSelect ||
+		s.Premature != 1 || s.SelectCnt != 1 || s.Rebuilds != 0 {
+		t.Fatalf("paused at %v (%q) after %d premature returns, selectCnt %d, %d rebuilds",
+			g.Phase, g.Reason, s.Premature, s.SelectCnt, s.Rebuilds)
+	}
+	w.SetBreakpoints(Breakpoints{})
+	w.Resume()
+	waitFor(t, "the rebuild", func() bool { return w.Stats().Rebuilds == 1 })
+	echoOnce(t, c, "after the breakpoint")
+}

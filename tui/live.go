@@ -545,10 +545,8 @@ func breaksOf(items []widgets.MenuItem) model.Breaks {
 }
 
 func applyBreaks(loops []*reactor.EventLoop, b model.Breaks) {
-	rb := reactor.Breakpoints{Rebuild: b.Rebuild, Premature: b.Premature, DeadlineHit: b.DeadlineHit,
-		Wakeup: b.Wakeup, TaskPanic: b.TaskPanic, QueueAbove: b.QueueAbove}
 	for _, l := range loops {
-		l.SetBreakpoints(rb)
+		l.SetBreakpoints(b)
 	}
 }
 

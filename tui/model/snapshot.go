@@ -121,10 +121,10 @@ func (s *State) snapshot(q Query) *Snapshot {
 			continue
 		}
 		ls := Loop{
-			Index: i, Name: l.info.Name, Group: l.info.Group, TID: l.tid, State: l.state,
+			Index: i, Name: l.info.Name, Group: l.info.Group, TID: l.fold.TID, State: l.fold.State,
 			Phase: l.phase, Paused: l.paused, PausePhase: l.pausePhase, PauseReason: l.pauseReason,
 			Mode: l.mode, Timeout: l.timeout, Budget: l.budget, Fault: l.fault,
-			Counters: l.ctr, History: l.hist.upTo(s.time), Timers: l.timers.count(),
+			Counters: Counters{Stats: l.fold.Stats, MaxQueueDepth: l.maxDepth, TimersCancelled: l.cancelled}, History: l.hist.upTo(s.time), Timers: l.timers.count(),
 			Last: l.last,
 		}
 		if l.paused {
@@ -154,8 +154,8 @@ func (s *State) snapshot(q Query) *Snapshot {
 	if w.present {
 		snap.Wheel = Wheel{
 			Present: true, Name: s.LoopName(uint16(w.loop)), State: w.state,
-			Tick: w.tick, Slot: w.slot, Size: pow2AtLeast(w.maxSlot + 1),
-			Pending: w.pending, Expired: w.expired, LastExp: w.lastExp,
+			Tick: w.fold.Tick, Slot: w.fold.Slot, Size: pow2AtLeast(w.maxSlot + 1),
+			Pending: w.fold.Pending, Expired: w.fold.Expired, LastExp: w.fold.LastExpired,
 		}
 		k := min(w.nrecent, len(w.recent))
 		for i := range k {
