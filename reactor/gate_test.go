@@ -117,3 +117,18 @@ func TestPrematureBreakpointStopsAtTheFirstReturn(t *testing.T) {
 	waitFor(t, "the rebuild", func() bool { return w.Stats().Rebuilds == 1 })
 	echoOnce(t, c, "after the breakpoint")
 }
+
+// Judging breakpoints runs on the loop thread at every boundary: it must
+// not allocate.
+func TestBreakReasonDoesNotAllocate(t *testing.T) {
+	l := newLoop(t, Config{})
+	l.SetBreakpoints(Breakpoints{Rebuild: true, Premature: true, DeadlineHit: true, Wakeup: true, TaskPanic: true, QueueAbove: 1})
+	g := &l.gate
+	if n := testing.AllocsPerRun(100, func() {
+		g.mu.Lock()
+		_ = l.breakReason()
+		g.mu.Unlock()
+	}); n != 0 {
+		t.Fatalf("breakReason allocates %.0f times", n)
+	}
+}

@@ -295,7 +295,7 @@ func (v *replayView) jumpBreak(forward bool) {
 		v.sh.say("no breakpoints chosen: press b")
 		return
 	}
-	pos, ok := v.rep.FindBreak(forward, v.breaks)
+	pos, _, ok := v.rep.FindBreak(forward, v.breaks)
 	if !ok {
 		dir := "after"
 		if !forward {

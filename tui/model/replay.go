@@ -173,32 +173,33 @@ type Breaks = counters.Breakpoints
 // the current one at which a breakpoint fires, searching forward, or of the
 // latest before the current one, searching backward. An event fires when
 // folding it into its loop's counters makes b's rule fire, the rule the
-// live gate applies at each boundary. ok is false when there is none.
-func (r *Replay) FindBreak(forward bool, b Breaks) (pos int, ok bool) {
+// live gate applies at each boundary; reason is the rule's. ok is false
+// when there is none.
+func (r *Replay) FindBreak(forward bool, b Breaks) (pos int, reason string, ok bool) {
 	if !b.Any() {
-		return 0, false
+		return 0, "", false
 	}
 	if forward {
 		return r.breakIn(r.cur, r.pos, len(r.events), b, true)
 	}
 	end := r.pos - 1 // the current event is events[pos-1]
 	if end <= 0 {
-		return 0, false
+		return 0, "", false
 	}
 	// Walk back one checkpoint interval at a time, each folded forward
 	// from its checkpoint, and take the latest hit of the nearest one.
 	for k := min((end-1)/r.every, len(r.ckpts)-1); k >= 0; k-- {
-		if pos, ok := r.breakIn(r.ckpts[k], k*r.every, min(end, (k+1)*r.every), b, false); ok {
-			return pos, true
+		if pos, reason, ok := r.breakIn(r.ckpts[k], k*r.every, min(end, (k+1)*r.every), b, false); ok {
+			return pos, reason, true
 		}
 	}
-	return 0, false
+	return 0, "", false
 }
 
 // breakIn folds events[from:to] into the counters of st, which stands at
 // from, and returns the first (or, with first false, the last) position at
-// which b fires.
-func (r *Replay) breakIn(st *State, from, to int, b Breaks, first bool) (pos int, ok bool) {
+// which b fires, and why.
+func (r *Replay) breakIn(st *State, from, to int, b Breaks, first bool) (pos int, reason string, ok bool) {
 	loops := make([]counters.Loop, len(st.loops))
 	for i, l := range st.loops {
 		loops[i] = counters.NewLoop()
@@ -214,12 +215,12 @@ func (r *Replay) breakIn(st *State, from, to int, b Breaks, first bool) (pos int
 		l := &loops[e.Loop]
 		prev := l.Stats
 		l.Fold(e, st.LoopName(e.Loop))
-		if b.Reason(&prev, &l.Stats) != "" {
+		if why := b.Reason(&prev, &l.Stats); why != "" {
 			if first {
-				return i + 1, true
+				return i + 1, why, true
 			}
-			pos, ok = i+1, true
+			pos, reason, ok = i+1, why, true
 		}
 	}
-	return pos, ok
+	return pos, reason, ok
 }

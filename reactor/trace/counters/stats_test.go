@@ -108,3 +108,42 @@ func TestLoopFold(t *testing.T) {
 		t.Errorf("selectCnt after a rebuild = %d, want 1", l.SelectCnt)
 	}
 }
+
+// Each breakpoint fires on its own counter's increase; the queue on the
+// crossing only; a loop's own wakeup and a channel exception never.
+func TestBreakpointsReason(t *testing.T) {
+	all := Breakpoints{Rebuild: true, Premature: true, DeadlineHit: true, Wakeup: true, TaskPanic: true, QueueAbove: 3}
+	for _, c := range []struct {
+		e    trace.Event
+		want string
+	}{
+		{trace.Event{Kind: trace.KindRebuildEnd}, ReasonRebuild},
+		{trace.Event{Kind: trace.KindSelectEnd, Flag: true}, ReasonPremature},
+		{trace.Event{Kind: trace.KindSelectEnd}, ""},
+		{trace.Event{Kind: trace.KindDeadlineCheck, Flag: true}, ReasonDeadlineHit},
+		{trace.Event{Kind: trace.KindWakeup, Flag: true, Str: "external"}, ReasonWakeup},
+		{trace.Event{Kind: trace.KindWakeup, Flag: true, Str: "worker-0"}, ""},
+		{trace.Event{Kind: trace.KindWakeup, Str: "external"}, ""},
+		{trace.Event{Kind: trace.KindTaskPanic, A: 4}, ReasonTaskPanic},
+		{trace.Event{Kind: trace.KindTaskPanic}, ReasonTaskPanic},
+		{trace.Event{Kind: trace.KindException}, ""},
+		{trace.Event{Kind: trace.KindTaskSubmit, B: 4}, ReasonQueueAbove},
+	} {
+		l := NewLoop()
+		var w Watch
+		w.Reset(all, &l.Stats)
+		l.Fold(&c.e, "worker-0")
+		if got := w.Check(&l.Stats); got != c.want {
+			t.Errorf("%v %+v: %q, want %q", c.e.Kind, c.e, got, c.want)
+		}
+	}
+	var w Watch
+	now := Stats{QueueDepth: 5}
+	w.Reset(all, &Stats{})
+	if w.Check(&now) != ReasonQueueAbove || w.Check(&now) != "" {
+		t.Error("the queue breakpoint fires while the queue stays deep")
+	}
+	if n := testing.AllocsPerRun(100, func() { _ = w.Check(&now) }); n != 0 {
+		t.Errorf("Check allocates %.0f times", n)
+	}
+}
