@@ -61,6 +61,14 @@ func TestGateAndReplayStopOnTheSameEvents(t *testing.T) {
 	stop()
 	live = live[:0]
 	l.SetBreakpoints(bp)
+	// The replay starts here too. The loop is parked and every submission
+	// so far has returned, so a flush delivers every event from before
+	// the breakpoints were set (an external wakeup can be stamped after
+	// the pause event although its count was in before).
+	coll.Flush()
+	mu.Lock()
+	start := len(events)
+	mu.Unlock()
 
 	// Spurious wakeups: premature returns, each a stop, up to the rebuild.
 	// The injection is a task submitted from here; if its wakeup was
@@ -97,18 +105,12 @@ func TestGateAndReplayStopOnTheSameEvents(t *testing.T) {
 	mu.Lock()
 	defer mu.Unlock()
 	var pauses []int // event index of each breakpoint pause
-	start := -1
-	for i, e := range events {
-		if e.Kind != trace.KindPause {
-			continue
-		}
-		if e.Str == "start" {
-			start = i
-		} else {
-			pauses = append(pauses, i)
+	for i, e := range events[start:] {
+		if e.Kind == trace.KindPause {
+			pauses = append(pauses, start+i)
 		}
 	}
-	if start < 0 || len(pauses) != len(live) {
+	if len(pauses) != len(live) {
 		t.Fatalf("trace has %d breakpoint pauses (start at %d), the gate stopped %d times: %v", len(pauses), start, len(live), live)
 	}
 	for _, want := range []string{counters.ReasonPremature, counters.ReasonTaskPanic, counters.ReasonQueueAbove} {
@@ -118,8 +120,8 @@ func TestGateAndReplayStopOnTheSameEvents(t *testing.T) {
 	}
 
 	r := NewReplay(coll.Loops(), events, 0)
-	r.Seek(start + 1)
-	prev := start
+	r.Seek(start)
+	prev := start - 1
 	for i, p := range pauses {
 		pos, reason, ok := r.FindBreak(true, bp)
 		if !ok || reason != live[i] || pos-1 <= prev || pos-1 >= p {
