@@ -202,12 +202,15 @@ func (v *liveView) refresh() {
 func liveFrame(run Session, mdl *model.Model, q model.Query) (*model.Frame, int) {
 	set := model.Settings{IORatio: -1}
 	if run != nil {
-		if d, ok := droppedOf(run); ok {
-			mdl.NoteDropped(d)
-		}
 		set.Threshold = run.RebuildThreshold()
 	}
-	return frameOf(mdl.Snapshot, q, probeOf(run), set)
+	f, focus := frameOf(mdl.Snapshot, q, probeOf(run), set)
+	if run != nil {
+		if d, ok := droppedOf(run); ok {
+			f.Dropped = max(f.Dropped, d)
+		}
+	}
+	return f, focus
 }
 
 func (v *liveView) query() model.Query {
