@@ -147,9 +147,11 @@ func (r *Run) Elapsed() time.Duration {
 	if r.started.IsZero() {
 		return 0
 	}
-	el := time.Since(r.started) - r.held
+	// One reading for both terms, so a held clock stands exactly still.
+	now := time.Now()
+	el := now.Sub(r.started) - r.held
 	if !r.holdSince.IsZero() {
-		el -= time.Since(r.holdSince)
+		el -= now.Sub(r.holdSince)
 	}
 	if r.opts.Forever {
 		return el
