@@ -103,13 +103,15 @@ func (b *ServerBootstrap) BindN(addr string, n int) ([]*ServerChannel, error) {
 }
 
 // accept runs on the boss loop when the listening socket is readable: take
-// up to 16 connections (maxMessagesPerRead), and hand each to a worker chosen
+// connections (see acceptsPerRead), and hand each to a worker chosen
 // round-robin, as a registration task on that worker (Netty's
 // ServerBootstrapAcceptor). The handoff is a queued task: it is what starts
-// an idle worker's thread.
+// an idle worker's thread. When the chooser picks the boss itself, the
+// registration runs inline instead.
 func (s *ServerChannel) accept() {
 	boss := s.ch.loop
-	for i := 0; i < maxMessagesPerRead; i++ {
+	n := boss.acceptsPerRead()
+	for i := 0; i < n; i++ {
 		fd, port, err := acceptChild(s.ch.fd)
 		switch err {
 		case nil:
@@ -130,6 +132,26 @@ func (s *ServerChannel) accept() {
 	}
 }
 
+// acceptsPerRead is how many connections one read of a listening socket
+// may take. Netty's read loop goes on while continueReading holds
+// (DefaultMaxMessagesRecvByteBufAllocator.MaxMessageHandle), which needs
+// totalBytesRead > 0. The NIO server channel reads no bytes, so
+// AbstractNioMessageChannel.NioMessageUnsafe.read takes one connection per
+// selected key in Netty 4.1.9 to 4.1.68; a burst is worked off over several
+// iterations (4.1.69 lifted this with ServerChannelRecvByteBufAllocator).
+// The native server channel counts each accepted fd as bytes read
+// (AbstractEpollServerChannel.EpollServerSocketUnsafe.epollInReady), and
+// edge-triggered it takes up to maxMessagesPerRead. Level-triggered it
+// also takes one: EpollRecvByteAllocatorHandle.maybeMoreDataToRead asks
+// whether the last read filled what it attempted, one byte, and an fd is
+// never 1.
+func (l *EventLoop) acceptsPerRead() int {
+	if l.cfg.Selector == SelectorEpoll && l.cfg.Trigger == TriggerEdge {
+		return maxMessagesPerRead
+	}
+	return 1
+}
+
 func (s *ServerChannel) handOff(boss *EventLoop, fd, port int) {
 	// A refused connection takes no worker turn, channel id, count or
 	// accept event: it never becomes a channel, and a replayed trace counts
@@ -148,6 +170,15 @@ func (s *ServerChannel) handOff(boss *EventLoop, fd, port int) {
 	}
 	s.conns.Add(1)
 	init := s.boot.ChildInit
+	if worker == boss {
+		// AbstractChannel.AbstractUnsafe.register calls register0 directly
+		// when already on the channel's loop: in the single-reactor model
+		// the child is registered and active inside this I/O phase.
+		if err := worker.register0(child, init); err != nil {
+			s.conns.Add(-1)
+		}
+		return
+	}
 	err := worker.submit("register", func() {
 		if err := worker.register0(child, init); err != nil {
 			s.conns.Add(-1)
@@ -241,14 +272,19 @@ func (ch *Channel) connected() {
 
 // Register puts an already connected socket on this loop as a child
 // channel, as Netty's EventLoop.register(channel) does: the registration is
-// a task on the loop, and init builds the pipeline there. The loop owns fd
-// from now on (it is closed if the registration is refused). Any goroutine.
+// a task on the loop, and init builds the pipeline there; on the loop's own
+// thread it runs at once (AbstractChannel.AbstractUnsafe.register). The
+// loop owns fd from now on (it is closed if the registration is refused).
+// Any goroutine.
 func (l *EventLoop) Register(fd int, init func(*Channel)) error {
 	if err := unix.SetNonblock(fd, true); err != nil {
 		unix.Close(fd)
 		return err
 	}
 	ch := newChannel(fd, kindChild, l)
+	if l.InEventLoop() {
+		return l.register0(ch, init)
+	}
 	err := l.submit("register", func() { _ = l.register0(ch, init) }, nil, true)
 	if err != nil {
 		unix.Close(fd)

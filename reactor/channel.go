@@ -177,9 +177,8 @@ func (ch *Channel) processReady(ready uint32) {
 
 // read reads into the loop's shared buffer and fires channelRead per read.
 // Level-triggered: up to 16 reads, stopping at a short read; the selector
-// reports the rest next time. Edge-triggered: read until EAGAIN, and when the
-// 16-read budget runs out first, queue a task to go on, because the edge
-// will not be reported again (Netty's epollInReady re-queue).
+// reports the rest next time. Edge-triggered: read until EAGAIN. When the
+// 16-read budget runs out first, readLater decides whether a task goes on.
 func (ch *Channel) read() {
 	l := ch.loop
 	buf := l.readBuf
@@ -216,19 +215,25 @@ func (ch *Channel) read() {
 		return
 	}
 	ch.readComplete(total)
-	ch.readLater()
+	ch.readLater(true) // level-triggered, every one of the 16 reads was full
 }
 
-// readLater goes on, in a task, with a read that stopped before EAGAIN.
-// Edge-triggered only: the edge will not be reported again, while a
-// level-triggered selector reports what is left by itself. Turning reading
-// back on re-arms the edge (EPOLL_CTL_MOD), so nothing is left behind if
-// the task finds reading off.
-func (ch *Channel) readLater() {
-	if ch.loop.cfg.Trigger != TriggerEdge || ch.closed() {
+// readLater goes on, in a task, with a read that stopped before EAGAIN, as
+// AbstractEpollChannel.AbstractEpollUnsafe.epollInFinally queues
+// epollInReadyRunnable while EpollRecvByteAllocatorHandle.maybeMoreDataToRead
+// holds. Edge-triggered it always does: the edge will not be reported again.
+// The native transport level-triggered does it when the last read filled
+// the buffer (filled), even though the selector would report the rest
+// too. The JDK selector never does: NioByteUnsafe.read leaves what is left
+// to the next select. Turning reading back on re-arms the edge
+// (EPOLL_CTL_MOD), so nothing is left behind if the task finds reading off.
+func (ch *Channel) readLater(filled bool) {
+	l := ch.loop
+	maybeMore := l.cfg.Trigger == TriggerEdge || filled && l.cfg.Selector == SelectorEpoll
+	if !maybeMore || ch.closed() {
 		return
 	}
-	_ = ch.loop.submit("epollInReady", func() {
+	_ = l.submit("epollInReady", func() {
 		if !ch.closed() && ch.interest&poll.In != 0 {
 			ch.read()
 		}
@@ -409,7 +414,8 @@ func (ch *Channel) closeWith(reason string) {
 }
 
 // register0 runs on the channel's loop: add it to the table and the epoll
-// set, run the initializer, then fire channelActive (netty-behavior.md §9).
+// set, run the initializer, then fire channelActive
+// (AbstractChannel.AbstractUnsafe.register0).
 func (l *EventLoop) register0(ch *Channel, init func(*Channel)) error {
 	if l.State() >= trace.StateShuttingDown {
 		unix.Close(ch.fd)

@@ -437,3 +437,136 @@ func TestRefusedConnectionTakesNoWorkerTurn(t *testing.T) {
 		t.Fatalf("%d accept events, %d accepted; want 2 and 2", n, s.ch.Accepted())
 	}
 }
+
+// In a single-reactor group the chooser picks the accepting loop itself, and
+// register0 runs inline, inside the I/O phase that accepted the child
+// (AbstractChannel.AbstractUnsafe.register), not as a queued task.
+func TestRegisterRunsInlineOnTheAcceptingLoop(t *testing.T) {
+	leakCheck(t)
+	coll, rec := newTraced(t)
+	g, err := NewEventLoopGroup("reactor", 1, Config{Collector: coll})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := &server{boss: g, worker: g}
+	t.Cleanup(s.shutdown)
+	b := &ServerBootstrap{Boss: g, Worker: g, ChildInit: echoInit}
+	if s.ch, err = b.Bind("127.0.0.1:0"); err != nil {
+		t.Fatal(err)
+	}
+	echoOnce(t, dial(t, s.addr()), "hi")
+	coll.Flush()
+	idx := loopIndex(t, coll, "reactor-0")
+	inIO, child, registered := false, int64(-1), false
+	for _, e := range rec.snapshot() {
+		if e.Loop != idx {
+			continue
+		}
+		switch e.Kind {
+		case trace.KindIOBegin:
+			inIO = true
+		case trace.KindIOEnd:
+			inIO = false
+			if child >= 0 && !registered {
+				t.Fatal("the child was not registered in the I/O phase that accepted it")
+			}
+		case trace.KindAccept:
+			child = e.A
+		case trace.KindRegister:
+			if e.A == child {
+				registered = true
+				if !inIO {
+					t.Fatal("register ran outside the I/O phase")
+				}
+			}
+		case trace.KindTaskSubmit:
+			if e.Str == "register" {
+				t.Fatal("the registration was queued as a task")
+			}
+		}
+	}
+	if !registered {
+		t.Fatal("no register event for the accepted child")
+	}
+}
+
+// A burst of connections that is pending when the boss selects: the NIO
+// server channel takes one per read, so the burst is worked off over
+// several iterations; the native one, edge-triggered, takes all of it in
+// one read (up to 16), and level-triggered takes one (see acceptsPerRead).
+func TestAcceptsPerRead(t *testing.T) {
+	leakCheck(t)
+	const burst = 5
+	for _, tc := range []struct {
+		name     string
+		cfg      Config
+		perPhase int
+	}{
+		{"nio", Config{}, 1},
+		{"epoll level", Config{Selector: SelectorEpoll}, 1},
+		{"epoll edge", Config{Selector: SelectorEpoll, Trigger: TriggerEdge}, burst},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			coll, rec := newTraced(t)
+			tc.cfg.Collector = coll
+			s := startServer(t, 1, 1, tc.cfg, echoInit)
+			boss := s.boss.Loops()[0]
+			running, release := make(chan struct{}), make(chan struct{})
+			if err := boss.Execute(func() { close(running); <-release }); err != nil {
+				t.Fatal(err)
+			}
+			<-running
+			for i := 0; i < burst; i++ {
+				dial(t, s.addr()) // complete in the kernel's backlog, unaccepted
+			}
+			close(release)
+			waitFor(t, "the burst to be accepted", func() bool { return s.ch.Accepted() == burst })
+			coll.Flush()
+			most, n := 0, 0
+			for _, e := range rec.snapshot() {
+				if e.Loop != loopIndex(t, coll, "boss-0") {
+					continue
+				}
+				switch e.Kind {
+				case trace.KindIOBegin:
+					n = 0
+				case trace.KindAccept:
+					n++
+					most = max(most, n)
+				}
+			}
+			if most != tc.perPhase {
+				t.Fatalf("at most %d accepts in one I/O phase, want %d", most, tc.perPhase)
+			}
+		})
+	}
+}
+
+// Level-triggered, the native transport queues another read when the last
+// of the 16 reads filled the buffer (AbstractEpollChannel.epollInFinally
+// with EpollRecvByteAllocatorHandle.maybeMoreDataToRead); the JDK selector
+// leaves the rest to the next select.
+func TestLevelTriggeredEpollRequeuesAFullRead(t *testing.T) {
+	leakCheck(t)
+	for _, tc := range []struct {
+		name    string
+		sel     SelectorKind
+		requeue bool
+	}{{"epoll", SelectorEpoll, true}, {"nio", SelectorNIO, false}} {
+		t.Run(tc.name, func(t *testing.T) {
+			coll, rec := newTraced(t)
+			// 16 reads of 16 bytes take 256 of the 1 KiB sent at once.
+			cfg := Config{Collector: coll, Selector: tc.sel, ReadBufferSize: 16}
+			s := startServer(t, 1, 1, cfg, echoInit)
+			echoOnce(t, dial(t, s.addr()), string(bytes.Repeat([]byte("x"), 1024)))
+			coll.Flush()
+			requeued := false
+			for _, e := range rec.ofKind(loopIndex(t, coll, "worker-0"), trace.KindTaskSubmit) {
+				requeued = requeued || e.Str == "epollInReady"
+			}
+			if requeued != tc.requeue {
+				t.Fatalf("epollInReady queued: %v, want %v", requeued, tc.requeue)
+			}
+		})
+	}
+}

@@ -8,7 +8,8 @@ import (
 	"github.com/reactorviz/reactorviz/reactor/trace"
 )
 
-// SelectorKind chooses how readiness is interpreted (DESIGN.md E6).
+// SelectorKind chooses how readiness is interpreted (docs/netty-differences.md,
+// "One engine, two selectors").
 type SelectorKind uint8
 
 const (
@@ -34,7 +35,7 @@ func (k SelectorKind) String() string {
 type Trigger uint8
 
 // Trigger modes. NIO is always level-triggered; Netty 4.1's native transport
-// defaults to edge (netty-behavior.md §8).
+// defaults to edge (EpollMode.EDGE_TRIGGERED; docs/concepts.md C22).
 const (
 	TriggerLevel Trigger = iota
 	TriggerEdge

@@ -7,7 +7,7 @@
 // Each iteration is select → processSelectedKeys → runAllTasks, following
 // Netty 4.1's classic NioEventLoop (4.1.43 and earlier: the wakenUp flag,
 // select(oldWakenUp) with premature-return counting and the selector rebuild
-// at 512), as described in netty-behavior.md §1.4.
+// at 512), as docs/concepts.md (C6–C11) describes it.
 //
 // Every phase boundary emits a typed event (package trace) into a ring only
 // the loop writes, so watching the engine never blocks it. A step gate at the

@@ -167,12 +167,22 @@ func (l *EventLoop) Stats() Stats {
 func (l *EventLoop) IORatio() int { return int(l.ioRatio.Load()) }
 
 // SetIORatio changes the ioRatio, 1..100, as NioEventLoop.setIoRatio does.
-// Any goroutine; the loop reads it once per iteration.
+// Any goroutine; the loop reads it once per iteration. A change is traced
+// as an io_ratio event, so a replay knows each loop's ratio, not only the
+// one the run started with.
 func (l *EventLoop) SetIORatio(r int) error {
 	if err := ValidateIORatio(r); err != nil {
 		return err
 	}
-	l.ioRatio.Store(int32(r))
+	old := l.ioRatio.Swap(int32(r))
+	if old != int32(r) && l.tracing() {
+		e := trace.Event{Kind: trace.KindIORatio, A: int64(r), B: int64(old)}
+		if l.InEventLoop() {
+			l.emit(e)
+		} else {
+			l.emitExternal(e)
+		}
+	}
 	return nil
 }
 
@@ -237,6 +247,9 @@ func (l *EventLoop) LazyExecute(name string, fn func()) error {
 
 // ExecuteAfterEventLoopIteration queues a tail task: it runs after the next
 // runAllTasks batch (Netty's SingleThreadEventLoop tail tasks). Any goroutine.
+// Like SingleThreadEventLoop.executeAfterEventLoopIteration it wakes the
+// loop but never starts its thread: a tail task offered to a loop that has
+// not started waits until something else starts it (or its shutdown runs it).
 func (l *EventLoop) ExecuteAfterEventLoopIteration(name string, fn func()) error {
 	if fn == nil {
 		return errors.New("nil task")
@@ -247,7 +260,6 @@ func (l *EventLoop) ExecuteAfterEventLoopIteration(name string, fn func()) error
 	defer l.exit()
 	l.tailTasks.Offer(task{fn: fn, name: name, id: l.taskIDs.Add(1)})
 	if !l.InEventLoop() {
-		l.startThread()
 		l.wakeup(nil)
 	}
 	return nil
@@ -349,8 +361,8 @@ func (l *EventLoop) wakeSelector() bool {
 	return true
 }
 
-// selfWakeup is the loop's own selector.wakeup() after select (netty-behavior
-// §1.4 step 2): it covers a wakeup that landed between clearing wakenUp and
+// selfWakeup is the loop's own selector.wakeup() after select in
+// NioEventLoop.run (4.1.43): it covers a wakeup that landed between clearing wakenUp and
 // selecting, at the price of a non-blocking next select (#9112).
 func (l *EventLoop) selfWakeup() {
 	if l.wakeSelector() {

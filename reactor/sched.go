@@ -89,7 +89,8 @@ func (l *EventLoop) schedule(name string, delay time.Duration, period int64, fn 
 		return f, nil
 	}
 	// From another goroutine the insertion travels through the task queue,
-	// so the heap is only ever touched by the loop thread (E10).
+	// so the heap is only ever touched by the loop thread, as in
+	// AbstractScheduledEventExecutor.schedule.
 	if err := l.ExecuteNamed("schedule", func() { l.insertScheduled(f) }); err != nil {
 		return nil, err
 	}
@@ -136,10 +137,11 @@ func (l *EventLoop) scheduledDue(now int64) bool {
 
 // fetchFromScheduledTaskQueue moves every due task to the tail of the task
 // queue, behind tasks already submitted. A bounded queue that is full puts
-// the task back; it waits for the next iteration.
-func (l *EventLoop) fetchFromScheduledTaskQueue() {
+// the task back and the fetch reports false, as
+// SingleThreadEventExecutor.fetchFromScheduledTaskQueue does.
+func (l *EventLoop) fetchFromScheduledTaskQueue() (fetchedAll bool) {
 	if len(l.scheduled) == 0 {
-		return
+		return true
 	}
 	now := l.now()
 	for len(l.scheduled) > 0 && l.scheduled[0].deadline <= now {
@@ -154,13 +156,14 @@ func (l *EventLoop) fetchFromScheduledTaskQueue() {
 		id := l.taskIDs.Add(1)
 		if !l.tasks.Offer(task{fn: func() { l.runScheduled(f) }, name: f.name, id: id}) {
 			heap.Push(&l.scheduled, f)
-			return
+			return false
 		}
 		add(&l.stats.timersDue, 1)
 		if l.tracing() {
 			l.emit(trace.Event{Kind: trace.KindTimerDue, A: int64(f.id), B: f.deadline, C: int64(id), Str: f.name})
 		}
 	}
+	return true
 }
 
 // runScheduled runs a due task; a periodic one goes back on the heap unless

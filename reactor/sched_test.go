@@ -250,3 +250,80 @@ func TestLoopEventsKeepEmissionOrder(t *testing.T) {
 		t.Fatalf("%d I/O phases and %d timers seen; the test needs both", ioPhases, timers)
 	}
 }
+
+// At ioRatio 100, runAllTasks() moves the due scheduled tasks to the queue
+// once per call (SingleThreadEventExecutor.runAllTasks): a scheduled task
+// that falls due during the drain waits for the next iteration, so the loop
+// selects and does its I/O between any two of them. A chain of 0-delay
+// schedules, and a fixed-rate task slower than its period, each take one
+// iteration per run.
+func TestRunAllTasksFetchesScheduledTasksOnce(t *testing.T) {
+	leakCheck(t)
+	for _, tc := range []struct {
+		name string
+		runs int
+		arm  func(l *EventLoop, run func() bool)
+	}{
+		{"chained 0-delay schedules", 200, func(l *EventLoop, run func() bool) {
+			var next func()
+			next = func() {
+				if run() {
+					_, _ = l.Schedule("chain", 0, next)
+				}
+			}
+			_, _ = l.Schedule("chain", 0, next)
+		}},
+		{"fixed rate slower than its period", 5, func(l *EventLoop, run func() bool) {
+			var f *ScheduledFuture
+			f, _ = l.ScheduleAtFixedRate("slow", 0, time.Millisecond, func() {
+				time.Sleep(3 * time.Millisecond)
+				if !run() {
+					f.Cancel()
+				}
+			})
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			l := newLoop(t, Config{IORatio: 100})
+			var iters []int64
+			done := make(chan struct{})
+			run := func() bool {
+				iters = append(iters, l.stats.iterations.Load())
+				if len(iters) == tc.runs {
+					close(done)
+					return false
+				}
+				return true
+			}
+			onLoop(t, l, func() { tc.arm(l, run) })
+			<-done
+			for i := 1; i < len(iters); i++ {
+				if iters[i] <= iters[i-1] {
+					t.Fatalf("runs %d and %d both in iteration %d; want one iteration each", i, i+1, iters[i])
+				}
+			}
+		})
+	}
+}
+
+// When a bounded queue refuses a due scheduled task, runAllTasks() drains
+// the queue and fetches again in the same call
+// (SingleThreadEventExecutor.runAllTasks loops while !fetchedAll): ten
+// tasks due at once run in one iteration through a queue of four.
+func TestRunAllTasksFetchesAgainWhenTheQueueWasFull(t *testing.T) {
+	leakCheck(t)
+	l := newLoop(t, Config{IORatio: 100, QueueCapacity: 4})
+	const n = 10
+	iters := make(chan int64, n)
+	onLoop(t, l, func() {
+		for i := 0; i < n; i++ {
+			_, _ = l.Schedule("due", 0, func() { iters <- l.stats.iterations.Load() })
+		}
+	})
+	first := <-iters
+	for i := 1; i < n; i++ {
+		if it := <-iters; it != first {
+			t.Fatalf("task %d ran in iteration %d, the first in %d; want one call of runAllTasks", i+1, it, first)
+		}
+	}
+}

@@ -11,7 +11,7 @@ import (
 )
 
 // selectedKey is one entry of the optimised selected-key set: an array the
-// loop appends to in O(1) and walks once (netty-behavior.md §6).
+// loop appends to in O(1) and walks once (SelectedSelectionKeySet; C20).
 type selectedKey struct {
 	ch    *Channel
 	ready uint32
@@ -24,7 +24,7 @@ type selectedKey struct {
 // between them: the select's return is the start of processSelectedKeys,
 // and the end of processSelectedKeys is, when no task ran, the start of the
 // next select. Handing them on (handoff; 0 means read the clock) halves the
-// clock reads of a busy iteration, each about 27 ns on this kind of VM.
+// clock reads of a busy iteration (docs/benchmarks.md has the cost of one).
 // Anything else between (a gate, a selectNow, a self-wakeup, a task,
 // shutdown) takes time, and may emit events that a stale reading would put
 // out of order, so it drops the reading.
@@ -114,8 +114,8 @@ func TaskBudget(ioTime int64, r int) int64 {
 	return ioTime * int64(100-r) / int64(r)
 }
 
-// selectBlocking is select(oldWakenUp) of Netty ≤4.1.43 (netty-behavior.md
-// §1.4). It keeps its own selectCnt: the number of epoll_wait returns in a
+// selectBlocking is NioEventLoop.select(oldWakenUp) of Netty ≤4.1.43
+// (docs/concepts.md C7–C9). It keeps its own selectCnt: the number of epoll_wait returns in a
 // row that selected nothing, were not woken, found no task and no due timer,
 // and came back before their timeout. Reaching the rebuild threshold means
 // the selector is broken (the JDK epoll bug, C9) and is rebuilt. now is a
@@ -285,7 +285,8 @@ func (l *EventLoop) collect(n int) int {
 	return len(l.selected)
 }
 
-// readyOps applies the selector semantics (E6). Under nio, a hang-up or
+// readyOps applies the selector semantics (docs/netty-differences.md, "One
+// engine, two selectors"). Under nio, a hang-up or
 // error counts as every op the channel is interested in, then the result is
 // masked by the interest set: with interest 0 nothing is selected, and the
 // level-triggered HUP returns at once on the next select, forever.
@@ -359,8 +360,9 @@ func (l *EventLoop) processKeysFrom(i int) (next int) {
 			if ch := l.selected[i].ch; ch != nil {
 				l.selected[i].ch = nil
 				ch.handlerPanicked(r)
-				// The panic may have cut a read short of EAGAIN.
-				ch.readLater()
+				// The panic may have cut a read short of EAGAIN; whether
+				// the last read filled the buffer is not known.
+				ch.readLater(false)
 			}
 			next = i + 1
 		}
@@ -375,7 +377,7 @@ func (l *EventLoop) processKeysFrom(i int) (next int) {
 	return i
 }
 
-// rebuildSelector is rebuildSelector0 (netty-behavior.md §7, C10): open a
+// rebuildSelector is NioEventLoop.rebuildSelector0 (C10): open a
 // new epoll instance, register the eventfd and every valid channel with its
 // current interest set, close the old instance. Whatever made the old one
 // return early (an injected fd, a stale registration) stays behind with it.

@@ -58,7 +58,8 @@ func (l *EventLoop) ShutdownGracefully(quiet, timeout time.Duration) {
 }
 
 // confirmShutdown decides, once per iteration while shutting down, whether
-// the loop may stop (netty-behavior.md §10). Loop thread.
+// the loop may stop, as SingleThreadEventExecutor.confirmShutdown does.
+// Loop thread.
 func (l *EventLoop) confirmShutdown() bool {
 	if l.State() < trace.StateShuttingDown {
 		return false

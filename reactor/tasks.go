@@ -47,18 +47,20 @@ func (l *EventLoop) runAllTasks(budget int64) bool {
 }
 
 // runAllTasksUnbounded is runAllTasks() with no argument (ioRatio 100 and
-// shutdown): fetch due tasks and drain, again and again, until nothing is
-// left, including tasks added meanwhile.
+// shutdown), as SingleThreadEventExecutor.runAllTasks() does it: move the
+// due scheduled tasks to the queue once, then drain the queue, including
+// tasks added to it meanwhile. It fetches again only when a bounded queue
+// refused a due task (fetchFromScheduledTaskQueue returned false). A
+// scheduled task that falls due during the drain waits for the next
+// iteration, so a chain of 0-delay schedules or a fixed-rate task slower
+// than its period still lets the loop select and do I/O in between.
 func (l *EventLoop) runAllTasksUnbounded() bool {
 	var start int64
 	began, ran := false, int64(0)
 	for {
-		l.fetchFromScheduledTaskQueue()
+		fetchedAll := l.fetchFromScheduledTaskQueue()
 		t, ok := l.pollTask()
-		if !ok {
-			break
-		}
-		if !began {
+		if ok && !began {
 			// Read after the fetch, whose timer_due events come first.
 			start = l.now()
 			l.tasksBegin(start, -1)
@@ -68,6 +70,9 @@ func (l *EventLoop) runAllTasksUnbounded() bool {
 			l.safeExecute(t)
 			ran++
 			t, ok = l.pollTask()
+		}
+		if fetchedAll {
+			break
 		}
 	}
 	l.afterRunningAllTasks()

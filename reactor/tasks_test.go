@@ -217,6 +217,34 @@ func TestIORatioValidation(t *testing.T) {
 	}
 }
 
+// A change of ioRatio is an io_ratio event on the loop's ring, whether made
+// from another goroutine or on the loop; setting the same ratio is none.
+func TestIORatioChangeIsTraced(t *testing.T) {
+	leakCheck(t)
+	coll, rec := newTraced(t)
+	l := newLoop(t, Config{Collector: coll})
+	for _, r := range []int{10, 10, 100} {
+		if err := l.SetIORatio(r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	onLoop(t, l, func() { _ = l.SetIORatio(30) })
+	coll.Flush()
+	var got [][2]int64
+	for _, e := range rec.ofKind(loopIndex(t, coll, "worker-0"), trace.KindIORatio) {
+		got = append(got, [2]int64{e.A, e.B})
+	}
+	want := [][2]int64{{10, 50}, {100, 10}, {30, 100}}
+	if len(got) != len(want) {
+		t.Fatalf("io_ratio events %v, want %v", got, want)
+	}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Fatalf("io_ratio events %v, want %v", got, want)
+		}
+	}
+}
+
 // On the real loop, every task batch's budget is the I/O time before it
 // scaled by ioRatio, and 100 runs without a budget. Only shutdown's final
 // drain may run unbounded at a ratio below 100.
@@ -385,5 +413,27 @@ func TestBoundedQueueRejects(t *testing.T) {
 	close(block)
 	if rejected == 0 || l.Stats().TasksRejected != int64(rejected) {
 		t.Fatalf("rejected %d, counter %d", rejected, l.Stats().TasksRejected)
+	}
+}
+
+// A tail task does not start a loop's thread
+// (SingleThreadEventLoop.executeAfterEventLoopIteration has no startThread):
+// it waits on a loop that never started, and runs after the batch of the
+// first task that starts it.
+func TestTailTaskDoesNotStartTheThread(t *testing.T) {
+	leakCheck(t)
+	l := newLoop(t, Config{})
+	ran := make(chan string, 2)
+	if err := l.ExecuteAfterEventLoopIteration("tail", func() { ran <- "tail" }); err != nil {
+		t.Fatal(err)
+	}
+	if s := l.State(); s != trace.StateNotStarted || l.TID() != 0 {
+		t.Fatalf("after a tail task: state %v, tid %d; want not started", s, l.TID())
+	}
+	if err := l.Execute(func() { ran <- "task" }); err != nil {
+		t.Fatal(err)
+	}
+	if a, b := <-ran, <-ran; a != "task" || b != "tail" {
+		t.Fatalf("ran %s then %s; want task then tail", a, b)
 	}
 }

@@ -21,7 +21,8 @@ func (s Step) Time() time.Duration { return s.At }
 
 func (Step) isAction() {}
 
-// Fault names a fault that can be injected into a loop (DESIGN.md E17).
+// Fault names a fault that can be injected into a loop (docs/scenarios.md,
+// "Faults").
 type Fault string
 
 // Faults.

@@ -73,7 +73,7 @@ func TestBuiltinOrder(t *testing.T) {
 
 // TestBuiltinsCoverChecklist checks that together the built-ins show every
 // concept of the teaching checklist (seeds/README.md), and that the
-// scenarios DESIGN.md §8 names all exist.
+// scenarios docs/concepts.md names all exist.
 func TestBuiltinsCoverChecklist(t *testing.T) {
 	covered := map[string]bool{}
 	for _, info := range Builtin() {

@@ -60,6 +60,7 @@ const (
 	maxRequests       = 10_000_000
 	maxRatePerSec     = 1_000_000
 	maxTimeline       = 256
+	maxWatch          = 32
 	maxCount          = 1_000_000
 	maxTimers         = 100_000
 	maxTotalTasks     = 10_000_000
@@ -88,6 +89,7 @@ const (
 	maxName    = 64
 	maxSummary = 200
 	maxNotes   = 4096
+	maxCaption = 400
 	maxExpects = 128
 )
 
@@ -106,7 +108,10 @@ type decoder struct {
 	origin map[*yaml.Node]string
 
 	workersNode, bossesNode *yaml.Node
-	loopRefs                []loopRef
+	// ioRatioNode is loop.io_ratio's value, to warn when a --set of it is
+	// shadowed by the timeline's set io_ratio.
+	ioRatioNode *yaml.Node
+	loopRefs    []loopRef
 	// topologyBroken is set when a setting that decides which loops exist
 	// was invalid; loop names are then not checked, since every check would
 	// be against a guess and only add noise to the real problem.
@@ -320,7 +325,7 @@ func (d *decoder) enum(n *yaml.Node, name string, options []string) (string, boo
 
 var topKeys = []string{
 	"name", "summary", "notes", "concepts", "model", "bosses", "workers", "client_loops",
-	"duration", "loop", "server", "clients", "timeline", "wheel", "shutdown", "expect",
+	"duration", "loop", "server", "clients", "timeline", "watch", "wheel", "shutdown", "expect",
 }
 
 // scenario decodes the whole document. Fields are decoded in dependency
@@ -412,6 +417,7 @@ func (d *decoder) scenario(root *yaml.Node, s *Scenario) {
 		d.warnf(n, "client_loops has no effect: no client uses via: engine")
 	}
 	d.timeline(top.get("timeline"), s)
+	d.watch(top.get("watch"), s)
 	d.checkLoopRefs(s)
 	d.expects(top.get("expect"), s)
 }
@@ -447,6 +453,7 @@ func (d *decoder) loop(n *yaml.Node, s *Scenario) {
 	}
 	m := d.mapping(n, "loop", loopConfigKeys)
 	if v := m.get("io_ratio"); v != nil {
+		d.ioRatioNode = v
 		if r, ok := d.integer(v, "io_ratio", 1, 100); ok {
 			s.Loop.IORatio = r
 		}
@@ -751,6 +758,7 @@ func (d *decoder) timeline(n *yaml.Node, s *Scenario) {
 		d.errorf(n, "the timeline submits %d tasks in all; the limit is %d", totalTasks, maxTotalTasks)
 	}
 	slices.SortStableFunc(s.Timeline, func(a, b Action) int { return cmp.Compare(a.Time(), b.Time()) })
+	d.warnShadowedIORatio(s.Timeline)
 }
 
 // action decodes one timeline entry: exactly one verb, the parameters that
@@ -1170,4 +1178,55 @@ func (d *decoder) exprPos(n *yaml.Node, off int) (string, Pos) {
 	}
 	p.Col += min(off, math.MaxInt32)
 	return f, p
+}
+
+// warnShadowedIORatio warns, at the --set, when an override of loop.io_ratio
+// is replaced on some loops by the timeline's own set io_ratio: the user
+// asked for one ratio and those loops run another.
+func (d *decoder) warnShadowedIORatio(timeline []Action) {
+	if d.ioRatioNode == nil {
+		return
+	}
+	if _, fromSet := d.origin[d.ioRatioNode]; !fromSet {
+		return
+	}
+	var loops []string
+	for _, a := range timeline {
+		if set, ok := a.(SetIORatio); ok {
+			loops = append(loops, set.Loop+" at "+durationString(set.At))
+		}
+	}
+	if len(loops) > 0 {
+		f, p := d.at(d.ioRatioNode)
+		d.warn.add(f, p, "loop.io_ratio is overridden by the timeline's set io_ratio on %s", strings.Join(loops, ", "))
+	}
+}
+
+var watchKeys = []string{"at", "text"}
+
+// watch decodes the captions: what to watch, each from a time in the run
+// on, shown by the TUI's caption line and by show.
+func (d *decoder) watch(n *yaml.Node, s *Scenario) {
+	for _, item := range d.list(n, "watch", maxWatch) {
+		m := d.mapping(item, "a watch entry", watchKeys)
+		if m == nil {
+			continue
+		}
+		var c Caption
+		if at := m.get("at"); at != nil {
+			if v, ok := d.duration(at, "at", 0, maxDuration); ok {
+				c.At = v
+				if v >= s.Duration {
+					d.warnf(at, "this caption at %s is never shown: the run ends at %s", durationString(v), durationString(s.Duration))
+				}
+			}
+		}
+		if t := m.get("text"); t == nil {
+			d.errorf(item, "a watch entry needs text")
+		} else if v, ok := d.str(t, "text", maxCaption); ok {
+			c.Text = strings.Join(strings.Fields(v), " ")
+		}
+		s.Watch = append(s.Watch, c)
+	}
+	slices.SortStableFunc(s.Watch, func(a, b Caption) int { return cmp.Compare(a.At, b.At) })
 }

@@ -11,7 +11,7 @@ import (
 	"strings"
 )
 
-// An expectation is one comparison over the run summary (DESIGN.md §6),
+// An expectation is one comparison over the run summary (docs/scenarios.md),
 // checked when a headless run ends:
 //
 //	clause   = operand OP operand

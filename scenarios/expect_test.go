@@ -239,7 +239,7 @@ func TestResultJSON(t *testing.T) {
 }
 
 func TestKeyTables(t *testing.T) {
-	// The stable keys of DESIGN.md §6 must all be known.
+	// The summary's stable keys (docs/scenarios.md) must all be known.
 	stableLoop := "name group tid state iterations selects select_nows premature max_select_cnt rebuilds migrated wakeups_written wakeups_coalesced tasks_submitted tasks_rejected tasks_run tail_tasks_run deadline_checks deadline_hits task_panics io_ns task_ns channels accepted bytes_read bytes_written"
 	for _, k := range strings.Fields(stableLoop) {
 		key, ok := findLoopKey(k)

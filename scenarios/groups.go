@@ -8,7 +8,7 @@ import (
 )
 
 // Group names. A loop is named after its group and its index: boss-0,
-// worker-3, reactor-0, client-1. The run summary (DESIGN.md §6) uses the
+// worker-3, reactor-0, client-1. The run summary uses the
 // same names.
 const (
 	GroupBoss    = "boss"
@@ -17,7 +17,7 @@ const (
 	GroupClient  = "client"
 )
 
-// Chooser names, as the run summary reports them (DESIGN.md E12, concept C4).
+// Chooser names, as the run summary reports them (concept C4).
 const (
 	ChooserPowerOfTwo = netty.ChooserPowerOfTwo
 	ChooserGeneric    = netty.ChooserGeneric

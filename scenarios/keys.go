@@ -35,7 +35,7 @@ func (t Type) String() string {
 	return "unknown type"
 }
 
-// Key describes one value of the run summary (DESIGN.md §6) that an
+// Key describes one value of the run summary (docs/scenarios.md) that an
 // expectation may name. The simulation must be able to resolve every key it
 // reports; keys marked Extra go beyond the stable set of §6.
 type Key struct {
@@ -44,11 +44,12 @@ type Key struct {
 	Path   string
 	Type   Type
 	Doc    string
-	Extra  bool     // not in DESIGN.md §6's stable set
+	Extra  bool     // not in the summary's stable set
 	Values []string // the only strings a TypeString key can hold, if fixed
 }
 
-// states are a loop's lifecycle states in order (netty-behavior.md §4).
+// states are a loop's lifecycle states in order (SingleThreadEventExecutor's
+// ST_* constants).
 var states = []string{"NOT_STARTED", "STARTED", "SHUTTING_DOWN", "SHUTDOWN", "TERMINATED"}
 
 // States returns a loop's lifecycle states in order, the names an

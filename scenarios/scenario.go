@@ -21,7 +21,7 @@ const (
 	ModelMasterSlave Model = "master-slave"
 )
 
-// Selector chooses how ready events are reported (DESIGN.md E6).
+// Selector chooses how ready events are reported (docs/scenarios.md, "loop").
 type Selector string
 
 // Selector semantics.
@@ -43,7 +43,8 @@ const (
 	TriggerEdge  Trigger = "edge"
 )
 
-// Protocol is what the server speaks and the clients send (DESIGN.md E18).
+// Protocol is what the server speaks and the clients send (docs/scenarios.md,
+// "server").
 type Protocol string
 
 // Protocols.
@@ -79,7 +80,8 @@ const (
 type Scenario struct {
 	Name     string
 	Summary  string
-	Notes    string   // longer "what to watch" text for the UI's help
+	Notes    string // longer text on what the scenario shows, for the UI's help
+	Watch    []Caption
 	Concepts []string // teaching-checklist ids this scenario shows, e.g. "C9"
 
 	Model Model
@@ -184,7 +186,7 @@ func (r Rate) String() string {
 	return strconv.FormatFloat(r.PerSecond, 'f', -1, 64) + "/s"
 }
 
-// WheelConfig configures the HashedWheelTimer (DESIGN.md E11).
+// WheelConfig configures the HashedWheelTimer (docs/concepts.md C17).
 type WheelConfig struct {
 	Tick          time.Duration
 	TicksPerWheel int // as written; Length gives the rounded-up size
@@ -220,6 +222,7 @@ func (s *Scenario) Clone() *Scenario {
 	c.Concepts = append([]string(nil), s.Concepts...)
 	c.Clients = append([]Client(nil), s.Clients...)
 	c.Timeline = append([]Action(nil), s.Timeline...)
+	c.Watch = append([]Caption(nil), s.Watch...)
 	c.Expect = append([]*Expect(nil), s.Expect...)
 	c.warnings = append([]Problem(nil), s.warnings...)
 	c.sets = append([]setArg(nil), s.sets...)
@@ -245,4 +248,23 @@ func (s *Scenario) ForModel(m Model) (*Scenario, error) {
 // earlier ones on a fresh parse of the source.
 type setArg struct {
 	key, value string
+}
+
+// Caption is one "what to watch" note of a scenario, shown from At on.
+type Caption struct {
+	At   time.Duration
+	Text string
+}
+
+// CaptionAt returns the caption to show at elapsed run time t: the last one
+// whose time has come, or "" before the first.
+func (s *Scenario) CaptionAt(t time.Duration) string {
+	text := ""
+	for _, c := range s.Watch {
+		if c.At > t {
+			break
+		}
+		text = c.Text
+	}
+	return text
 }

@@ -14,7 +14,7 @@ type setCase struct {
 	wantErr    string // the whole error text; empty for success
 }
 
-// TestSetOnEveryBuiltin applies the overrides DESIGN.md §6 promises to every
+// TestSetOnEveryBuiltin applies the overrides docs/scenarios.md promises to every
 // built-in: valid values must be accepted, invalid ones refused with a
 // message naming the --set argument.
 func TestSetOnEveryBuiltin(t *testing.T) {

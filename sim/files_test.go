@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/reactorviz/reactorviz/reactor"
+	"github.com/reactorviz/reactorviz/reactor/trace"
 	"github.com/reactorviz/reactorviz/scenarios"
 )
 
@@ -33,5 +35,23 @@ func TestStartClosesTraceWhenChromeFails(t *testing.T) {
 	}
 	if !bytes.Contains(data, []byte(`{"end":`)) {
 		t.Errorf("the trace file was not closed; it holds %q", data)
+	}
+}
+
+// A replay follows each loop's ioRatio through its io_ratio events.
+func TestTallyFollowsIORatioEvents(t *testing.T) {
+	var tl Tally
+	for _, e := range []trace.Event{
+		{Loop: 1, Kind: trace.KindIORatio, A: 10, B: 50},
+		{Loop: 1, Kind: trace.KindIORatio, A: 80, B: 10},
+		{Loop: 2, Kind: trace.KindTaskRun},
+	} {
+		tl.Add(&e)
+	}
+	if got := tl.IORatios(); len(got) != 3 || got[0] != 0 || got[1] != 80 || got[2] != 0 {
+		t.Fatalf("IORatios %v, want [0 80 0]", got)
+	}
+	if tl.Counters[1].Stats != (reactor.Stats{}) {
+		t.Fatalf("an io_ratio event counted as %+v", tl.Counters[1].Stats)
 	}
 }

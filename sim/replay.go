@@ -47,6 +47,16 @@ func (t *Tally) Add(e *trace.Event) {
 	t.Counters[i].Fold(e, name)
 }
 
+// IORatios returns each loop's ioRatio as its io_ratio events left it; 0
+// where it never changed, and the trace header's io_ratio holds.
+func (t *Tally) IORatios() []int {
+	out := make([]int, len(t.Counters))
+	for i := range t.Counters {
+		out[i] = int(t.Counters[i].IORatio)
+	}
+	return out
+}
+
 // Replay reads a JSONL trace and rebuilds the run's summary from its
 // events: groups, loops and their counters. Client figures are not in a
 // trace and stay zero. A scenario's expectations can be checked against it

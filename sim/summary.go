@@ -14,7 +14,8 @@ import (
 	"github.com/reactorviz/reactorviz/scenarios"
 )
 
-// Summary is the run summary of DESIGN.md §6. Its JSON keys are stable.
+// Summary is the run summary (docs/scenarios.md, "Summary keys"). Its JSON
+// keys are stable.
 type Summary struct {
 	Scenario   string             `json:"scenario"`
 	Model      string             `json:"model"`
@@ -93,7 +94,7 @@ type PoolSummary struct {
 func (s *Summary) Failed() int { return s.expectFail }
 
 // loopSummary reports a loop that never started as NOT_STARTED with tid 0,
-// even after shutdown: it never had a thread (DESIGN.md §6).
+// even after shutdown: it never had a thread.
 func loopSummary(l *reactor.EventLoop) LoopSummary {
 	st := l.Stats()
 	state := l.State().String()

@@ -12,7 +12,7 @@ import (
 	"github.com/reactorviz/reactorviz/tui/widgets"
 )
 
-// The smallest terminal the screens are laid out for (T6).
+// The smallest terminal the screens are laid out for (README.md).
 const (
 	minWidth  = 80
 	minHeight = 24

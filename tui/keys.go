@@ -114,7 +114,7 @@ var keyTable = []binding{
 	{act: actFaster, keys: keys(runeKey('+'), runeKey('=')), label: "+", footKey: "+/-", hint: "speed", on: onLive | onReplay, footer: 9,
 		help: "Faster: less slow motion in a live run (down to none), or a faster replay (up to 8×)."},
 	{act: actSlower, keys: keys(runeKey('-')), label: "-", on: onLive | onReplay,
-		help: "Slower: a live run sleeps at every phase boundary (slow motion, up to 1 s), a replay plays down to 0.25×."},
+		help: "Slower: a live run sleeps at every phase boundary (slow motion, up to 1 s), a replay plays down to 0.25×. Slow motion slows the loops only: the scenario clock, its timeline and its clients keep real time, so queues grow and latency climbs as a loop falls behind."},
 	{act: actNextLoop, keys: keys(namedKey(tcell.KeyTab), namedKey(tcell.KeyDown), runeKey('j')), label: "tab/↓", hint: "focus", on: onLive | onReplay, footer: 10,
 		help: "Focus the next loop: the detail pane shows its task queue, scheduled heap and counters."},
 	{act: actPrevLoop, keys: keys(namedKey(tcell.KeyBacktab), namedKey(tcell.KeyUp), runeKey('k')), label: "S-tab/↑", on: onLive | onReplay,

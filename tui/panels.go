@@ -248,7 +248,9 @@ func (p headerParts) segs(w int, th *widgets.Theme) (left, right []widgets.Seg) 
 		}
 		return strings.Join(parts, " · ") + " "
 	}
-	for len(parts) > 1 && leftW()+widgets.Width(joined()) > w {
+	// widgets.Bar keeps the right part only while it fits in half the row:
+	// drop the later parts first so the clock always stays.
+	for len(parts) > 1 && (leftW()+widgets.Width(joined()) > w || widgets.Width(joined())+1 > w/2) {
 		parts = parts[:len(parts)-1]
 	}
 	if leftW()+widgets.Width(joined()) > w {

@@ -3,6 +3,7 @@ package tui
 import (
 	"os"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
@@ -165,6 +166,34 @@ func TestReplayBadFiles(t *testing.T) {
 	got := hs.frame()
 	if !strings.Contains(got, "event 0/39") || !strings.Contains(got, "trace was cut short") {
 		t.Errorf("cut trace:\n%s", got)
+	}
+	if err := hs.quit(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// A loop whose ioRatio changed during the run shows its own ratio, from
+// its io_ratio event, not the header's starting one.
+func TestReplayShowsALoopsChangedIORatio(t *testing.T) {
+	checkGoroutines(t)
+	s := tourScript()
+	s.at(900)
+	for _, l := range fakeTopology[:5] {
+		s.ev(l.Name, trace.KindIORatio, func(e *trace.Event) { e.A, e.B = 10, 50 })
+	}
+	for i := range s.events {
+		s.events[i].Seq = uint64(i + 1)
+	}
+	hs := startReplay(t, writeTrace(t, s.events), 100, 34)
+	before := hs.frame()
+	hs.press(keyEv(tcell.KeyEnd))
+	after := hs.frame()
+	ratio := regexp.MustCompile(`ioRatio\s+(\S+)`)
+	if m := ratio.FindStringSubmatch(before); m == nil || m[1] == "10" {
+		t.Errorf("before the io_ratio event the detail shows %v:\n%s", m, before)
+	}
+	if m := ratio.FindStringSubmatch(after); m == nil || m[1] != "10" {
+		t.Errorf("after the io_ratio event the detail shows %v; want ioRatio 10:\n%s", m, after)
 	}
 	if err := hs.quit(); err != nil {
 		t.Fatal(err)

@@ -1,7 +1,7 @@
 // Package tui is reactorviz's terminal UI: a live view of a scenario run
-// with step controls and breakpoints (DESIGN.md T1–T3), the three Reactor
-// models compared side by side (T4), and the replay of a recorded trace,
-// backwards as well as forwards (T5).
+// with step controls and breakpoints, the three Reactor models compared
+// side by side, and the replay of a recorded trace, backwards as well as
+// forwards (docs/architecture.md).
 //
 // Data flows one way. The run's collector feeds events into a model
 // (tui/model) on its own goroutine; one ticker takes a snapshot of the

@@ -36,7 +36,10 @@ func cmdShow(e *env, args []string) error {
 }
 
 func cmdValidate(e *env, args []string) error {
-	f := newFlags("validate", "FILE...", "Check scenario files; print every problem as FILE:LINE:COL: message.")
+	f := newFlags("validate", "FILE...", "Check scenario files; print every problem as FILE:LINE:COL: message,\nand every warning (a setting that has no effect) as FILE:LINE:COL: warning: message.")
+	var sets setFlags
+	duration := f.Duration("duration", 0, "check with this duration, as run --duration would use it")
+	f.Var(&sets, "set", "check with an override, as run --set would apply it (repeatable)")
 	pos, err := f.parse(e, args, 1, -1)
 	if err != nil {
 		return err
@@ -48,15 +51,27 @@ func cmdValidate(e *env, args []string) error {
 			bad++
 			continue
 		}
-		if _, err := scenarios.Load(p); err != nil {
+		sc, err := loadScenario(p, sets, *duration)
+		if err != nil {
 			fmt.Fprintln(e.stderr, err)
 			bad++
 			continue
 		}
+		printWarnings(e, sc)
 		fmt.Fprintf(e.stdout, "%s: ok\n", p)
 	}
 	if bad > 0 {
 		return &exitError{exitUsage, fmt.Errorf("%d of %d file(s) invalid", bad, len(pos))}
 	}
 	return nil
+}
+
+// printWarnings prints the settings of sc that are valid but have no
+// effect, one a line on stderr: they do not stop a run, but a user who set
+// them expected something.
+func printWarnings(e *env, sc *scenarios.Scenario) {
+	for _, w := range sc.Warnings() {
+		w.Msg = "warning: " + w.Msg
+		fmt.Fprintln(e.stderr, w)
+	}
 }

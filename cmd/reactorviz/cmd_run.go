@@ -57,6 +57,7 @@ func cmdRun(e *env, args []string) error {
 	if err != nil {
 		return err
 	}
+	printWarnings(e, sc)
 	opts := sim.Options{TracePath: *tracePath, ChromePath: *chromePath}
 	if rf.tui(e) && liveTUI != nil {
 		return liveTUI(sc, opts, ui)
@@ -80,6 +81,9 @@ func runHeadless(e *env, sc *scenarios.Scenario, opts sim.Options, asJSON bool) 
 	if err := r.Start(); err != nil {
 		return runtimeErr(err)
 	}
+	// One line first, on stderr so --json stays clean: a run prints its
+	// summary only at the end, and the tour takes over 20 s.
+	fmt.Fprintf(e.stderr, "running %s headless for %v ...\n", sc.Name, r.Duration())
 	stop := progress(e, sc.Name, r)
 	<-r.Done()
 	stop()
@@ -198,6 +202,7 @@ func cmdCompare(e *env, args []string) error {
 	if err != nil {
 		return err
 	}
+	printWarnings(e, sc)
 	ms, err := parseModels(*models)
 	if err != nil {
 		return err

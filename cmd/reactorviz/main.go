@@ -15,7 +15,7 @@ import (
 	"golang.org/x/term"
 )
 
-// Exit codes (DESIGN.md §5).
+// Exit codes (README.md, "Commands").
 const (
 	exitOK      = 0
 	exitExpect  = 1

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net"
 	"os"
@@ -58,7 +59,7 @@ expect:
 		{name: "show unknown", args: []string{"show", "nope"}, code: exitUsage},
 		{name: "show", args: []string{"show", "tour"}, code: exitOK, out: "name: tour"},
 		{name: "validate broken", args: []string{"validate", broken}, code: exitUsage, err: broken + ":2:"},
-		{name: "expectation fails", args: []string{"run", failing, "--headless"}, code: exitExpect, out: "FAIL"},
+		{name: "expectation fails", args: []string{"run", failing, "--headless"}, code: exitExpect, out: "FAIL", err: "running failing headless for "},
 		{name: "serve refuses remote", args: []string{"serve", "--headless", "--addr", "10.1.2.3:80"}, code: exitUsage, err: "--allow-remote"},
 		{name: "serve bad protocol", args: []string{"serve", "--protocol", "gopher"}, code: exitUsage},
 		{name: "serve bad port", args: []string{"serve", "--headless", "--addr", "127.0.0.1:99999"}, code: exitUsage, err: "port"},
@@ -151,7 +152,7 @@ func TestServeWritesCPUProfile(t *testing.T) {
 	}
 }
 
-// The JSON summary carries the stable keys of DESIGN.md §6, and a trace
+// The JSON summary carries the stable keys of docs/scenarios.md, and a trace
 // replayed headless reproduces the live run's per-loop counters and the
 // wheel's ticks and expiries: on a server under a selector storm, on the
 // engine's own client side, and with the wheel's timeouts expiring (at 2 s).
@@ -275,5 +276,78 @@ func TestServeStopsOnSIGINT(t *testing.T) {
 	}
 	if !strings.Contains(out.String(), "TERMINATED") {
 		t.Fatalf("no summary:\n%s", out.String())
+	}
+}
+
+// Every warning docs/scenarios.md documents is printed, with its position,
+// by validate (which still says ok and exits 0) and by run (which still
+// runs); validate --set and --duration bring the override's own.
+func TestWarningsArePrinted(t *testing.T) {
+	const base = "name: w\nsummary: warnings\nduration: 200ms\nserver: {protocol: %s}\n"
+	for _, tc := range []struct {
+		name, yaml string
+		args       []string // extra flags for both commands
+		want       string   // the warning, after "warning: "
+	}{
+		{"bosses under single", "model: single\nbosses: 2\n", nil,
+			"w.yaml:6:9: warning: bosses does not apply to model single"},
+		{"workers under single", "model: single\nworkers: 3\n", nil,
+			"w.yaml:6:10: warning: workers does not apply to model single"},
+		{"bosses under multi", "model: multi\nbosses: 2\n", nil,
+			"w.yaml:6:9: warning: model multi has one boss loop; bosses: 2 takes effect with model master-slave"},
+		{"client_loops without engine clients", "model: multi\nclient_loops: 2\n", nil,
+			"w.yaml:6:15: warning: client_loops has no effect"},
+		{"payload for http clients", "model: multi\nclients:\n  - {protocol: http, payload: 1KiB}\n", nil,
+			"w.yaml:7:31: warning: payload applies to echo clients only"},
+		{"clients start after the run", "model: multi\nclients:\n  - {start: 5s}\n", nil,
+			"w.yaml:7:13: warning: these clients start at 5s, when the run (200ms) is over"},
+		{"clients stop after the run", "model: multi\nclients:\n  - {stop: 5s}\n", nil,
+			"w.yaml:7:12: warning: stop 5s is after the end of the run (200ms)"},
+		{"action after the run", "model: multi\ntimeline:\n  - {at: 5s, submit: tasks, loop: worker-0}\n", nil,
+			"w.yaml:7:10: warning: this action at 5s never happens: the run ends at 200ms"},
+		{"an override's warning", "model: single\n", []string{"--set", "workers=2"},
+			"--set workers=2: warning: workers does not apply to model single"},
+		{"an override the timeline shadows", "model: multi\ntimeline:\n  - {at: 0s, set: io_ratio, loop: worker-0, value: 10}\n",
+			[]string{"--set", "loop.io_ratio=100"},
+			"--set loop.io_ratio=100: warning: loop.io_ratio is overridden by the timeline's set io_ratio on worker-0 at 0s"},
+		{"a shorter --duration", "model: multi\ntimeline:\n  - {at: 150ms, submit: tasks, loop: worker-0}\n",
+			[]string{"--duration", "100ms"}, "warning: this action at 150ms never happens: the run ends at 100ms"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			proto := "echo"
+			if strings.Contains(tc.yaml, "http") {
+				proto = "http"
+			}
+			p := writeFile(t, "w.yaml", fmt.Sprintf(base, proto)+tc.yaml)
+			for _, cmd := range [][]string{{"validate", p}, {"run", p, "--headless"}} {
+				code, out, errs := runCLI(t, append(cmd, tc.args...)...)
+				if code != exitOK || !strings.Contains(errs, tc.want) {
+					t.Fatalf("%s: exit %d\nstdout: %s\nstderr: %s\nwant on stderr: %s", cmd[0], code, out, errs, tc.want)
+				}
+				if cmd[0] == "validate" && out != p+": ok\n" {
+					t.Fatalf("validate stdout %q, want %q", out, p+": ok\n")
+				}
+			}
+		})
+	}
+}
+
+// validate applies --set and --duration as run does, and reports their
+// problems the same way.
+func TestValidateTakesOverrides(t *testing.T) {
+	p := writeFile(t, "ok.yaml", "name: ok\nsummary: fine\nmodel: multi\nduration: 200ms\nserver: {protocol: echo}\n")
+	for _, tc := range []struct {
+		args []string
+		code int
+		err  string
+	}{
+		{[]string{"--set", "loop.io_ratio=100", "--duration", "1s"}, exitOK, ""},
+		{[]string{"--set", "loop.io_ratio=0"}, exitUsage, "--set loop.io_ratio=0: io_ratio must be 1..100, got 0"},
+		{[]string{"--duration", "20m"}, exitUsage, "--duration 20m0s: duration must be 100ms..10m, got 20m0s"},
+	} {
+		code, _, errs := runCLI(t, append([]string{"validate", p}, tc.args...)...)
+		if code != tc.code || !strings.Contains(errs, tc.err) {
+			t.Errorf("validate %v: exit %d (want %d), stderr %q", tc.args, code, tc.code, errs)
+		}
 	}
 }

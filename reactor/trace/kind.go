@@ -1,7 +1,7 @@
 package trace
 
 // Kind says what an Event records. The names are the snake_case names used in
-// trace files and in DESIGN.md §4.
+// trace files and in docs/concepts.md.
 type Kind uint8
 
 // Event kinds. The order is part of no file format: files carry names.
@@ -40,6 +40,7 @@ const (
 	KindException
 	KindTaskReject
 	KindConnect
+	KindIORatio
 	numKinds
 )
 
@@ -94,6 +95,7 @@ var schema = [numKinds]struct {
 	KindException:     {"exception", fieldSpec{a: "channel", b: "fd", str: "error"}},
 	KindTaskReject:    {"task_reject", fieldSpec{str: "reason"}},
 	KindConnect:       {"connect", fieldSpec{a: "channel", b: "fd"}},
+	KindIORatio:       {"io_ratio", fieldSpec{a: "io_ratio", b: "old"}},
 }
 
 // String returns the kind's snake_case name, or "invalid".

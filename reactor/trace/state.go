@@ -1,7 +1,7 @@
 package trace
 
 // State is an event loop's lifecycle state, numbered as Netty numbers
-// SingleThreadEventExecutor's ST_* constants (netty-behavior.md §4).
+// SingleThreadEventExecutor's ST_* constants.
 type State int32
 
 // The five states of a loop. A loop only moves forward through them.
@@ -37,7 +37,7 @@ func ParseState(name string) (State, bool) {
 // boundaries and the TUI lights them in its phase ring.
 type Phase int32
 
-// Phases of one iteration, in order (netty-behavior.md §1).
+// Phases of one iteration, in order (NioEventLoop.run; docs/concepts.md C6).
 const (
 	PhaseSelect Phase = iota // before select: the loop is about to wait for I/O
 	PhaseIO                  // before processSelectedKeys

@@ -10,7 +10,7 @@ import (
 	"github.com/reactorviz/reactorviz/reactor/trace"
 )
 
-// Netty's defaults and limits for HashedWheelTimer (netty-behavior.md §11.1).
+// Netty's defaults and limits for HashedWheelTimer (its constructors).
 const (
 	DefaultTick          = netty.WheelTick
 	MinTick              = netty.MinWheelTick

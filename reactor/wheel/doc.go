@@ -1,6 +1,6 @@
 // Package wheel is Netty's HashedWheelTimer: a ring of slots swept by one
 // thread, one slot per tick, that fires timeouts at the end of the tick whose
-// interval contains their deadline (netty-behavior.md §11.1).
+// interval contains their deadline (docs/concepts.md C17).
 //
 // # How the wheel works
 //
@@ -39,7 +39,7 @@
 //
 // Netty's event loops do not use this wheel for schedule(): each loop keeps
 // its scheduled tasks in a binary min-heap ordered by deadline, then id, and
-// bounds its select timeout by the heap's head (netty-behavior.md §5). The
+// bounds its select timeout by the heap's head (docs/concepts.md C7). The
 // wheel is a separate thread for large numbers of coarse timeouts (idle and
 // connect timeouts, say), where O(1) insertion and cancellation matter more
 // than precision.

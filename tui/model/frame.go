@@ -81,6 +81,9 @@ func NewFrame(s *Snapshot, p Probe, set Settings) *Frame {
 		r := FrameLoop{Loop: l, IORatio: set.IORatio, Threshold: set.Threshold}
 		if p == nil {
 			r.Pause, r.PausePhase, r.PauseReason = recordedPause(&l)
+			if l.IORatio > 0 {
+				r.IORatio = l.IORatio // changed during the run: the settings have the start
+			}
 		} else if lp, ok := p.Loop(l.Index); ok {
 			if lp.Started {
 				depth := r.QueueDepth

@@ -49,6 +49,7 @@ type Loop struct {
 	Timeout     int64  // timeout of the latest blocking select, ns
 	Budget      int64  // budget of the latest runAllTasks, ns; -1 unlimited
 	Fault       string // latest injected fault
+	IORatio     int    // as its latest io_ratio event set it; 0 before one
 	Counters
 	History      []int64 // queue depth per HistoryBucket, oldest first
 	Timers       int64   // scheduled tasks pending
@@ -124,6 +125,7 @@ func (s *State) snapshot(q Query) *Snapshot {
 			Index: i, Name: l.info.Name, Group: l.info.Group, TID: l.fold.TID, State: l.fold.State,
 			Phase: l.phase, Paused: l.paused, PausePhase: l.pausePhase, PauseReason: l.pauseReason,
 			Mode: l.mode, Timeout: l.timeout, Budget: l.budget, Fault: l.fault,
+			IORatio:  int(l.fold.IORatio),
 			Counters: Counters{Stats: l.fold.Stats, MaxQueueDepth: l.maxDepth, TimersCancelled: l.cancelled}, History: l.hist.upTo(s.time), Timers: l.timers.count(),
 			Last: l.last,
 		}

@@ -39,7 +39,7 @@ func FromGate(p trace.Phase) Phase {
 }
 
 // Counters are one loop's running totals as seen in its events: the run
-// summary's counters (DESIGN.md §6), folded by the same code as a headless
+// summary's counters (docs/scenarios.md, "Summary keys"), folded by the same code as a headless
 // replay, plus what only the UI tracks.
 type Counters struct {
 	counters.Stats

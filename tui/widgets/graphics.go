@@ -128,7 +128,7 @@ func (r *PhaseRing) Draw(scr tcell.Screen) {
 		if l.p == r.phase {
 			st, mark = lit, "●"
 		}
-		segs = append(segs, S(mark, lit), S(name, st))
+		segs = append(segs, S(mark, st), S(name, st))
 	}
 	segs = append(segs, S(" ─╮", r.th.Dim))
 	n := PutSegs(scr, x, y, w, segs)

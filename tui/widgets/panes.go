@@ -126,14 +126,28 @@ type Hint struct {
 	Desc string
 }
 
+// moreKeys ends a footer too narrow for every hint: the help lists them all.
+const moreKeys = " …? all keys"
+
 // HintSegs lays out as many hints as fit in w cells, in order. The caller
-// lists the most useful first.
+// lists the most useful first. When some do not fit, the row ends with a
+// pointer to the help, so every key stays reachable.
 func HintSegs(hints []Hint, w int, th *Theme) []Seg {
+	width := func(h Hint) int { return Width(h.Key) + 1 + Width(h.Desc) + 2 }
+	total := 0
+	for _, h := range hints {
+		total += width(h)
+	}
+	room := w
+	if total > w {
+		room = w - Width(moreKeys)
+	}
 	var segs []Seg
 	used := 0
 	for _, h := range hints {
-		n := Width(h.Key) + 1 + Width(h.Desc) + 2
-		if used+n > w {
+		n := width(h)
+		if used+n > room {
+			segs = append(segs, S(moreKeys, th.Key))
 			break
 		}
 		segs = append(segs, S(" "+h.Key, th.Key), S(" "+h.Desc+" ", th.Dim))

@@ -70,8 +70,13 @@ func ThemeFromEnv() *Theme { return NewTheme(os.Getenv("NO_COLOR") != "") }
 
 // Row applies the focused-row look to a style: a background in colour, or
 // nothing in NO_COLOR mode, where the row marker and bold name show focus.
+// A style with a background of its own (the lit phase) keeps it, so the
+// focused loop's phase stays as legible as every other row's.
 func (t *Theme) Row(st tcell.Style, selected bool) tcell.Style {
 	if !selected || t.NoColor {
+		return st
+	}
+	if _, own, _ := st.Decompose(); own != tcell.ColorDefault {
 		return st
 	}
 	_, bg, _ := t.Selected.Decompose()

@@ -137,11 +137,58 @@ func TestCheckMenu(t *testing.T) {
 
 func TestHintSegsFit(t *testing.T) {
 	hints := []Hint{{"?", "help"}, {"q", "quit"}, {"space", "pause/run"}}
-	var b strings.Builder
-	for _, s := range HintSegs(hints, 16, NewTheme(true)) {
-		b.WriteString(s.Text)
+	text := func(w int) string {
+		var b strings.Builder
+		for _, s := range HintSegs(hints, w, NewTheme(true)) {
+			b.WriteString(s.Text)
+		}
+		return b.String()
 	}
-	if got := b.String(); got != " ? help  q quit " {
-		t.Errorf("hints in 16 cells: %q", got)
+	if got := text(28); got != " ? help  q quit  …? all keys" {
+		t.Errorf("hints in 28 cells: %q", got)
+	}
+	if got := text(33); got != " ? help  q quit  space pause/run " {
+		t.Errorf("hints in 33 cells: %q", got)
+	}
+}
+
+// TestPhaseRingLightsOnePhase checks that only the current phase's marker
+// and name take the lit style: the ring once lit every phase's marker cell.
+func TestPhaseRingLightsOnePhase(t *testing.T) {
+	th := NewTheme(false)
+	scr := tcell.NewSimulationScreen("UTF-8")
+	if err := scr.Init(); err != nil {
+		t.Fatal(err)
+	}
+	defer scr.Fini()
+	scr.SetSize(70, 2)
+	r := NewPhaseRing(th)
+	r.SetRect(0, 0, 70, 2)
+	r.SetBorder(false)
+	r.Set(model.PhaseIO, false)
+	r.Draw(scr)
+	scr.Show()
+	cells, w, _ := scr.GetContents()
+	var lit strings.Builder
+	for _, c := range cells[:w] {
+		if c.Style == th.Lit {
+			lit.WriteString(string(c.Runes))
+		}
+	}
+	if got := lit.String(); got != "●processSelectedKeys" {
+		t.Errorf("lit cells read %q, want only the current phase", got)
+	}
+}
+
+// TestFocusedRowKeepsTheLitPhase checks that the focused row's background
+// does not wash out a style that has its own (the lit phase).
+func TestFocusedRowKeepsTheLitPhase(t *testing.T) {
+	th := NewTheme(false)
+	if got := th.Row(th.Lit, true); got != th.Lit {
+		t.Errorf("Row(Lit, focused) = %v, want the lit style unchanged", got)
+	}
+	_, sel, _ := th.Selected.Decompose()
+	if _, bg, _ := th.Row(th.Base, true).Decompose(); bg != sel {
+		t.Errorf("Row(Base, focused) background %v, want %v", bg, sel)
 	}
 }

@@ -10,7 +10,7 @@
 // loop. Many threads write to that queue and exactly one reads it. Netty
 // exploits the asymmetry with JCTools' MPSC queues: MpscUnboundedArrayQueue
 // with 1024-slot chunks by default, MpscChunkedArrayQueue when bounded (see
-// netty-behavior.md §4). Producers never take a lock, and the consumer,
+// NioEventLoop.newTaskQueue0). Producers never take a lock, and the consumer,
 // being alone, reads without competing with anyone.
 //
 // # Design

@@ -1,6 +1,6 @@
 // Package chrome exports reactorviz trace events in the Chrome trace event
 // format, the JSON that ui.perfetto.dev and chrome://tracing open
-// (DESIGN.md §7):
+// (docs/architecture.md, "How events flow"):
 //
 //	{"traceEvents":[
 //	{"ph":"M","name":"process_name","pid":1,"ts":0,"args":{"name":"multi"}},
@@ -454,6 +454,7 @@ var instantCat = [trace.NumKinds]string{
 	trace.KindAccept:        "channel",
 	trace.KindRegister:      "channel",
 	trace.KindConnect:       "channel",
+	trace.KindIORatio:       "config",
 	trace.KindClose:         "channel",
 	trace.KindException:     "channel",
 	trace.KindDeadlineCheck: "task",

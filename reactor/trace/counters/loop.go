@@ -3,13 +3,14 @@ package counters
 import "github.com/reactorviz/reactorviz/reactor/trace"
 
 // Loop is what a trace says about one loop that the engine also keeps: its
-// counters, its thread id and its lifecycle state. The UI's model and the
-// headless replay both fold a loop's events with Loop.Fold.
+// counters, its thread id, its lifecycle state and its ioRatio. The UI's
+// model and the headless replay both fold a loop's events with Loop.Fold.
 type Loop struct {
 	Stats
-	TID   int64
-	State trace.State
-	mode  string // select or select_now, of the latest select_begin
+	TID     int64
+	State   trace.State
+	IORatio int64  // as its latest io_ratio event set it (1..100); 0 before one
+	mode    string // select or select_now, of the latest select_begin
 }
 
 // NewLoop returns the fold of a loop that has emitted nothing yet.
@@ -35,6 +36,11 @@ func (l *Loop) Fold(e *trace.Event, name string) {
 		}
 	case trace.KindRebuildEnd:
 		l.SelectCnt = 1
+	case trace.KindIORatio:
+		// A hostile trace's out-of-range value is not an ioRatio.
+		if e.A >= 1 && e.A <= 100 {
+			l.IORatio = e.A
+		}
 	default:
 		l.foldDepth(e)
 	}

@@ -107,6 +107,11 @@ func TestLoopFold(t *testing.T) {
 	if l.SelectCnt != 1 {
 		t.Errorf("selectCnt after a rebuild = %d, want 1", l.SelectCnt)
 	}
+	l.Fold(&trace.Event{Kind: trace.KindIORatio, A: 80, B: 50}, "worker-0")
+	l.Fold(&trace.Event{Kind: trace.KindIORatio, A: 300, B: 80}, "worker-0")
+	if l.IORatio != 80 {
+		t.Errorf("ioRatio %d, want 80 (an out-of-range value is not one)", l.IORatio)
+	}
 }
 
 // Each breakpoint fires on its own counter's increase; the queue on the

@@ -47,7 +47,7 @@ var table = []Counter{
 	{Name: "self_wakeups", Extra: true, Doc: "eventfd writes the loop made to itself after a select, so a wakeup racing with clearing wakenUp is not lost", field: func(s *Stats) *int64 { return &s.SelfWakeups }},
 	{Name: "scheduled", Extra: true, Doc: "tasks scheduled on this loop", field: func(s *Stats) *int64 { return &s.Scheduled }},
 	{Name: "timers_due", Extra: true, Doc: "scheduled tasks that fell due and moved to the task queue", field: func(s *Stats) *int64 { return &s.TimersDue }},
-	{Name: "exceptions", Extra: true, Doc: "channel errors fired as exceptionCaught (handler panics are counted apart)", field: func(s *Stats) *int64 { return &s.Exceptions }},
+	{Name: "exceptions", Extra: true, Doc: "exceptionCaught calls: I/O errors, and handler panics (which handler_panics also counts)", field: func(s *Stats) *int64 { return &s.Exceptions }},
 	{Name: "queue_depth", Extra: true, Doc: "tasks waiting in the task queue at the end of the run", field: func(s *Stats) *int64 { return &s.QueueDepth }},
 }
 

@@ -1,5 +1,5 @@
 // Package jsonl records reactorviz trace events as JSON lines and reads them
-// back without loss (DESIGN.md §7).
+// back without loss (docs/architecture.md, "How events flow").
 //
 // A trace file is UTF-8 text, one JSON object per line, in this order:
 //
