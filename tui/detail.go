@@ -28,8 +28,8 @@ type detailInfo struct {
 }
 
 // detailOf is the detail pane's view of a frame's focused loop.
-func detailOf(f *model.Frame, focus int, wheel widgets.WheelView) detailInfo {
-	info := detailInfo{now: f.Now, ioRatio: f.Settings.IORatio, threshold: f.Settings.Threshold, wheel: wheel}
+func detailOf(f *model.Frame, focus int) detailInfo {
+	info := detailInfo{now: f.Now, ioRatio: f.Settings.IORatio, threshold: f.Settings.Threshold, wheel: f.Wheel}
 	r, ok := f.Row(focus)
 	if !ok {
 		return info

@@ -193,7 +193,7 @@ func (v *liveView) refresh() {
 	v.lastDraw.Store(time.Now().UnixNano())
 	run, mdl, _, _ := v.session()
 	v.frame, v.focus = liveFrame(run, mdl, v.query())
-	v.body.show(v.frame, v.focus, liveWheel(run), v.filter, emptyLog(v.filter, "no events yet"))
+	v.body.show(v.frame, v.focus, v.filter, emptyLog(v.filter, "no events yet"))
 	v.setHeader(run)
 }
 
@@ -225,25 +225,6 @@ func emptyLog(f model.Filter, none string) string {
 	return none
 }
 
-// liveWheel reads the wheel straight from the timer: its slots' counts are
-// not in the trace.
-func liveWheel(run Session) widgets.WheelView {
-	if run == nil {
-		return widgets.WheelView{}
-	}
-	w := run.Wheel()
-	if w == nil {
-		return widgets.WheelView{}
-	}
-	s := w.Snapshot()
-	wv := widgets.WheelView{Present: true, Size: len(s.Slots), Cursor: s.Cursor, Slots: s.Slots,
-		Tick: s.Tick, Pending: s.Pending, Queued: s.Queued, TickDur: s.TickDuration}
-	if s.Tick == 0 && s.Pending == 0 {
-		wv.Note = "idle"
-	}
-	return wv
-}
-
 // setHeader gathers the top bar: what runs, whether it is paused and why,
 // the clock, the speed, the throughput and the drops.
 func (v *liveView) setHeader(run Session) {
@@ -263,7 +244,7 @@ func (v *liveView) setHeader(run Session) {
 			h.right = append(h.right, "drop "+model.Count(int64(v.frame.Dropped)))
 		}
 		h.right = append(h.right, v.speed())
-		if c := run.Clients(); c.Requests > 0 {
+		if c := v.frame.Clients; c.Requests > 0 {
 			h.right = append(h.right, model.Count(int64(c.ThroughputRPS))+" rps")
 		}
 	}

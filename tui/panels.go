@@ -34,9 +34,9 @@ func newMainPanels(th *widgets.Theme) *mainPanels {
 
 // show hands one frame to the widgets: a table per group, the focused
 // loop's detail and the log. The live and replay screens draw only this.
-func (p *mainPanels) show(f *model.Frame, focus int, wheel widgets.WheelView, filter model.Filter, empty string) {
+func (p *mainPanels) show(f *model.Frame, focus int, filter model.Filter, empty string) {
 	p.setLoops(f, focus)
-	p.detail.set(detailOf(f, focus, wheel))
+	p.detail.set(detailOf(f, focus))
 	p.log.Set(logTitle(p.th, filter, f.Events, f.Dropped), f.Log, empty)
 }
 

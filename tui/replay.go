@@ -114,26 +114,12 @@ func (v *replayView) refresh() {
 	v.frame, v.focus = frameOf(v.rep.Snapshot, q, nil, model.Settings{IORatio: ioRatio, Threshold: threshold})
 	v.frame.Now = v.rep.Time()
 	v.snap = v.frame.Snapshot
-	v.body.show(v.frame, v.focus, replayWheel(v.snap.Wheel), v.filter, emptyReplayLog(v.filter))
+	v.body.show(v.frame, v.focus, v.filter, emptyReplayLog(v.filter))
 	v.setBars()
 }
 
 // replayWheel draws the wheel from its events: the cursor, and the slots
 // where timeouts expired lately. Slot occupancy is not in the trace.
-func replayWheel(w model.Wheel) widgets.WheelView {
-	if !w.Present {
-		return widgets.WheelView{}
-	}
-	wv := widgets.WheelView{Present: true, Size: w.Size, Cursor: int(w.Slot), Tick: w.Tick, Pending: w.Pending}
-	for _, e := range w.Recent {
-		if w.Tick-e.Tick < int64(w.Size) {
-			wv.Marks = append(wv.Marks, int(e.Slot))
-		}
-	}
-	wv.Note = model.Count(w.Expired) + " expired"
-	return wv
-}
-
 func (v *replayView) setBars() {
 	th := v.sh.th
 	hs := th.Header

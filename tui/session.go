@@ -168,28 +168,59 @@ func droppedOf(s Session) (uint64, bool) {
 	return cs.Collector().Dropped(), true
 }
 
-// loopProbe reads a live run's loops for its frames: each loop's own
-// counters (atomics read without stopping it), its gate and its ioRatio.
-// A loop counts as started by its thread id, which a shut-down loop keeps.
-type loopProbe []*reactor.EventLoop
+// runProbe reads a live run for its frames: each loop's own counters
+// (atomics read without stopping it), its gate and its ioRatio, the
+// wheel's slots and the clients' figures. A loop counts as started by its
+// thread id, which a shut-down loop keeps.
+type runProbe struct {
+	loops []*reactor.EventLoop
+	run   Session
+}
 
 // probeOf returns the probe of a run, or nil without one.
 func probeOf(run Session) model.Probe {
 	if run == nil {
 		return nil
 	}
-	return loopProbe(run.Loops())
+	return runProbe{loops: run.Loops(), run: run}
 }
 
 // Loop implements model.Probe.
-func (p loopProbe) Loop(i int) (model.LoopProbe, bool) {
-	if i < 0 || i >= len(p) {
+func (p runProbe) Loop(i int) (model.LoopProbe, bool) {
+	if i < 0 || i >= len(p.loops) {
 		return model.LoopProbe{}, false
 	}
-	l := p[i]
+	l := p.loops[i]
 	g := l.GateStatus()
 	return model.LoopProbe{Started: l.TID() != 0, Stats: l.Stats(), IORatio: l.IORatio(),
 		Gate: model.Gate{Paused: g.Paused, Waiting: g.Waiting, Phase: g.Phase, Reason: g.Reason}}, true
+}
+
+// Wheel implements model.Probe: the slots' counts are not in the trace.
+func (p runProbe) Wheel() (model.WheelView, bool) {
+	if p.run == nil {
+		return model.WheelView{}, false
+	}
+	w := p.run.Wheel()
+	if w == nil {
+		return model.WheelView{}, false
+	}
+	s := w.Snapshot()
+	wv := model.WheelView{Present: true, Size: len(s.Slots), Cursor: s.Cursor, Slots: s.Slots,
+		Tick: s.Tick, Pending: s.Pending, Queued: s.Queued, TickDur: s.TickDuration}
+	if s.Tick == 0 && s.Pending == 0 {
+		wv.Note = "idle"
+	}
+	return wv, true
+}
+
+// Clients implements model.Probe.
+func (p runProbe) Clients() model.Clients {
+	if p.run == nil {
+		return model.Clients{}
+	}
+	c := p.run.Clients()
+	return model.Clients{Requests: c.Requests, ThroughputRPS: c.ThroughputRPS}
 }
 
 // frameOf takes a snapshot for the focused loop, or for the default focus

@@ -1,6 +1,8 @@
 package model
 
 import (
+	"time"
+
 	"github.com/reactorviz/reactorviz/reactor/trace"
 	"github.com/reactorviz/reactorviz/reactor/trace/counters"
 )
@@ -34,12 +36,37 @@ type LoopProbe struct {
 	IORatio int
 }
 
-// Probe reads a live run's loops. A replay has none: its frame comes from
-// the events alone.
+// Probe reads a live run: its loops, its wheel and its clients. A replay
+// has none: its frame comes from the events alone.
 type Probe interface {
 	// Loop reports trace loop i; ok is false when the run has no such
 	// loop.
 	Loop(i int) (p LoopProbe, ok bool)
+	// Wheel reads the HashedWheelTimer's slots, which the trace does not
+	// carry; ok is false when the run has no wheel.
+	Wheel() (w WheelView, ok bool)
+	// Clients reads what the run's clients saw so far.
+	Clients() Clients
+}
+
+// WheelView is the HashedWheelTimer as a screen draws it.
+type WheelView struct {
+	Present bool
+	Size    int   // slots in the wheel
+	Cursor  int   // the slot the next tick expires
+	Slots   []int // timeouts per slot; nil when unknown (replay)
+	Marks   []int // slots to mark, such as recent expirations
+	Tick    int64
+	Pending int64
+	Queued  int
+	TickDur time.Duration
+	Note    string // a line under the numbers, such as "idle: no thread"
+}
+
+// Clients is what a live run's clients saw; a replay has none.
+type Clients struct {
+	Requests      int64
+	ThroughputRPS float64
 }
 
 // FrameLoop is one loop as every screen draws it.
@@ -58,6 +85,8 @@ type FrameLoop struct {
 type Frame struct {
 	*Snapshot
 	Rows     []FrameLoop
+	Wheel    WheelView
+	Clients  Clients
 	Settings Settings
 	// Now is the moment the frame shows, against which deadlines count
 	// down: the latest event's time; a replay sets its current event's.
@@ -94,7 +123,29 @@ func NewFrame(s *Snapshot, p Probe, set Settings) *Frame {
 		}
 		f.Rows[i] = r
 	}
+	if p == nil {
+		f.Wheel = recordedWheel(&s.Wheel)
+		return f
+	}
+	f.Wheel, _ = p.Wheel()
+	f.Clients = p.Clients()
 	return f
+}
+
+// recordedWheel is the wheel as its events show it: no slot counts, the
+// recent expiries marked.
+func recordedWheel(w *Wheel) WheelView {
+	if !w.Present {
+		return WheelView{}
+	}
+	wv := WheelView{Present: true, Size: w.Size, Cursor: int(w.Slot), Tick: w.Tick, Pending: w.Pending}
+	for _, e := range w.Recent {
+		if w.Tick-e.Tick < int64(w.Size) {
+			wv.Marks = append(wv.Marks, int(e.Slot))
+		}
+	}
+	wv.Note = Count(w.Expired) + " expired"
+	return wv
 }
 
 // recordedPause is a replay's pause state: the loop's latest gate event.

@@ -49,6 +49,10 @@ func (p *fakeProbe) Loop(i int) (LoopProbe, bool) {
 	return LoopProbe{Started: p.loops[i].TID != 0, Stats: p.loops[i].Stats, Gate: p.gates[i], IORatio: 50}, true
 }
 
+// The recorded runs have no wheel, and their clients are not events.
+func (p *fakeProbe) Wheel() (WheelView, bool) { return WheelView{}, false }
+func (p *fakeProbe) Clients() Clients         { return Clients{} }
+
 // One trace, two sources: the live model with a probe of the engine, and
 // a replay without one, give equal frames when nothing was dropped.
 func TestLiveAndReplayFramesAreEqual(t *testing.T) {
