@@ -7,7 +7,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	"golang.org/x/sys/unix"
+	unix "github.com/reactorviz/reactorviz/reactor/internal/sys"
 
 	"github.com/reactorviz/reactorviz/reactor/internal/mpsc"
 	"github.com/reactorviz/reactorviz/reactor/internal/poll"

@@ -4,7 +4,7 @@ import (
 	"errors"
 	"runtime"
 
-	"golang.org/x/sys/unix"
+	unix "github.com/reactorviz/reactorviz/reactor/internal/sys"
 
 	"github.com/reactorviz/reactorviz/reactor/internal/poll"
 	"github.com/reactorviz/reactorviz/reactor/trace"

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 
+	"github.com/reactorviz/reactorviz/reactor"
 	"github.com/reactorviz/reactorviz/reactor/trace/chrome"
 	"github.com/reactorviz/reactorviz/reactor/trace/jsonl"
 )
@@ -61,7 +62,7 @@ func (f *traceFiles) openJSONL(r *Run, path string) error {
 	cfg := fmt.Sprintf("io_ratio=%d rebuild_threshold=%d selector=%s trigger=%s",
 		r.sc.Loop.IORatio, r.RebuildThreshold(), r.sc.Loop.Selector, r.sc.Loop.Trigger)
 	w := jsonl.NewWriter(file, jsonl.Header{Scenario: r.sc.Name, Model: string(r.sc.Model),
-		Started: r.coll.Clock().Epoch(), Config: cfg}, jsonl.Options{Source: r.coll})
+		Started: r.coll.Clock().Epoch(), Config: cfg, Engine: reactor.EngineVersion}, jsonl.Options{Source: r.coll})
 	r.coll.AddSink(w)
 	f.closers = append(f.closers, func() error {
 		return errors.Join(w.Close(), file.Close())

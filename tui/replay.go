@@ -2,6 +2,7 @@ package tui
 
 import (
 	"errors"
+	"io"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -32,23 +33,33 @@ func RunReplay(path string, o Options) error {
 	if err != nil {
 		return err
 	}
-	tr, err := jsonl.ReadAll(f, path)
-	f.Close()
+	defer f.Close()
+	return RunReplayFrom(f, path, "", o)
+}
+
+// RunReplayFrom is RunReplay of a trace read from r; name is used in
+// errors and the header. A non-empty banner marks a built-in recording
+// (package recordings): the header says RECORDING rather than REPLAY and
+// shows the banner, since what the learner watches is not a run of this
+// machine.
+func RunReplayFrom(r io.Reader, name, banner string, o Options) error {
+	tr, err := jsonl.ReadAll(r, name)
 	if tr == nil || (err != nil && len(tr.Events) == 0) {
 		if err == nil {
-			err = errors.New(path + ": not a trace")
+			err = errors.New(name + ": not a trace")
 		}
 		return err
 	}
-	return runReplayTrace(filepath.Base(path), tr, err, o)
+	return runReplayView(filepath.Base(name), banner, tr, err, o)
 }
 
-// runReplayTrace shows a trace already read; readErr, if any, is why the
+// runReplayView shows a trace already read; readErr, if any, is why the
 // trace ends early.
-func runReplayTrace(name string, tr *jsonl.Trace, readErr error, o Options) error {
+func runReplayView(name, banner string, tr *jsonl.Trace, readErr error, o Options) error {
 	rep := model.NewReplay(tr.Header.Loops, tr.Events, tr.End.Dropped)
 	sh := newShell(o)
 	v := newReplayView(sh, name, tr.Header, rep)
+	v.banner = banner
 	if readErr != nil {
 		sh.say(errText(readErr))
 	}
@@ -56,10 +67,11 @@ func runReplayTrace(name string, tr *jsonl.Trace, readErr error, o Options) erro
 }
 
 type replayView struct {
-	sh   *shell
-	name string
-	hdr  jsonl.Header
-	rep  *model.Replay
+	sh     *shell
+	name   string
+	banner string // set for a built-in recording: the header says so
+	hdr    jsonl.Header
+	rep    *model.Replay
 
 	playing   atomic.Bool // read by the ticker goroutine
 	speed     int         // index into replaySpeeds
@@ -124,8 +136,14 @@ func (v *replayView) setBars() {
 	th := v.sh.th
 	hs := th.Header
 	left := []widgets.Seg{widgets.S(" reactorviz ", hs.Bold(true)), widgets.S("REPLAY ", hs.Bold(true))}
+	if v.banner != "" {
+		left[1] = widgets.S("RECORDING ", hs.Bold(true).Reverse(true))
+	}
 	if v.hdr.Scenario != "" {
 		left = append(left, widgets.S(v.hdr.Scenario+" · "+v.hdr.Model+" ", hs))
+	}
+	if v.banner != "" {
+		left = append(left, widgets.S("· "+v.banner+" ", hs))
 	}
 	if v.snap.Paused > 0 {
 		left = append(left, widgets.S("· "+strconv.Itoa(v.snap.Paused)+" paused in the recording ", hs))

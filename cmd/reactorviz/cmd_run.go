@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"slices"
 	"strings"
 	"time"
@@ -58,6 +59,9 @@ func cmdRun(e *env, args []string) error {
 		return err
 	}
 	printWarnings(e, sc)
+	if err := needLive("run"); err != nil {
+		return err
+	}
 	opts := sim.Options{TracePath: *tracePath, ChromePath: *chromePath}
 	if rf.tui(e) && liveTUI != nil {
 		return liveTUI(sc, opts, ui)
@@ -70,7 +74,7 @@ func cmdRun(e *env, args []string) error {
 var (
 	liveTUI    func(sc *scenarios.Scenario, opts sim.Options, ui uiFlags) error
 	compareTUI func(sc *scenarios.Scenario, models []string) error
-	replayTUI  func(path string, ui uiFlags) error
+	replayTUI  func(r io.Reader, name, banner string, ui uiFlags) error
 )
 
 func runHeadless(e *env, sc *scenarios.Scenario, opts sim.Options, asJSON bool) error {
@@ -205,6 +209,9 @@ func cmdCompare(e *env, args []string) error {
 	printWarnings(e, sc)
 	ms, err := parseModels(*models)
 	if err != nil {
+		return err
+	}
+	if err := needLive("compare"); err != nil {
 		return err
 	}
 	if rf.tui(e) && compareTUI != nil && *chromePath == "" {

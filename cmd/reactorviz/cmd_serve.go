@@ -42,6 +42,9 @@ func cmdServe(e *env, args []string) error {
 	if err := checkServe(&o, *allowRemote, *noTrace); err != nil {
 		return err
 	}
+	if err := needLive("serve"); err != nil {
+		return err
+	}
 	tui := !*headless && !*asJSON && e.stdoutTTY && serveTUI != nil
 	if *cpuProfile != "" && tui {
 		return usageErr("serve: --cpuprofile needs --headless or --json (the UI would be in the profile)")

@@ -1,3 +1,5 @@
+//go:build linux && !nolive
+
 package main
 
 import (
@@ -15,22 +17,6 @@ import (
 	"syscall"
 	"testing"
 )
-
-func runCLI(t *testing.T, args ...string) (code int, stdout, stderr string) {
-	t.Helper()
-	var out, errb bytes.Buffer
-	code = run(&env{stdout: &out, stderr: &errb}, args)
-	return code, out.String(), errb.String()
-}
-
-func writeFile(t *testing.T, name, content string) string {
-	t.Helper()
-	p := filepath.Join(t.TempDir(), name)
-	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	return p
-}
 
 func TestExitCodes(t *testing.T) {
 	failing := writeFile(t, "failing.yaml", `name: failing

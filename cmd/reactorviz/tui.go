@@ -1,6 +1,7 @@
 package main
 
 import (
+	"io"
 	"time"
 
 	"github.com/reactorviz/reactorviz/scenarios"
@@ -17,8 +18,8 @@ func init() {
 	compareTUI = func(sc *scenarios.Scenario, models []string) error {
 		return uiErr(tui.Compare(sc, models, tui.Options{}))
 	}
-	replayTUI = func(path string, ui uiFlags) error {
-		return uiErr(tui.RunReplay(path, ui.options()))
+	replayTUI = func(r io.Reader, name, banner string, ui uiFlags) error {
+		return uiErr(tui.RunReplayFrom(r, name, banner, ui.options()))
 	}
 	serveTUI = func(o sim.ServeOptions, d time.Duration, ui uiFlags) error {
 		sc, err := sim.ServeScenario(o)
