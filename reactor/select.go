@@ -180,6 +180,13 @@ func (l *EventLoop) selectBlocking(oldWakenUp bool, now int64) (ended int64) {
 			l.selectNow()
 			break
 		}
+		if premature && l.gateAt(trace.PhaseSelect) {
+			// A premature return is a gate boundary of its own, so a
+			// breakpoint on it stops at the first one, not when the select
+			// phase ends hundreds of returns later. The gate took time:
+			// read the clock again, and hand no stale reading on.
+			t, ended = l.now(), 0
+		}
 		now = t
 	}
 	l.stats.selectCnt.Store(selectCnt)

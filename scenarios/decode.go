@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/reactorviz/reactorviz/reactor/netty"
 )
 
 // Enumerations, in documentation order.
@@ -36,13 +38,13 @@ const (
 	maxWorkers     = 256
 	maxClientLoops = 64
 
-	defaultIORatio          = 50
-	defaultRebuildThreshold = 512
-	minRebuildThreshold     = 3 // below this, as in Netty, rebuilding is off
+	defaultIORatio          = netty.IORatio
+	defaultRebuildThreshold = netty.RebuildThreshold
+	minRebuildThreshold     = netty.MinPrematureReturns // below this, as in Netty, rebuilding is off
 	maxRebuildThreshold     = 1_000_000
 	minTaskQueue            = 16
 	maxTaskQueue            = 1 << 20
-	defaultReadBuffer       = 64 << 10
+	defaultReadBuffer       = netty.ReadBuffer
 	minReadBuffer           = 256
 	maxReadBuffer           = 1 << 20
 	maxSlowMotion           = time.Second
@@ -73,10 +75,10 @@ const (
 	defaultTimerDelay = 100 * time.Millisecond
 	defaultWheelDelay = 500 * time.Millisecond
 
-	defaultTick          = 100 * time.Millisecond
-	minTick              = time.Millisecond
+	defaultTick          = netty.WheelTick
+	minTick              = netty.MinWheelTick
 	maxTick              = time.Second
-	defaultTicksPerWheel = 512
+	defaultTicksPerWheel = netty.TicksPerWheel
 	maxTicksPerWheel     = 1 << 16
 
 	defaultQuiet   = 100 * time.Millisecond

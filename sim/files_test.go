@@ -48,10 +48,10 @@ func TestTallyFollowsIORatioEvents(t *testing.T) {
 	} {
 		tl.Add(&e)
 	}
-	if got := tl.IORatios; len(got) != 3 || got[0] != 0 || got[1] != 80 || got[2] != 0 {
+	if got := tl.IORatios(); len(got) != 3 || got[0] != 0 || got[1] != 80 || got[2] != 0 {
 		t.Fatalf("IORatios %v, want [0 80 0]", got)
 	}
-	if tl.Stats[1] != (reactor.Stats{}) {
-		t.Fatalf("an io_ratio event counted as %+v", tl.Stats[1])
+	if tl.Counters[1].Stats != (reactor.Stats{}) {
+		t.Fatalf("an io_ratio event counted as %+v", tl.Counters[1].Stats)
 	}
 }

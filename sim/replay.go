@@ -7,65 +7,54 @@ import (
 	"os"
 	"strings"
 
-	"github.com/reactorviz/reactorviz/reactor"
+	"github.com/reactorviz/reactorviz/reactor/netty"
 	"github.com/reactorviz/reactorviz/reactor/trace"
+	"github.com/reactorviz/reactorviz/reactor/trace/counters"
 	"github.com/reactorviz/reactorviz/reactor/trace/jsonl"
 	"github.com/reactorviz/reactorviz/scenarios"
 )
 
 // Tally folds events into per-loop counters: the same counters a live run
-// reads from its loops, rebuilt from a trace alone. Every counter of
-// reactor.Stats that an event records is reproduced; with no dropped
-// events the result equals the live run's.
+// reads from its loops, rebuilt from a trace alone with the fold the UI's
+// model uses (counters.Loop and counters.Wheel). Every counter of Stats that
+// an event records is reproduced; with no dropped events the result equals
+// the live run's.
 type Tally struct {
-	Loops  []trace.LoopInfo
-	Stats  []reactor.Stats
-	TIDs   []int
-	States []trace.State
-	Events uint64
-	Last   int64 // time of the last event
-	// The wheel's ticks and expiries, one event each. Its cancellations
-	// and what is left pending are not events.
-	WheelTicks, WheelExpired int64
-
-	// IORatios is each loop's ioRatio as its io_ratio events left it; 0
-	// where it never changed, and the trace header's io_ratio holds.
-	IORatios []int
+	Loops    []trace.LoopInfo
+	Counters []counters.Loop // by trace loop index: counters, thread id, state
+	Events   uint64
+	Last     int64 // time of the last event
+	// The wheel's ticks and expiries. Its cancellations and what is left
+	// pending at the end are not events.
+	Wheel counters.Wheel
 }
 
 // Add folds one event.
 func (t *Tally) Add(e *trace.Event) {
 	i := int(e.Loop)
-	for len(t.Stats) <= i {
-		t.Stats = append(t.Stats, reactor.Stats{})
-		t.TIDs = append(t.TIDs, 0)
-		t.States = append(t.States, trace.StateNotStarted)
-		t.IORatios = append(t.IORatios, 0)
+	for len(t.Counters) <= i {
+		t.Counters = append(t.Counters, counters.NewLoop())
 	}
 	t.Events++
 	t.Last = max(t.Last, e.Time)
-	switch e.Kind {
-	case trace.KindWheelTick:
-		t.WheelTicks++
-		return
-	case trace.KindWheelExpire:
-		t.WheelExpired++
-		return
-	case trace.KindIORatio:
-		t.IORatios[i] = int(e.A)
-		return
-	case trace.KindState:
-		t.States[i] = trace.State(e.B)
-		if e.C != 0 {
-			t.TIDs[i] = int(e.C)
-		}
+	if t.Wheel.Fold(e) {
 		return
 	}
 	name := ""
 	if i < len(t.Loops) {
 		name = t.Loops[i].Name
 	}
-	t.Stats[i].Fold(e, name)
+	t.Counters[i].Fold(e, name)
+}
+
+// IORatios returns each loop's ioRatio as its io_ratio events left it; 0
+// where it never changed, and the trace header's io_ratio holds.
+func (t *Tally) IORatios() []int {
+	out := make([]int, len(t.Counters))
+	for i := range t.Counters {
+		out[i] = int(t.Counters[i].IORatio)
+	}
+	return out
 }
 
 // Replay reads a JSONL trace and rebuilds the run's summary from its
@@ -151,7 +140,7 @@ func traceHolds(expr string) bool {
 
 func (t *Tally) summary(scenario, model string) *Summary {
 	s := &Summary{Scenario: scenario, Model: model, DurationNS: t.Last, fromTrace: true,
-		Wheel: WheelSummary{Ticks: t.WheelTicks, Expired: t.WheelExpired}}
+		Wheel: WheelSummary{Ticks: t.Wheel.Ticks, Expired: t.Wheel.Expired}}
 	sizes := map[string]int{}
 	var order []string
 	for i, l := range t.Loops {
@@ -163,11 +152,12 @@ func (t *Tally) summary(scenario, model string) *Summary {
 		}
 		sizes[l.Group]++
 		ls := LoopSummary{Name: l.Name, Group: l.Group, State: trace.StateNotStarted.String()}
-		if i < len(t.Stats) {
-			ls.Stats, ls.TID = t.Stats[i], t.TIDs[i]
+		if i < len(t.Counters) {
+			c := &t.Counters[i]
+			ls.Stats, ls.TID = c.Stats, int(c.TID)
 			ls.TimersFired = ls.TimersDue
 			if ls.TID != 0 {
-				ls.State = t.States[i].String()
+				ls.State = c.State.String()
 			}
 		}
 		s.Loops = append(s.Loops, ls)
@@ -175,11 +165,7 @@ func (t *Tally) summary(scenario, model string) *Summary {
 	}
 	for _, g := range order {
 		n := sizes[g]
-		ch := reactor.ChooserGeneric
-		if n&(n-1) == 0 {
-			ch = reactor.ChooserPowerOfTwo
-		}
-		s.Groups = append(s.Groups, GroupSummary{Name: g, Size: n, Chooser: ch})
+		s.Groups = append(s.Groups, GroupSummary{Name: g, Size: n, Chooser: netty.Chooser(n)})
 	}
 	return s
 }

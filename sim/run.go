@@ -38,6 +38,10 @@ type Options struct {
 	// MaxConnections caps each server channel's open connections; 0 means
 	// 20 000.
 	MaxConnections int
+	// HoldWhilePaused stops the run clock while any loop is paused at its
+	// step gate, so a teacher who stops time to explain a phase does not
+	// see the run end, or the timeline move on, meanwhile (the TUI).
+	HoldWhilePaused bool
 }
 
 // Run is one run of a scenario.
@@ -143,9 +147,11 @@ func (r *Run) Elapsed() time.Duration {
 	if r.started.IsZero() {
 		return 0
 	}
-	el := time.Since(r.started) - r.held
+	// One reading for both terms, so a held clock stands exactly still.
+	now := time.Now()
+	el := now.Sub(r.started) - r.held
 	if !r.holdSince.IsZero() {
-		el -= time.Since(r.holdSince)
+		el -= now.Sub(r.holdSince)
 	}
 	if r.opts.Forever {
 		return el
@@ -166,9 +172,8 @@ func (r *Run) wallElapsed() time.Duration {
 	return time.Since(r.started)
 }
 
-// HoldClock stops (true) or restarts (false) the run clock. The UI holds
-// it while loops are paused, so a teacher who stops time to explain a
-// phase does not see the run end, or the timeline move on, meanwhile.
+// HoldClock stops (true) or restarts (false) the run clock. With
+// Options.HoldWhilePaused the run holds it itself while loops are paused.
 // Any goroutine.
 func (r *Run) HoldClock(hold bool) {
 	r.mu.Lock()
@@ -180,6 +185,22 @@ func (r *Run) HoldClock(hold bool) {
 		r.held += time.Since(r.holdSince)
 		r.holdSince = time.Time{}
 	}
+}
+
+// holdWhilePaused holds the clock while any loop is paused, when the
+// options ask for it. The run's sleeps call it each time they wake.
+func (r *Run) holdWhilePaused() {
+	if !r.opts.HoldWhilePaused {
+		return
+	}
+	paused := false
+	for _, l := range r.loops {
+		if l.GateStatus().Paused {
+			paused = true
+			break
+		}
+	}
+	r.HoldClock(paused)
 }
 
 // Done is closed when the run has ended, shut down and been summarised.

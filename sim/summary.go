@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"sort"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -135,7 +136,11 @@ func (r *Run) summarise() *Summary {
 // check evaluates the expectations against the summary itself, so a
 // replayed summary is checked the same way.
 func (s *Summary) check(exps []*scenarios.Expect) {
-	s.resolved = flatten(s)
+	var unknown []string
+	s.resolved, unknown = flatten(s)
+	for _, k := range unknown {
+		s.Warnings = append(s.Warnings, "summary key "+k+" has no expectation key: expectations cannot name it")
+	}
 	s.Expect = s.Expect[:0]
 	s.expectFail = 0
 	rv := resolver{s}
@@ -160,9 +165,16 @@ func (r resolver) Lookup(path string) (scenarios.Value, bool) {
 // Loops implements scenarios.Resolver.
 func (r resolver) Loops() []string { return r.s.loopNames }
 
+// notExpectable are the summary's keys that no expectation reads: the
+// outcome of the expectations themselves.
+var notExpectable = map[string]bool{"expect": true, "warnings": true, "error": true}
+
 // flatten turns the summary into "worker-0.rebuilds", "clients.errors",
 // "groups.worker.chooser" ... → value, typed by the scenario key tables.
-func flatten(s *Summary) map[string]scenarios.Value {
+// A key of the summary's JSON that no table types is returned in unknown
+// (as loop.KEY for a loop's, groups.GROUP.KEY for a group's): a field added
+// without its expectation key, which an expectation could not name.
+func flatten(s *Summary) (values map[string]scenarios.Value, unknown []string) {
 	out := map[string]scenarios.Value{}
 	types := map[string]scenarios.Type{}
 	for _, k := range scenarios.LoopKeys() {
@@ -171,11 +183,15 @@ func flatten(s *Summary) map[string]scenarios.Value {
 	for _, k := range scenarios.RunKeys() {
 		types[k.Path] = k.Type
 	}
+	missing := map[string]bool{}
 	put := func(path, typeKey string, v any) {
-		if t, ok := types[typeKey]; ok {
-			if val, ok := toValue(v, t); ok {
-				out[path] = val
-			}
+		t, ok := types[typeKey]
+		if !ok {
+			missing[typeKey] = true
+			return
+		}
+		if val, ok := toValue(v, t); ok {
+			out[path] = val
 		}
 	}
 	for _, l := range s.Loops {
@@ -201,8 +217,15 @@ func flatten(s *Summary) map[string]scenarios.Value {
 	top := asMap(s)
 	delete(top, "loops")
 	delete(top, "groups")
+	for k := range notExpectable {
+		delete(top, k)
+	}
 	walk("", top)
-	return out
+	for k := range missing {
+		unknown = append(unknown, k)
+	}
+	sort.Strings(unknown)
+	return out, unknown
 }
 
 func asMap(v any) map[string]any {

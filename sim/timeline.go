@@ -22,6 +22,7 @@ func (r *Run) playTimeline() {
 // stopped. The clock can be held, so it sleeps in steps and looks again.
 func (r *Run) sleepUntil(at time.Duration) bool {
 	for {
+		r.holdWhilePaused()
 		rem := at - r.Elapsed()
 		if rem <= 0 {
 			select {

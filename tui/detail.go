@@ -5,6 +5,7 @@ import (
 
 	"github.com/gdamore/tcell/v2"
 
+	"github.com/reactorviz/reactorviz/reactor/trace"
 	"github.com/reactorviz/reactorviz/tui/model"
 	"github.com/reactorviz/reactorviz/tui/widgets"
 )
@@ -24,6 +25,21 @@ type detailInfo struct {
 	atEnd     bool // paused at the end-of-iteration boundary, not before a phase
 	reason    string
 	wheel     widgets.WheelView
+}
+
+// detailOf is the detail pane's view of a frame's focused loop.
+func detailOf(f *model.Frame, focus int) detailInfo {
+	info := detailInfo{now: f.Now, ioRatio: f.Settings.IORatio, threshold: f.Settings.Threshold, wheel: f.Wheel}
+	r, ok := f.Row(focus)
+	if !ok {
+		return info
+	}
+	info.loop, info.ok, info.ioRatio, info.threshold = r.Loop, true, r.IORatio, r.Threshold
+	if r.Pause == model.PausePaused {
+		info.paused, info.gatePhase, info.reason = true, model.FromGate(r.PausePhase), r.PauseReason
+		info.atEnd = r.PausePhase == trace.PhaseEnd
+	}
+	return info
 }
 
 // detailPane shows the focused loop: its phase ring and counters, the head

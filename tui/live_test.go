@@ -352,11 +352,11 @@ func TestEngineCountersReplaceTheFold(t *testing.T) {
 		{Index: 0, Counters: model.Counters{Stats: reactor.Stats{TasksRun: 1, QueueDepth: 3}}},
 		{Index: 1, Counters: model.Counters{Stats: reactor.Stats{TasksRun: 7}}},
 	}}
-	engineCounters(snap, []*reactor.EventLoop{started, idle})
-	if w := snap.Loops[0]; w.TasksRun != 5 || w.QueueDepth != 3 {
+	f := model.NewFrame(snap, runProbe{loops: []*reactor.EventLoop{started, idle}}, model.Settings{IORatio: -1})
+	if w := f.Rows[0]; w.TasksRun != 5 || w.QueueDepth != 3 {
 		t.Errorf("started loop: tasks_run %d, queue %d; want the loop's 5 and the fold's 3", w.TasksRun, w.QueueDepth)
 	}
-	if w := snap.Loops[1]; w.TasksRun != 7 {
+	if w := f.Rows[1]; w.TasksRun != 7 {
 		t.Errorf("never-started loop: tasks_run %d; want the fold's 7", w.TasksRun)
 	}
 }

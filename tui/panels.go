@@ -32,9 +32,17 @@ func newMainPanels(th *widgets.Theme) *mainPanels {
 	return &mainPanels{th: th, detail: newDetailPane(th), log: widgets.NewEventLog(th), logRows: 40}
 }
 
-// setLoops fills one table per group from a snapshot. row turns a loop into
-// its table row (the live screen adds its gate state).
-func (p *mainPanels) setLoops(snap *model.Snapshot, row func(l model.Loop) widgets.LoopRow, focus int, now int64) {
+// show hands one frame to the widgets: a table per group, the focused
+// loop's detail and the log. The live and replay screens draw only this.
+func (p *mainPanels) show(f *model.Frame, focus int, filter model.Filter, empty string) {
+	p.setLoops(f, focus)
+	p.detail.set(detailOf(f, focus))
+	p.log.Set(logTitle(p.th, filter, f.Events, f.Dropped), f.Log, empty)
+}
+
+// setLoops fills one table per group from a frame.
+func (p *mainPanels) setLoops(f *model.Frame, focus int) {
+	snap, now := f.Snapshot, f.Now
 	for len(p.tables) < len(snap.Groups) {
 		t := widgets.NewLoopTable(p.th)
 		ti := len(p.tables)
@@ -50,17 +58,17 @@ func (p *mainPanels) setLoops(snap *model.Snapshot, row func(l model.Loop) widge
 	for gi, g := range snap.Groups {
 		rows := make([]widgets.LoopRow, 0, len(g.Loops))
 		idx := make([]int, 0, len(g.Loops))
-		f := -1
+		at := -1
 		for ri, li := range g.Loops {
 			l := snap.Loops[li]
-			rows = append(rows, row(l))
+			rows = append(rows, f.Rows[li])
 			idx = append(idx, l.Index)
 			if l.Index == focus {
-				f = ri
+				at = ri
 			}
 		}
 		p.groups = append(p.groups, idx)
-		p.tables[gi].Set(groupTitle(g, p.th), rows, f, now, gi == 0)
+		p.tables[gi].Set(groupTitle(g, p.th), rows, at, now, gi == 0)
 	}
 }
 

@@ -13,7 +13,6 @@ import (
 	"github.com/gdamore/tcell/v2"
 	"github.com/rivo/tview"
 
-	"github.com/reactorviz/reactorviz/reactor/trace"
 	"github.com/reactorviz/reactorviz/reactor/trace/jsonl"
 	"github.com/reactorviz/reactorviz/tui/model"
 	"github.com/reactorviz/reactorviz/tui/widgets"
@@ -84,6 +83,7 @@ type replayView struct {
 	filter model.Filter
 	breaks model.Breaks
 	snap   *model.Snapshot
+	frame  *model.Frame
 	header *widgets.Bar
 	bar    *widgets.Bar
 	body   *mainPanels
@@ -104,6 +104,14 @@ func (v *replayView) title() string { return "replay · " + v.name }
 
 func (v *replayView) needsRedraw() bool { return v.playing.Load() }
 
+// emptyReplayLog is what the log says when nothing up to here is shown.
+func emptyReplayLog(f model.Filter) string {
+	if !f.Empty() {
+		return "no event up to here matches the filter"
+	}
+	return "before the first event"
+}
+
 func (v *replayView) refresh() {
 	if v.playing.Load() {
 		elapsed := time.Since(v.playWall)
@@ -114,51 +122,16 @@ func (v *replayView) refresh() {
 		}
 	}
 	q := model.Query{Focus: v.focus, Head: detailHead, Log: max(v.body.logRows, minLogQuery), Filter: v.filter}
-	v.snap = v.rep.Snapshot(q)
-	if _, ok := focusedLoop(v.snap, v.focus); !ok {
-		v.focus = defaultFocus(v.snap)
-		q.Focus = v.focus
-		v.snap = v.rep.Snapshot(q)
-	}
-	now := v.rep.Time()
 	ioRatio, threshold := headerConfig(v.hdr.Config)
-	v.body.setLoops(v.snap, func(l model.Loop) widgets.LoopRow { return widgets.LoopRow{Loop: l, Threshold: threshold} }, v.focus, now)
-	info := detailInfo{now: now, ioRatio: ioRatio, threshold: threshold, wheel: replayWheel(v.snap.Wheel)}
-	if l, ok := focusedLoop(v.snap, v.focus); ok {
-		info.loop, info.ok = l, true
-		if l.IORatio > 0 {
-			info.ioRatio = l.IORatio // changed at run time: the header has the start
-		}
-		if l.Paused {
-			info.paused, info.gatePhase, info.reason = true, model.FromGate(l.PausePhase), l.PauseReason
-			info.atEnd = l.PausePhase == trace.PhaseEnd
-		}
-	}
-	v.body.detail.set(info)
-	empty := "before the first event"
-	if !v.filter.Empty() {
-		empty = "no event up to here matches the filter"
-	}
-	v.body.log.Set(logTitle(v.sh.th, v.filter, v.snap.Events, v.snap.Dropped), v.snap.Log, empty)
+	v.frame, v.focus = frameOf(v.rep.Snapshot, q, nil, model.Settings{IORatio: ioRatio, Threshold: threshold})
+	v.frame.Now = v.rep.Time()
+	v.snap = v.frame.Snapshot
+	v.body.show(v.frame, v.focus, v.filter, emptyReplayLog(v.filter))
 	v.setBars()
 }
 
 // replayWheel draws the wheel from its events: the cursor, and the slots
 // where timeouts expired lately. Slot occupancy is not in the trace.
-func replayWheel(w model.Wheel) widgets.WheelView {
-	if !w.Present {
-		return widgets.WheelView{}
-	}
-	wv := widgets.WheelView{Present: true, Size: w.Size, Cursor: int(w.Slot), Tick: w.Tick, Pending: w.Pending}
-	for _, e := range w.Recent {
-		if w.Tick-e.Tick < int64(w.Size) {
-			wv.Marks = append(wv.Marks, int(e.Slot))
-		}
-	}
-	wv.Note = model.Count(w.Expired) + " expired"
-	return wv
-}
-
 func (v *replayView) setBars() {
 	th := v.sh.th
 	hs := th.Header
@@ -316,7 +289,7 @@ func (v *replayView) jumpBreak(forward bool) {
 		v.sh.say("no breakpoints chosen: press b")
 		return
 	}
-	pos, ok := v.rep.Find(forward, v.breaks.Match)
+	pos, _, ok := v.rep.FindBreak(forward, v.breaks)
 	if !ok {
 		dir := "after"
 		if !forward {

@@ -44,13 +44,6 @@ func (m *Model) Consume(batch []trace.Event) {
 	m.dirty.Store(true)
 }
 
-// NoteDropped records the run's own count of lost events.
-func (m *Model) NoteDropped(n uint64) {
-	m.mu.Lock()
-	m.st.NoteDropped(n)
-	m.mu.Unlock()
-}
-
 // TakeDirty reports whether events arrived since the last call, and clears
 // the mark. The UI's ticker redraws only when it is set (or time moved).
 func (m *Model) TakeDirty() bool { return m.dirty.Swap(false) }

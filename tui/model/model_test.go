@@ -482,16 +482,16 @@ func TestReplayFindAndSeekTime(t *testing.T) {
 	}
 	r := NewReplay(testLoops, events, 0)
 	br := Breaks{Premature: true}
-	pos, ok := r.Find(true, br.Match)
+	pos, _, ok := r.FindBreak(true, br)
 	if !ok || pos != 2 {
 		t.Fatalf("first premature at %d %v; want 2", pos, ok)
 	}
 	r.Seek(pos)
-	if pos, ok = r.Find(true, br.Match); !ok || pos != 4 {
+	if pos, _, ok = r.FindBreak(true, br); !ok || pos != 4 {
 		t.Fatalf("next premature at %d %v; want 4", pos, ok)
 	}
 	r.Seek(4)
-	if pos, ok = r.Find(false, br.Match); !ok || pos != 2 {
+	if pos, _, ok = r.FindBreak(false, br); !ok || pos != 2 {
 		t.Fatalf("previous premature at %d %v; want 2", pos, ok)
 	}
 	r.Seek(0)

@@ -1,6 +1,7 @@
 package model
 
 import (
+	"github.com/reactorviz/reactorviz/reactor/netty"
 	"github.com/reactorviz/reactorviz/reactor/trace"
 )
 
@@ -68,12 +69,7 @@ type Group struct {
 }
 
 // Chooser names the chooser Netty picks for a group of n loops (C4).
-func Chooser(n int) string {
-	if n > 0 && n&(n-1) == 0 {
-		return "power-of-two"
-	}
-	return "generic"
-}
+func Chooser(n int) string { return netty.Chooser(n) }
 
 // Wheel is the HashedWheelTimer as the trace shows it.
 type Wheel struct {
@@ -126,11 +122,11 @@ func (s *State) snapshot(q Query) *Snapshot {
 			continue
 		}
 		ls := Loop{
-			Index: i, Name: l.info.Name, Group: l.info.Group, TID: l.tid, State: l.state,
+			Index: i, Name: l.info.Name, Group: l.info.Group, TID: l.fold.TID, State: l.fold.State,
 			Phase: l.phase, Paused: l.paused, PausePhase: l.pausePhase, PauseReason: l.pauseReason,
 			Mode: l.mode, Timeout: l.timeout, Budget: l.budget, Fault: l.fault,
-			IORatio:  l.ioRatio,
-			Counters: l.ctr, History: l.hist.upTo(s.time), Timers: l.timers.count(),
+			IORatio:  int(l.fold.IORatio),
+			Counters: Counters{Stats: l.fold.Stats, MaxQueueDepth: l.maxDepth, TimersCancelled: l.cancelled}, History: l.hist.upTo(s.time), Timers: l.timers.count(),
 			Last: l.last,
 		}
 		if l.paused {
@@ -160,8 +156,8 @@ func (s *State) snapshot(q Query) *Snapshot {
 	if w.present {
 		snap.Wheel = Wheel{
 			Present: true, Name: s.LoopName(uint16(w.loop)), State: w.state,
-			Tick: w.tick, Slot: w.slot, Size: pow2AtLeast(w.maxSlot + 1),
-			Pending: w.pending, Expired: w.expired, LastExp: w.lastExp,
+			Tick: w.fold.Tick, Slot: w.fold.Slot, Size: pow2AtLeast(w.maxSlot + 1),
+			Pending: w.fold.Pending, Expired: w.fold.Expired, LastExp: w.fold.LastExpired,
 		}
 		k := min(w.nrecent, len(w.recent))
 		for i := range k {
