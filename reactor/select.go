@@ -148,6 +148,7 @@ func (l *EventLoop) selectBlocking(oldWakenUp bool, now int64) (ended int64) {
 		selectCnt++
 		t := l.now()
 		ended = t
+		l.blocked(now, t)
 		var took int64
 		if start != 0 {
 			took = t - start
