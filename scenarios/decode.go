@@ -21,6 +21,7 @@ var (
 	protocols     = []string{string(ProtocolEcho), string(ProtocolHTTP), string(ProtocolRESP), string(ProtocolHTTPRESP)}
 	clientProtos  = []string{string(ProtocolEcho), string(ProtocolHTTP), string(ProtocolRESP)}
 	vias          = []string{string(ViaNet), string(ViaEngine)}
+	loads         = []string{string(LoadClosed), string(LoadOpen)}
 	origins       = []string{string(FromExternal), string(FromLoop)}
 	scheduleModes = []string{string(ScheduleFixedRate), string(ScheduleFixedDelay)}
 )
@@ -49,6 +50,7 @@ const (
 
 	defaultAddr = "127.0.0.1:0"
 	maxPorts    = 16
+	maxCost     = 100 * time.Millisecond // handler CPU per request
 
 	maxClients        = 32
 	maxConnections    = 10_000 // over all client entries
@@ -487,7 +489,7 @@ func (d *decoder) loop(n *yaml.Node, s *Scenario) {
 
 func (d *decoder) server(n *yaml.Node, s *Scenario) {
 	s.Server = ServerConfig{Protocol: ProtocolEcho, Ports: 1, Addr: defaultAddr}
-	m := d.mapping(n, "server", []string{"protocol", "ports", "reuseport", "addr"})
+	m := d.mapping(n, "server", serverKeys)
 	if v := m.get("protocol"); v != nil {
 		if r, ok := d.enum(v, "protocol", protocols); ok {
 			s.Server.Protocol = Protocol(r)
@@ -508,7 +510,14 @@ func (d *decoder) server(n *yaml.Node, s *Scenario) {
 			s.Server.Addr = r
 		}
 	}
+	if v := m.get("cost"); v != nil {
+		if r, ok := d.duration(v, "cost", 0, maxCost); ok {
+			s.Server.Cost = r
+		}
+	}
 }
+
+var serverKeys = []string{"protocol", "ports", "reuseport", "addr", "cost"}
 
 // checkAddr accepts a loopback host and a port. Scenarios run their own
 // clients; listening beyond loopback is serve's job, behind --allow-remote.
@@ -582,7 +591,7 @@ func (d *decoder) shutdownTimes(m *mapping, c ShutdownConfig) ShutdownConfig {
 	return c
 }
 
-var clientKeys = []string{"protocol", "connections", "payload", "rate", "pipeline", "requests", "via", "start", "stop"}
+var clientKeys = []string{"protocol", "connections", "payload", "rate", "load", "pipeline", "requests", "via", "start", "stop"}
 
 // clientProtocol sets what a client sends: the server's protocol, or for an
 // http+resp server one of the two, which the client must name.
@@ -617,6 +626,7 @@ func (d *decoder) clients(n *yaml.Node, s *Scenario) {
 			Payload:     defaultPayload,
 			Pipeline:    1,
 			Via:         ViaNet,
+			Load:        LoadClosed,
 			Stop:        s.Duration,
 		}
 		d.clientProtocol(m, item, s.Server.Protocol, &c)
@@ -647,6 +657,7 @@ func (d *decoder) clients(n *yaml.Node, s *Scenario) {
 				}
 			}
 		}
+		d.clientLoad(m, &c)
 		if v := m.get("pipeline"); v != nil {
 			if r, ok := d.integer(v, "pipeline", 1, maxPipeline); ok {
 				c.Pipeline = r
@@ -669,6 +680,24 @@ func (d *decoder) clients(n *yaml.Node, s *Scenario) {
 	}
 	if total > maxConnections {
 		d.errorf(n, "clients open %d connections in all; the limit is %d", total, maxConnections)
+	}
+}
+
+// clientLoad reads load: closed (the default) waits for a batch's answers
+// before the next; open sends on the rate's schedule whatever the server
+// does, so it needs a rate.
+func (d *decoder) clientLoad(m *mapping, c *Client) {
+	v := m.get("load")
+	if v == nil {
+		return
+	}
+	r, ok := d.enum(v, "load", loads)
+	if !ok {
+		return
+	}
+	c.Load = ClientLoad(r)
+	if c.Load == LoadOpen && c.Rate.Max() {
+		d.errorf(v, "load: open sends on a schedule and needs a rate such as 500/s, not rate: max")
 	}
 }
 

@@ -24,7 +24,7 @@ func TestDocsCoverFormat(t *testing.T) {
 	}
 	add("`", suffixAll(topKeys, "`")...)
 	add("`", suffixAll(loopConfigKeys, "`")...)
-	add("`", suffixAll([]string{"protocol", "ports", "reuseport", "addr"}, "`")...)
+	add("`", suffixAll(serverKeys, "`")...)
 	add("`", suffixAll(clientKeys, "`")...)
 	add("`", timelineKeys...) // written as `at:` or `inject: FAULT`
 	add("`", suffixAll(faults, "`")...)
@@ -32,6 +32,7 @@ func TestDocsCoverFormat(t *testing.T) {
 	add("`", suffixAll(selectors, "`")...)
 	add("`", suffixAll(triggers, "`")...)
 	add("`", suffixAll(vias, "`")...)
+	add("`", suffixAll(loads, "`")...)
 	add("`", suffixAll(origins, "`")...)
 	add("`", suffixAll(scheduleModes, "`")...)
 	add("`", suffixAll(configKeyPaths(), "`")...)

@@ -11,6 +11,7 @@ import (
 	"github.com/reactorviz/reactorviz/reactor"
 	"github.com/reactorviz/reactorviz/reactor/trace"
 	"github.com/reactorviz/reactorviz/scenarios"
+	"github.com/reactorviz/reactorviz/sim/load"
 )
 
 // Summary is the run summary of DESIGN.md §6. Its JSON keys are stable.
@@ -48,6 +49,24 @@ type LoopSummary struct {
 	State string `json:"state"`
 	reactor.Stats
 	TimersFired int64 `json:"timers_fired"`
+	// Time is where the loop's time went and what its clients saw; a
+	// summary rebuilt from a trace has none.
+	Time *LoopTime `json:"time,omitempty"`
+}
+
+// LoopTime is one loop's time split and the latency of the requests on
+// the channels it serves.
+type LoopTime struct {
+	SelectNanos int64        `json:"select_ns"` // blocked in select over the run
+	LastSecond  TimeShares   `json:"last_second"`
+	Run         TimeShares   `json:"run"`
+	Clients     *LoopClients `json:"clients,omitempty"` // only for a loop that served clients
+}
+
+// LoopClients is what the clients of one loop's channels saw.
+type LoopClients struct {
+	Requests  int64          `json:"requests"`
+	LatencyUS LatencySummary `json:"latency_us"`
 }
 
 // ClientSummary is what the clients saw.
@@ -62,10 +81,16 @@ type ClientSummary struct {
 
 // LatencySummary holds latency quantiles in microseconds.
 type LatencySummary struct {
-	P50 float64 `json:"p50"`
-	P90 float64 `json:"p90"`
-	P99 float64 `json:"p99"`
-	Max float64 `json:"max"`
+	P50  float64 `json:"p50"`
+	P90  float64 `json:"p90"`
+	P99  float64 `json:"p99"`
+	P999 float64 `json:"p999"`
+	Max  float64 `json:"max"`
+}
+
+func latencySummary(h *load.Histogram) LatencySummary {
+	return LatencySummary{P50: h.Quantile(0.5), P90: h.Quantile(0.9), P99: h.Quantile(0.99),
+		P999: h.Quantile(0.999), Max: h.Quantile(1)}
 }
 
 // EventSummary counts trace events.
@@ -102,20 +127,41 @@ func loopSummary(l *reactor.EventLoop) LoopSummary {
 	return LoopSummary{Name: l.Name(), Group: l.Group(), TID: l.TID(), State: state, Stats: st, TimersFired: st.TimersDue}
 }
 
+// loopTime is loop i's time split and its clients' latency so far.
+func (r *Run) loopTime(i int) *LoopTime {
+	last, all := r.split.window(i)
+	t := &LoopTime{SelectNanos: r.loops[i].TimeSplit().SelectNanos, LastSecond: last, Run: all}
+	if h := &r.served.hists[i]; h.Count() > 0 {
+		t.Clients = &LoopClients{Requests: int64(h.Count()), LatencyUS: latencySummary(h)}
+	}
+	return t
+}
+
+// LoopTime returns loop i's time split and its clients' latency so far.
+// Any goroutine; it reads the loops' running sums and never stops them.
+func (r *Run) LoopTime(i int) *LoopTime {
+	if i < 0 || i >= len(r.loops) {
+		return nil
+	}
+	return r.loopTime(i)
+}
+
 func (r *Run) summarise() *Summary {
 	el := r.Elapsed()
 	s := &Summary{Scenario: r.sc.Name, Model: string(r.sc.Model), DurationNS: int64(el)}
 	for _, g := range r.groups {
 		s.Groups = append(s.Groups, GroupSummary{Name: g.Name(), Size: g.Size(), Chooser: g.Chooser()})
 	}
-	for _, l := range r.loops {
-		s.Loops = append(s.Loops, loopSummary(l))
+	for i, l := range r.loops {
+		ls := loopSummary(l)
+		ls.Time = r.loopTime(i)
+		s.Loops = append(s.Loops, ls)
 		s.loopNames = append(s.loopNames, l.Name())
 	}
 	c := r.Clients()
 	s.Clients = ClientSummary{Connections: c.Connections, Requests: c.Requests, Errors: c.Errors,
 		BytesVerified: c.BytesVerified, ThroughputRPS: c.ThroughputRPS,
-		LatencyUS: LatencySummary{P50: c.P50us, P90: c.P90us, P99: c.P99us, Max: c.MaxUs}}
+		LatencyUS: LatencySummary{P50: c.P50us, P90: c.P90us, P99: c.P99us, P999: c.P999us, Max: c.MaxUs}}
 	s.Events.Emitted, s.Events.Dropped = r.coll.Stats()
 	if r.wheel != nil {
 		ws := r.wheel.Stats()

@@ -53,6 +53,13 @@ func (h *Histogram) Record(d time.Duration) {
 	h.mu.Unlock()
 }
 
+// Count returns the number of samples recorded.
+func (h *Histogram) Count() uint64 {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.n
+}
+
 // Merge adds every sample of o.
 func (h *Histogram) Merge(o *Histogram) {
 	o.mu.Lock()

@@ -1,6 +1,7 @@
 // Package load drives client connections at a server over loopback: echo,
 // HTTP or RESP requests, at a fixed rate or as fast as answers come back,
-// with pipelining. Every answer is checked byte for byte and every
+// with pipelining; at a fixed rate, closed loop (wait for the answers) or
+// open loop (send on schedule whatever happens). Every answer is checked byte for byte and every
 // request's latency recorded.
 package load
 
@@ -16,10 +17,21 @@ type Spec struct {
 	Addrs       []string // connection i dials Addrs[i % len(Addrs)]
 	Connections int
 	Payload     int           // echo request size
-	Interval    time.Duration // between two request batches of one connection; 0: closed loop
-	Pipeline    int           // requests written before reading their answers (≥ 1)
-	Requests    int           // per connection; 0: until Stop
-	First       int           // index of the first connection, so payloads differ across groups
+	Interval    time.Duration // between two request batches of one connection; 0: as fast as answers come
+	// Open sends on the Interval schedule whatever the server does, and
+	// measures each request from the time it was due to be sent, as wrk2
+	// does: a stalled server then shows in the latency instead of
+	// silently slowing the clients down (coordinated omission). Without
+	// it a connection waits for its answers before the next batch.
+	Open bool
+	// Route, if set, is asked once per connection, at its first answer,
+	// for a second histogram to record that connection's latencies in
+	// (the one of the loop serving it), given the connection's local
+	// port. It may return nil.
+	Route    func(localPort int) *Histogram
+	Pipeline int // requests written before reading their answers (≥ 1)
+	Requests int // per connection; 0: until Stop
+	First    int // index of the first connection, so payloads differ across groups
 }
 
 // Stats is a live snapshot of a client group.
@@ -103,6 +115,26 @@ func (g *Group) onStop(fn func()) {
 	}
 	g.mu.Unlock()
 	fn()
+}
+
+// record adds one answered request of a connection; route is the
+// connection's per-loop histogram, or nil.
+func (g *Group) record(d time.Duration, n int, route *Histogram) {
+	g.c.hist.Record(d)
+	if route != nil {
+		route.Record(d)
+	}
+	g.c.requests.Add(1)
+	g.c.verified.Add(int64(n))
+}
+
+// route looks up the per-loop histogram of the connection with that local
+// port.
+func (g *Group) route(localPort int) *Histogram {
+	if g.spec.Route == nil || localPort == 0 {
+		return nil
+	}
+	return g.spec.Route(localPort)
 }
 
 func (g *Group) fail() {

@@ -1,0 +1,111 @@
+package sim
+
+import (
+	"math"
+	"sync"
+	"time"
+
+	"github.com/reactorviz/reactorviz/reactor"
+)
+
+// splitSampler reads every loop's time split a few times a second, off the
+// loops, so the share of the last second spent blocked in select, in I/O
+// and in tasks can be told from the run's totals. The loops only keep
+// running sums; this goroutine does the subtracting.
+type splitSampler struct {
+	loops []*reactor.EventLoop
+
+	mu      sync.Mutex
+	samples []splitSample // oldest first, at most splitKeep
+	first   time.Time
+}
+
+type splitSample struct {
+	at    time.Time
+	loops []reactor.TimeSplit
+}
+
+const (
+	splitEvery = 250 * time.Millisecond
+	splitKeep  = int(time.Second/splitEvery) + 2 // a full second back from the newest
+)
+
+func newSplitSampler(loops []*reactor.EventLoop) *splitSampler {
+	return &splitSampler{loops: loops}
+}
+
+// run samples until stop is closed.
+func (s *splitSampler) run(stop <-chan struct{}) {
+	s.sample()
+	t := time.NewTicker(splitEvery)
+	defer t.Stop()
+	for {
+		select {
+		case <-stop:
+			return
+		case <-t.C:
+			s.sample()
+		}
+	}
+}
+
+// sample reads every loop's split now.
+func (s *splitSampler) sample() {
+	sm := splitSample{at: time.Now(), loops: make([]reactor.TimeSplit, len(s.loops))}
+	for i, l := range s.loops {
+		sm.loops[i] = l.TimeSplit()
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.first.IsZero() {
+		s.first = sm.at
+	}
+	s.samples = append(s.samples, sm)
+	if len(s.samples) > splitKeep {
+		s.samples = append(s.samples[:0], s.samples[len(s.samples)-splitKeep:]...)
+	}
+}
+
+// TimeShares is how a loop's time divided over a window, in percent of
+// the window's wall time. What the three leave is the rest of the
+// iteration: selectNow polls, gates, the Go scheduler.
+type TimeShares struct {
+	Select float64 `json:"select"`
+	IO     float64 `json:"io"`
+	Tasks  float64 `json:"tasks"`
+}
+
+// Busy is the share of the window the loop was working: I/O and tasks.
+func (t TimeShares) Busy() float64 { return t.IO + t.Tasks }
+
+func shares(from, to reactor.TimeSplit, wall time.Duration) TimeShares {
+	if wall <= 0 {
+		return TimeShares{}
+	}
+	pct := func(a, b int64) float64 {
+		return math.Round(min(100, max(0, 100*float64(b-a)/float64(wall)))*10) / 10
+	}
+	return TimeShares{Select: pct(from.SelectNanos, to.SelectNanos), IO: pct(from.IONanos, to.IONanos),
+		Tasks: pct(from.TaskNanos, to.TaskNanos)}
+}
+
+// window returns loop i's shares over the last second sampled and since
+// the first sample.
+func (s *splitSampler) window(i int) (last, all TimeShares) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if len(s.samples) < 2 || i < 0 || i >= len(s.loops) {
+		return TimeShares{}, TimeShares{}
+	}
+	newest := s.samples[len(s.samples)-1]
+	old := s.samples[0]
+	for _, sm := range s.samples {
+		if newest.at.Sub(sm.at) < time.Second {
+			break
+		}
+		old = sm
+	}
+	last = shares(old.loops[i], newest.loops[i], newest.at.Sub(old.at))
+	all = shares(reactor.TimeSplit{}, newest.loops[i], newest.at.Sub(s.first))
+	return last, all
+}
