@@ -320,7 +320,7 @@ func (d *decoder) enum(n *yaml.Node, name string, options []string) (string, boo
 
 var topKeys = []string{
 	"name", "summary", "notes", "concepts", "model", "bosses", "workers", "client_loops",
-	"duration", "loop", "server", "clients", "timeline", "wheel", "shutdown", "expect",
+	"duration", "loop", "server", "clients", "timeline", "wheel", "shutdown", "expect", "compare",
 }
 
 // scenario decodes the whole document. Fields are decoded in dependency
@@ -414,6 +414,24 @@ func (d *decoder) scenario(root *yaml.Node, s *Scenario) {
 	d.timeline(top.get("timeline"), s)
 	d.checkLoopRefs(s)
 	d.expects(top.get("expect"), s)
+	d.compares(top.get("compare"), s)
+}
+
+// compares reads the clauses compare checks across models.
+func (d *decoder) compares(n *yaml.Node, s *Scenario) {
+	for _, item := range d.list(n, "compare", maxExpects) {
+		text, ok := d.str(item, "a compare clause", maxExpectLen)
+		if !ok {
+			continue
+		}
+		c, err := ParseCompare(text)
+		if err != nil {
+			f, p := d.exprPos(item, err.Offset)
+			d.ps.add(f, p, "%s", err.Msg)
+			continue
+		}
+		s.Compare = append(s.Compare, c)
+	}
 }
 
 func (d *decoder) concepts(n *yaml.Node, s *Scenario) {

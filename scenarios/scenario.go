@@ -105,6 +105,9 @@ type Scenario struct {
 	// Expect holds the active expectations: plain clauses and the chosen
 	// branch of every conditional entry.
 	Expect []*Expect
+	// Compare holds the clauses `reactorviz compare` checks across the
+	// models' runs of this workload.
+	Compare []*CompareClause
 
 	// File is the name the scenario was parsed under (a path, or
 	// "builtin:NAME").
@@ -239,6 +242,7 @@ func (s *Scenario) Clone() *Scenario {
 	c.Clients = append([]Client(nil), s.Clients...)
 	c.Timeline = append([]Action(nil), s.Timeline...)
 	c.Expect = append([]*Expect(nil), s.Expect...)
+	c.Compare = append([]*CompareClause(nil), s.Compare...)
 	c.warnings = append([]Problem(nil), s.warnings...)
 	c.sets = append([]setArg(nil), s.sets...)
 	return &c

@@ -19,7 +19,7 @@ func StartEngine(spec Spec, group *reactor.EventLoopGroup) (*Group, error) {
 	}
 	for i := 0; i < spec.Connections; i++ {
 		conn := spec.First + i
-		h := &engineClient{g: g, conn: conn}
+		h := &engineClient{g: g, conn: conn, dialed: time.Now()}
 		b := &reactor.Bootstrap{Group: group, Init: func(ch *reactor.Channel) {
 			ch.Pipeline().AddLast("client", h)
 		}}
@@ -46,17 +46,18 @@ func StartEngine(spec Spec, group *reactor.EventLoopGroup) (*Group, error) {
 // loop only, so it needs no locks.
 type engineClient struct {
 	reactor.HandlerAdapter
-	g     *Group
-	conn  int
-	ch    *reactor.Channel
-	seq   int // next request to send
-	recv  int // next answer expected
-	buf   []byte
-	start time.Time
-	due   int // answers outstanding in the current batch (closed loop)
-	done  bool
-	route *Histogram
-	found bool
+	g      *Group
+	conn   int
+	ch     *reactor.Channel
+	seq    int // next request to send
+	recv   int // next answer expected
+	buf    []byte
+	start  time.Time
+	due    int // answers outstanding in the current batch (closed loop)
+	done   bool
+	route  *Histogram
+	found  bool
+	dialed time.Time
 	// Open loop: when each sent request was due, oldest first, and when
 	// the next batch is.
 	sent []time.Time
@@ -122,7 +123,7 @@ func (h *engineClient) routeOnce(ctx *reactor.Context) *Histogram {
 		h.found = true
 		if sa, err := unix.Getsockname(ctx.Channel().FD()); err == nil {
 			if in, ok := sa.(*unix.SockaddrInet4); ok {
-				h.route = h.g.route(in.Port)
+				h.route = h.g.route(in.Port, h.dialed)
 			}
 		}
 	}

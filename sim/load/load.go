@@ -18,6 +18,9 @@ type Spec struct {
 	Connections int
 	Payload     int           // echo request size
 	Interval    time.Duration // between two request batches of one connection; 0: as fast as answers come
+	Pipeline    int           // requests written before reading their answers (≥ 1)
+	Requests    int           // per connection; 0: until Stop
+	First       int           // index of the first connection, so payloads differ across groups
 	// Open sends on the Interval schedule whatever the server does, and
 	// measures each request from the time it was due to be sent, as wrk2
 	// does: a stalled server then shows in the latency instead of
@@ -25,13 +28,12 @@ type Spec struct {
 	// it a connection waits for its answers before the next batch.
 	Open bool
 	// Route, if set, is asked once per connection, at its first answer,
-	// for a second histogram to record that connection's latencies in
-	// (the one of the loop serving it), given the connection's local
-	// port. It may return nil.
-	Route    func(localPort int) *Histogram
-	Pipeline int // requests written before reading their answers (≥ 1)
-	Requests int // per connection; 0: until Stop
-	First    int // index of the first connection, so payloads differ across groups
+	// given the connection's local port: for a second histogram to record
+	// that connection's latencies in (the one of the loop serving it; nil
+	// for none), and when the server registered the connection on that
+	// loop (zero if unknown), which, less the time the dial began, is the
+	// connection's accept latency.
+	Route func(localPort int) (*Histogram, time.Time)
 }
 
 // Stats is a live snapshot of a client group.
@@ -46,6 +48,7 @@ type Stats struct {
 type counters struct {
 	conns, requests, errors, verified atomic.Int64
 	hist                              Histogram
+	accept                            Histogram // dial begun → registered on its I/O loop
 }
 
 func (c *counters) snapshot() Stats {
@@ -79,6 +82,11 @@ func (g *Group) Stats() Stats { return g.c.snapshot() }
 
 // Latency returns the group's latency histogram.
 func (g *Group) Latency() *Histogram { return &g.c.hist }
+
+// AcceptLatency returns the histogram of the time from a connection's
+// dial to its registration on the server loop that serves it: the wait in
+// the accept queue, the accept, and the handoff to the I/O loop.
+func (g *Group) AcceptLatency() *Histogram { return &g.c.accept }
 
 // Stop closes every connection and waits for the group's goroutines. Errors
 // caused by the stop itself are not counted.
@@ -129,12 +137,16 @@ func (g *Group) record(d time.Duration, n int, route *Histogram) {
 }
 
 // route looks up the per-loop histogram of the connection with that local
-// port.
-func (g *Group) route(localPort int) *Histogram {
+// port, and records its accept latency.
+func (g *Group) route(localPort int, dialed time.Time) *Histogram {
 	if g.spec.Route == nil || localPort == 0 {
 		return nil
 	}
-	return g.spec.Route(localPort)
+	h, registered := g.spec.Route(localPort)
+	if !registered.IsZero() && !dialed.IsZero() {
+		g.c.accept.Record(registered.Sub(dialed))
+	}
+	return h
 }
 
 func (g *Group) fail() {

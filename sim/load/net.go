@@ -23,11 +23,12 @@ func StartNet(spec Spec) (*Group, error) {
 
 // netConn is one connection of a net client group.
 type netConn struct {
-	c     net.Conn
-	conn  int
-	port  int
-	route *Histogram
-	found bool // route looked up
+	c      net.Conn
+	conn   int
+	port   int
+	route  *Histogram
+	found  bool // route looked up
+	dialed time.Time
 }
 
 // routeOnce looks the connection's loop up at its first answer: by then
@@ -35,7 +36,7 @@ type netConn struct {
 func (nc *netConn) routeOnce(g *Group) *Histogram {
 	if !nc.found {
 		nc.found = true
-		nc.route = g.route(nc.port)
+		nc.route = g.route(nc.port, nc.dialed)
 	}
 	return nc.route
 }
@@ -43,6 +44,7 @@ func (nc *netConn) routeOnce(g *Group) *Histogram {
 func (g *Group) runNet(conn int) {
 	defer g.wg.Done()
 	addr := g.spec.Addrs[conn%len(g.spec.Addrs)]
+	dialed := time.Now()
 	c, err := net.DialTimeout("tcp", addr, 10*time.Second)
 	if err != nil {
 		g.fail()
@@ -51,7 +53,7 @@ func (g *Group) runNet(conn int) {
 	g.onStop(func() { c.Close() })
 	defer c.Close()
 	g.c.conns.Add(1)
-	nc := &netConn{c: c, conn: conn}
+	nc := &netConn{c: c, conn: conn, dialed: dialed}
 	if a, ok := c.LocalAddr().(*net.TCPAddr); ok {
 		nc.port = a.Port
 	}
