@@ -21,7 +21,7 @@ import (
 // documentation order.
 var CompareFigures = []string{
 	"rps", "p50_us", "p99_us", "p999_us", "errors",
-	"first_answer_p99_us", "accept_loops", "busy_max", "served_loops", "stalled_loops",
+	"accept_p99_us", "accept_loops", "busy_max", "served_loops", "stalled_loops",
 }
 
 // CompareClause is one parsed compare clause.

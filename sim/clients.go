@@ -87,6 +87,7 @@ type ClientStats struct {
 	P50us, P90us  float64
 	P99us, P999us float64
 	MaxUs         float64
+	accept        *load.Histogram // dial → registered, every group merged
 }
 
 // Clients returns the clients' counters so far. Any goroutine.
@@ -96,7 +97,9 @@ func (r *Run) Clients() ClientStats {
 	r.mu.Unlock()
 	var out ClientStats
 	var h load.Histogram
+	out.accept = &load.Histogram{}
 	for _, c := range cs {
+		out.accept.Merge(c.g.AcceptLatency())
 		s := c.g.Stats()
 		out.Connections += s.Connections
 		out.Requests += s.Requests

@@ -77,6 +77,9 @@ type ClientSummary struct {
 	BytesVerified int64          `json:"bytes_verified"`
 	ThroughputRPS float64        `json:"throughput_rps"`
 	LatencyUS     LatencySummary `json:"latency_us"`
+	// AcceptUS is the time from a connection's dial to its registration
+	// on the loop that serves it.
+	AcceptUS LatencySummary `json:"accept_us"`
 }
 
 // LatencySummary holds latency quantiles in microseconds.
@@ -161,7 +164,8 @@ func (r *Run) summarise() *Summary {
 	c := r.Clients()
 	s.Clients = ClientSummary{Connections: c.Connections, Requests: c.Requests, Errors: c.Errors,
 		BytesVerified: c.BytesVerified, ThroughputRPS: c.ThroughputRPS,
-		LatencyUS: LatencySummary{P50: c.P50us, P90: c.P90us, P99: c.P99us, P999: c.P999us, Max: c.MaxUs}}
+		LatencyUS: LatencySummary{P50: c.P50us, P90: c.P90us, P99: c.P99us, P999: c.P999us, Max: c.MaxUs},
+		AcceptUS:  latencySummary(c.accept)}
 	s.Events.Emitted, s.Events.Dropped = r.coll.Stats()
 	if r.wheel != nil {
 		ws := r.wheel.Stats()
