@@ -217,12 +217,12 @@ func reason(slow, fast Figures) string {
 	case slow.blocking && slow.StalledLoops > 0 && slow.StalledLoops >= slow.ServedLoops:
 		return fmt.Sprintf("in %s every loop's clients stalled behind the blocked handler; in %s %d of %d loops' did",
 			slow.Model, fast.Model, fast.StalledLoops, fast.ServedLoops)
+	case slow.AcceptLoops < fast.AcceptLoops && slow.AcceptP99US > 1.5*fast.AcceptP99US && fast.AcceptP99US > 0:
+		return fmt.Sprintf("%s accepted on %d loop with accept p99 %s, %s on %d with %s",
+			slow.Model, slow.AcceptLoops, usText(slow.AcceptP99US), fast.Model, fast.AcceptLoops, usText(fast.AcceptP99US))
 	case slow.BusyMax >= 80 && slow.BusyMax > fast.BusyMax+10:
 		return fmt.Sprintf("%s's %s was busy %.0f%% of the time and requests queued behind it; %s spread the load (busiest %s %.0f%%)",
 			slow.Model, slow.BusiestLoop, slow.BusyMax, fast.Model, fast.BusiestLoop, fast.BusyMax)
-	case slow.AcceptP99US > 1.5*fast.AcceptP99US && fast.AcceptP99US > 0:
-		return fmt.Sprintf("%s accepted on %d loop(s) with accept p99 %s; %s on %d with %s",
-			slow.Model, slow.AcceptLoops, usText(slow.AcceptP99US), fast.Model, fast.AcceptLoops, usText(fast.AcceptP99US))
 	}
 	return fmt.Sprintf("%s's busiest loop %s was busy %.0f%%, %s's %s %.0f%%",
 		slow.Model, slow.BusiestLoop, slow.BusyMax, fast.Model, fast.BusiestLoop, fast.BusyMax)
