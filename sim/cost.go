@@ -21,21 +21,30 @@ type costStage struct {
 }
 
 func (h *costStage) ChannelRead(ctx *reactor.Context, msg []byte) {
-	h.partial += len(msg)
-	n := h.partial / h.reqSize
-	h.partial %= h.reqSize
-	for i := 0; i < n; i++ {
+	for i, n := 0, h.requests(len(msg)); i < n; i++ {
 		h.sink = spin(h.spins, h.sink|1)
 	}
 	ctx.FireChannelRead(msg)
 }
 
+// requests counts the whole requests that n more bytes complete.
+func (h *costStage) requests(n int) int {
+	h.partial += n
+	done := h.partial / h.reqSize
+	h.partial %= h.reqSize
+	return done
+}
+
 // requestSize is the size of one request of the scenario's clients, by
 // which the cost stage counts requests: the first client's, as every
-// client of a server speaks its protocol.
+// client of a server speaks its protocol. A server with no clients (serve)
+// counts 64 bytes as a request.
 func requestSize(sc *scenarios.Scenario) int {
-	for _, c := range sc.Clients {
-		return load.RequestSize(string(c.Protocol), c.Payload)
+	if len(sc.Clients) > 0 {
+		c := sc.Clients[0]
+		if n := load.RequestSize(string(c.Protocol), c.Payload); n > 0 {
+			return n
+		}
 	}
-	return load.RequestSize(string(sc.Server.Protocol), 64)
+	return 64
 }

@@ -5,8 +5,9 @@ import (
 	"time"
 )
 
-// spin does n rounds of integer work the compiler cannot drop and returns
-// its result. It is the handler's CPU cost: work, not a clock wait, so a
+// spin does n rounds of dependent integer work and returns its result,
+// which the caller must use: the compiler drops the loop of a result
+// thrown away. It is the handler's CPU cost: work, not a clock wait, so a
 // loop thread the kernel takes off the CPU gets no work done meanwhile, as
 // a real server's would not.
 func spin(n int, x uint64) uint64 {
@@ -33,10 +34,12 @@ func spinsFor(d time.Duration) int {
 // fastest: the rounds that were least disturbed by other threads sharing
 // the CPU measure the work itself.
 func calibrate() {
-	const rounds = 200_000
+	// Ten batches of about 1.5ms, once per process: long enough that one
+	// of them runs undisturbed.
+	const rounds = 1_000_000
 	best := time.Duration(1<<63 - 1)
 	x := uint64(88172645463325252)
-	for i := 0; i < 5; i++ {
+	for i := 0; i < 10; i++ {
 		start := time.Now()
 		x = spin(rounds, x)
 		best = min(best, max(time.Since(start), time.Nanosecond))
