@@ -311,13 +311,17 @@ func (s *Summary) Text() string {
 			l.Channels, bytesText(l.BytesRead), bytesText(l.BytesWritten))
 	}
 	tw.Flush()
+	s.timeText(&b)
 	if s.fromTrace {
 		b.WriteString("\nclients: not in a trace\n")
 	} else {
 		c := s.Clients
 		fmt.Fprintf(&b, "\nclients: %d connections, %d requests (%.0f req/s), %d errors, %s verified\n",
 			c.Connections, c.Requests, c.ThroughputRPS, c.Errors, bytesText(c.BytesVerified))
-		fmt.Fprintf(&b, "latency µs: p50 %.0f  p90 %.0f  p99 %.0f  max %.0f\n", c.LatencyUS.P50, c.LatencyUS.P90, c.LatencyUS.P99, c.LatencyUS.Max)
+		fmt.Fprintf(&b, "latency µs: p50 %.0f  p90 %.0f  p99 %.0f  p999 %.0f  max %.0f\n", c.LatencyUS.P50, c.LatencyUS.P90, c.LatencyUS.P99, c.LatencyUS.P999, c.LatencyUS.Max)
+		if a := c.AcceptUS; a.Max > 0 {
+			fmt.Fprintf(&b, "accept µs (dial to registration on its loop): p50 %.0f  p99 %.0f  max %.0f\n", a.P50, a.P99, a.Max)
+		}
 	}
 	if s.Events.Emitted == 0 && s.Events.Dropped == 0 {
 		b.WriteString("events: none collected (the engine emits events only for --trace, --chrome or the TUI)\n")
@@ -347,6 +351,33 @@ func (s *Summary) Text() string {
 		fmt.Fprintf(&b, "\nerror: %s\n", s.Error)
 	}
 	return b.String()
+}
+
+// timeText lists each started loop's share of the run blocked in select,
+// in I/O and in tasks, and what the clients of its channels saw.
+func (s *Summary) timeText(b *strings.Builder) {
+	var rows []LoopSummary
+	for _, l := range s.Loops {
+		if l.Time != nil && l.TID != 0 {
+			rows = append(rows, l)
+		}
+	}
+	if len(rows) == 0 {
+		return
+	}
+	b.WriteString("\ntime over the run, and the clients of each loop's channels:\n")
+	tw := tabwriter.NewWriter(b, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "loop\tselect %\tio %\ttask %\trequests\tp50 µs\tp99 µs\tp999 µs\t")
+	for _, l := range rows {
+		t := l.Time
+		if c := t.Clients; c != nil {
+			fmt.Fprintf(tw, "%s\t%.1f\t%.1f\t%.1f\t%d\t%.0f\t%.0f\t%.0f\t\n", l.Name, t.Run.Select, t.Run.IO, t.Run.Tasks,
+				c.Requests, c.LatencyUS.P50, c.LatencyUS.P99, c.LatencyUS.P999)
+			continue
+		}
+		fmt.Fprintf(tw, "%s\t%.1f\t%.1f\t%.1f\t-\t-\t-\t-\t\n", l.Name, t.Run.Select, t.Run.IO, t.Run.Tasks)
+	}
+	tw.Flush()
 }
 
 func observed(e scenarios.Result) string {
