@@ -82,11 +82,27 @@ func Compare(sc *scenarios.Scenario, models []string, o CompareOptions) (cmp *Co
 			return nil, fmt.Errorf("model %s: %w", m, err)
 		}
 		cmp.Models = append(cmp.Models, s)
-		cmp.Figures = append(cmp.Figures, figuresOf(s, sc))
 	}
-	cmp.Verdict = cmp.verdict()
-	cmp.check(sc.Compare)
+	cmp.judge(sc)
 	return cmp, nil
+}
+
+// Judge builds the comparison of summaries, the finished runs of sc under
+// each model in turn, as Compare does: the figures, the verdict and the
+// compare clauses. A screen that ran the models itself calls it.
+func Judge(sc *scenarios.Scenario, summaries []*Summary) *Comparison {
+	c := &Comparison{Workload: NewWorkload(sc), Models: summaries}
+	c.judge(sc)
+	return c
+}
+
+func (c *Comparison) judge(sc *scenarios.Scenario) {
+	c.Figures = c.Figures[:0]
+	for _, s := range c.Models {
+		c.Figures = append(c.Figures, figuresOf(s, sc))
+	}
+	c.Verdict = c.verdict()
+	c.check(sc.Compare)
 }
 
 func compareOne(sc *scenarios.Scenario, model string, pid int, x *chrome.Exporter, each func(string, *Run)) (*Summary, error) {

@@ -47,16 +47,10 @@ compare:
 	if err != nil {
 		t.Fatal(err)
 	}
-	c := &Comparison{}
-	for _, s := range []*Summary{
+	c := Judge(sc, []*Summary{
 		summaryOf("single", 1500, 900_000, []float64{99}, []float64{900_000}),
 		summaryOf("multi", 2950, 4_000, []float64{60, 55}, []float64{4_000, 3_000}),
-	} {
-		c.Models = append(c.Models, s)
-		c.Figures = append(c.Figures, figuresOf(s, sc))
-	}
-	c.Verdict = c.verdict()
-	c.check(sc.Compare)
+	})
 	single, multi := c.Figures[0], c.Figures[1]
 	if single.BusiestLoop != "reactor-0" || single.BusyMax != 99 || multi.ServedLoops != 2 || multi.Split.IO != 57.5 {
 		t.Errorf("figures: %+v / %+v", single, multi)
