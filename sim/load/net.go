@@ -113,9 +113,11 @@ func (g *Group) readAnswer(nc *netConn, seq int, resp []byte) bool {
 }
 
 // openBacklog bounds the requests one open-loop connection has sent and
-// not yet seen answered. When it is full the writer waits, but every
-// request keeps the time it was due, so the wait still shows as latency.
-const openBacklog = 1 << 14
+// not yet seen answered (the channel's buffer is allocated up front, 24
+// bytes a request). When it is full the writer waits, as it would on a
+// full socket buffer, but every request keeps the time it was due, so the
+// wait still shows as latency.
+const openBacklog = 256
 
 // runNetOpen is the open loop: the writer sends each batch at its due time
 // (at once, to catch up, when it is late) and hands the due time to the
