@@ -24,6 +24,10 @@ type Figures struct {
 	// AcceptP99US is the p99 of dial → registered on the serving loop.
 	AcceptP99US float64 `json:"accept_p99_us"`
 	AcceptLoops int     `json:"accept_loops"` // loops that accepted a connection
+	// Listening says how the boss loops share the accepts: "2 ports" (one
+	// server channel per port, dealt to the boss loops by the chooser) or
+	// "SO_REUSEPORT" (one server channel per boss loop on each port).
+	Listening string `json:"listening"`
 	// BusyMax is the largest share of the run (%) a loop serving
 	// connections spent in I/O and tasks; BusiestLoop is that loop.
 	BusyMax     float64 `json:"busy_max"`
@@ -65,6 +69,16 @@ func (f *Figures) figure(name string) (float64, bool) {
 		return float64(f.StalledLoops), true
 	}
 	return 0, false
+}
+
+func listening(sc *scenarios.Scenario) string {
+	if sc.Server.ReusePort {
+		return "SO_REUSEPORT"
+	}
+	if sc.Server.Ports == 1 {
+		return "1 port"
+	}
+	return fmt.Sprintf("%d ports", sc.Server.Ports)
 }
 
 // blocks reports whether the timeline makes a handler block.
@@ -110,7 +124,8 @@ func figuresOf(s *Summary, sc *scenarios.Scenario) Figures {
 	f := Figures{Model: s.Model, OfferedRPS: offered(sc), RPS: s.Clients.ThroughputRPS,
 		P50US: s.Clients.LatencyUS.P50, P99US: s.Clients.LatencyUS.P99, P999US: s.Clients.LatencyUS.P999,
 		Errors: s.Clients.Errors, AcceptP99US: s.Clients.AcceptUS.P99,
-		StallUS: float64(stallThreshold(sc) / time.Microsecond), blocking: blocks(sc)}
+		StallUS: float64(stallThreshold(sc) / time.Microsecond), blocking: blocks(sc),
+		Listening: listening(sc)}
 	io := ioGroups(s)
 	n := 0
 	for _, l := range s.Loops {
@@ -166,6 +181,9 @@ func (f *Figures) modelVerdict() string {
 			parts = append(parts, fmt.Sprintf("kept up with %.0f req/s", f.OfferedRPS))
 		}
 	}
+	if f.AcceptLoops > 1 {
+		parts = append(parts, fmt.Sprintf("accepted on %d loops (%s), accept p99 %s", f.AcceptLoops, f.Listening, usText(f.AcceptP99US)))
+	}
 	if f.BusiestLoop != "" {
 		parts = append(parts, fmt.Sprintf("%s busy %.0f%%", f.BusiestLoop, f.BusyMax))
 	}
@@ -218,8 +236,8 @@ func reason(slow, fast Figures) string {
 		return fmt.Sprintf("in %s every loop's clients stalled behind the blocked handler; in %s %d of %d loops' did",
 			slow.Model, fast.Model, fast.StalledLoops, fast.ServedLoops)
 	case slow.AcceptLoops < fast.AcceptLoops && slow.AcceptP99US > 1.5*fast.AcceptP99US && fast.AcceptP99US > 0:
-		return fmt.Sprintf("%s accepted on %d loop with accept p99 %s, %s on %d with %s",
-			slow.Model, slow.AcceptLoops, usText(slow.AcceptP99US), fast.Model, fast.AcceptLoops, usText(fast.AcceptP99US))
+		return fmt.Sprintf("%s accepted on %d loop with accept p99 %s, %s on %d (%s) with %s",
+			slow.Model, slow.AcceptLoops, usText(slow.AcceptP99US), fast.Model, fast.AcceptLoops, fast.Listening, usText(fast.AcceptP99US))
 	case slow.BusyMax >= 80 && slow.BusyMax > fast.BusyMax+10:
 		return fmt.Sprintf("%s's %s was busy %.0f%% of the time and requests queued behind it; %s spread the load (busiest %s %.0f%%)",
 			slow.Model, slow.BusiestLoop, slow.BusyMax, fast.Model, fast.BusiestLoop, fast.BusyMax)
