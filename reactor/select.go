@@ -144,6 +144,7 @@ func (l *EventLoop) selectBlocking(oldWakenUp bool, now int64) (ended int64) {
 			selectCnt, ended = 1, 0
 			break
 		}
+		l.blocking(now)
 		n, interrupted, start := l.wait(int(timeoutMillis))
 		selectCnt++
 		t := l.now()

@@ -5,10 +5,14 @@ import "sync/atomic"
 // timeSplit accumulates where a loop's time goes beyond the I/O and task
 // nanoseconds its counters already keep: the time spent blocked in
 // epoll_wait. It is fed from clock readings selectBlocking takes anyway, so
-// it costs one uncontended atomic add per blocking select and no clock
-// read. Only the loop thread writes it.
+// it costs two uncontended atomic stores and an add per blocking select, and
+// no clock read. Only the loop thread writes it.
 type timeSplit struct {
 	selectNanos atomic.Int64
+	// blockedAt is the reading a select in progress started from, 0 when
+	// the loop is not blocked: a loop asleep for seconds would otherwise
+	// show its whole sleep at once, when it wakes.
+	blockedAt atomic.Int64
 }
 
 // TimeSplit is where a loop's time has gone since it started, in
@@ -22,18 +26,31 @@ type TimeSplit struct {
 	TaskNanos   int64 `json:"task_ns"`
 }
 
-// TimeSplit returns the loop's time split so far. Any goroutine.
+// TimeSplit returns the loop's time split so far, a select in progress
+// included. Any goroutine. A sample taken just as a select returns may miss
+// that select until the next sample.
 func (l *EventLoop) TimeSplit() TimeSplit {
-	return TimeSplit{
+	s := TimeSplit{
 		SelectNanos: l.split.selectNanos.Load(),
 		IONanos:     l.stats.ioNanos.Load(),
 		TaskNanos:   l.stats.taskNanos.Load(),
 	}
+	if at := l.split.blockedAt.Load(); at != 0 {
+		s.SelectNanos += max(l.now()-at, 0)
+	}
+	return s
 }
 
+// blocking marks the start of a blocking select, from the reading the
+// select's timeout was computed from.
+func (l *EventLoop) blocking(before int64) { l.split.blockedAt.Store(before) }
+
 // blocked adds the time from the reading before a blocking select to the
-// reading after it.
+// reading after it. The mark is cleared first: a reader that sees neither
+// the mark nor the sum misses one select for one sample; one that saw both
+// would count it twice.
 func (l *EventLoop) blocked(before, after int64) {
+	l.split.blockedAt.Store(0)
 	if after > before {
 		l.split.selectNanos.Add(after - before)
 	}

@@ -1,6 +1,7 @@
 package reactor
 
 import (
+	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -25,5 +26,22 @@ func TestTimeSplitCountsBlockedSelect(t *testing.T) {
 	}
 	if sum := s.SelectNanos + s.IONanos + s.TaskNanos; sum > int64(life) {
 		t.Fatalf("select+io+tasks %v > the loop's life %v", time.Duration(sum), life)
+	}
+}
+
+// A loop asleep in select counts its sleep so far, not only when it
+// wakes: the time is read against the loop's own clock, here a double
+// that jumps 5s while the loop is blocked.
+func TestTimeSplitCountsSelectInProgress(t *testing.T) {
+	leakCheck(t)
+	var clock atomic.Int64
+	clock.Store(int64(time.Hour))
+	l := newLoop(t, Config{Now: clock.Load})
+	onLoop(t, l, func() {})
+	waitFor(t, "the loop to block in select", func() bool { return l.split.blockedAt.Load() != 0 })
+	before := l.TimeSplit().SelectNanos
+	clock.Add(int64(5 * time.Second))
+	if got := l.TimeSplit().SelectNanos - before; got < int64(5*time.Second) {
+		t.Fatalf("select time grew by %v while the clock moved 5s with the loop blocked", time.Duration(got))
 	}
 }

@@ -17,7 +17,7 @@ type splitSampler struct {
 
 	mu      sync.Mutex
 	samples []splitSample // oldest first, at most splitKeep
-	first   time.Time
+	first   splitSample   // the run's start
 }
 
 type splitSample struct {
@@ -57,8 +57,8 @@ func (s *splitSampler) sample() {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.first.IsZero() {
-		s.first = sm.at
+	if s.first.at.IsZero() {
+		s.first = sm
 	}
 	s.samples = append(s.samples, sm)
 	if len(s.samples) > splitKeep {
@@ -106,6 +106,6 @@ func (s *splitSampler) window(i int) (last, all TimeShares) {
 		old = sm
 	}
 	last = shares(old.loops[i], newest.loops[i], newest.at.Sub(old.at))
-	all = shares(reactor.TimeSplit{}, newest.loops[i], newest.at.Sub(s.first))
+	all = shares(s.first.loops[i], newest.loops[i], newest.at.Sub(s.first.at))
 	return last, all
 }
