@@ -221,13 +221,19 @@ func (c *Comparison) verdict() string {
 		return fmt.Sprintf("%s served %.1f× %s's requests (%.0f vs %.0f req/s) at p99 %s vs %s: %s",
 			best.Model, best.RPS/worst.RPS, worst.Model, best.RPS, worst.RPS, usText(best.P99US), usText(worst.P99US),
 			reason(worst, best))
-	case low.P99US > 0 && high.P99US >= 2*low.P99US:
+	case low.P99US > 0 && high.P99US >= 2*low.P99US && high.P99US-low.P99US >= noiseUS:
 		return fmt.Sprintf("same throughput, but %s's p99 is %.1f× %s's (%s vs %s): %s",
 			high.Model, high.P99US/low.P99US, low.Model, usText(high.P99US), usText(low.P99US), reason(high, low))
 	}
-	return fmt.Sprintf("the models perform alike (%.0f req/s, p99 within 2×): no loop is loaded enough for the model to matter (busiest %s %.0f%%)",
-		best.RPS, best.BusiestLoop, best.BusyMax)
+	busiest := slices.MaxFunc(c.Figures, func(a, b Figures) int { return cmpFloat(a.BusyMax, b.BusyMax) })
+	return fmt.Sprintf("the models perform alike (about %.0f req/s, p99 %s to %s): no loop is busy enough for the model to matter (busiest: %s's %s, %.0f%%)",
+		best.RPS, usText(low.P99US), usText(high.P99US), busiest.Model, busiest.BusiestLoop, busiest.BusyMax)
 }
+
+// noiseUS is the p99 difference below which the verdict calls two models
+// alike: a few milliseconds is what the scheduler of a shared machine adds
+// on its own.
+const noiseUS = 5000
 
 // reason explains why slow did worse than fast from their figures.
 func reason(slow, fast Figures) string {

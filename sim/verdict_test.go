@@ -69,3 +69,19 @@ compare:
 		t.Errorf("text has no verdict:\n%s", c.Text())
 	}
 }
+
+// A workload that loads no loop gets a verdict saying so, even when one
+// model's p99 is a few times another's by the scheduler's noise.
+func TestVerdictAlike(t *testing.T) {
+	sc, err := scenarios.Parse("w.yaml", []byte("name: w\nclients:\n  - {connections: 8, rate: 500/s}\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := Judge(sc, []*Summary{
+		summaryOf("single", 3996, 500, []float64{6}, []float64{500}),
+		summaryOf("multi", 3990, 2_000, []float64{3, 3}, []float64{2_000, 1_500}),
+	})
+	if !strings.HasPrefix(c.Verdict, "the models perform alike") || !strings.Contains(c.Verdict, "single's reactor-0, 6%") {
+		t.Errorf("verdict: %q", c.Verdict)
+	}
+}
