@@ -53,6 +53,9 @@ clients:
 				t.Errorf("%s serves clients", l.Name)
 			}
 			perLoop += c.Requests
+			if l.Time.ClientsLastSecond == nil || l.Time.ClientsLastSecond.Requests > c.Requests {
+				t.Errorf("%s: last second's clients %+v, the run's %+v", l.Name, l.Time.ClientsLastSecond, c)
+			}
 		}
 	}
 	if perLoop != s.Clients.Requests {

@@ -102,7 +102,7 @@ func New(sc *scenarios.Scenario, opts Options) (*Run, error) {
 		return nil, err
 	}
 	r.served = newServedBy(len(r.loops))
-	r.split = newSplitSampler(r.loops)
+	r.split = newSplitSampler(r.loops, r.served.hists)
 	ensureProcs(len(r.loops) + 1) // + the wheel's thread
 	return r, nil
 }

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/reactorviz/reactorviz/reactor"
+	"github.com/reactorviz/reactorviz/sim/load"
 )
 
 // splitSampler reads every loop's time split a few times a second, off the
@@ -13,7 +14,8 @@ import (
 // and in tasks can be told from the run's totals. The loops only keep
 // running sums; this goroutine does the subtracting.
 type splitSampler struct {
-	loops []*reactor.EventLoop
+	loops   []*reactor.EventLoop
+	clients []load.Histogram // per loop: the latency of its channels' clients
 
 	mu      sync.Mutex
 	samples []splitSample // oldest first, at most splitKeep
@@ -21,8 +23,9 @@ type splitSampler struct {
 }
 
 type splitSample struct {
-	at    time.Time
-	loops []reactor.TimeSplit
+	at      time.Time
+	loops   []reactor.TimeSplit
+	clients []*load.Counts // nil for a loop with no client answered yet
 }
 
 const (
@@ -30,8 +33,8 @@ const (
 	splitKeep  = int(time.Second/splitEvery) + 2 // a full second back from the newest
 )
 
-func newSplitSampler(loops []*reactor.EventLoop) *splitSampler {
-	return &splitSampler{loops: loops}
+func newSplitSampler(loops []*reactor.EventLoop, clients []load.Histogram) *splitSampler {
+	return &splitSampler{loops: loops, clients: clients}
 }
 
 // run samples until stop is closed.
@@ -51,9 +54,13 @@ func (s *splitSampler) run(stop <-chan struct{}) {
 
 // sample reads every loop's split now.
 func (s *splitSampler) sample() {
-	sm := splitSample{at: time.Now(), loops: make([]reactor.TimeSplit, len(s.loops))}
+	sm := splitSample{at: time.Now(), loops: make([]reactor.TimeSplit, len(s.loops)),
+		clients: make([]*load.Counts, len(s.loops))}
 	for i, l := range s.loops {
 		sm.loops[i] = l.TimeSplit()
+		if i < len(s.clients) && s.clients[i].Count() > 0 {
+			sm.clients[i] = s.clients[i].Snapshot()
+		}
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -90,12 +97,13 @@ func shares(from, to reactor.TimeSplit, wall time.Duration) TimeShares {
 }
 
 // window returns loop i's shares over the last second sampled and since
-// the first sample.
-func (s *splitSampler) window(i int) (last, all TimeShares) {
+// the first sample, and its clients' latency over that last second (nil
+// when none was answered).
+func (s *splitSampler) window(i int) (last, all TimeShares, lastClients *LoopClients) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if len(s.samples) < 2 || i < 0 || i >= len(s.loops) {
-		return TimeShares{}, TimeShares{}
+		return TimeShares{}, TimeShares{}, nil
 	}
 	newest := s.samples[len(s.samples)-1]
 	old := s.samples[0]
@@ -107,5 +115,11 @@ func (s *splitSampler) window(i int) (last, all TimeShares) {
 	}
 	last = shares(old.loops[i], newest.loops[i], newest.at.Sub(old.at))
 	all = shares(s.first.loops[i], newest.loops[i], newest.at.Sub(s.first.at))
-	return last, all
+	if c := newest.clients[i]; c != nil {
+		if d := c.Since(old.clients[i]); d.N() > 0 {
+			lastClients = &LoopClients{Requests: int64(d.N()), LatencyUS: LatencySummary{
+				P50: d.Quantile(0.5), P90: d.Quantile(0.9), P99: d.Quantile(0.99), P999: d.Quantile(0.999), Max: d.Quantile(1)}}
+		}
+	}
+	return last, all, lastClients
 }

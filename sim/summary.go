@@ -57,10 +57,14 @@ type LoopSummary struct {
 // LoopTime is one loop's time split and the latency of the requests on
 // the channels it serves.
 type LoopTime struct {
-	SelectNanos int64        `json:"select_ns"` // blocked in select over the run
-	LastSecond  TimeShares   `json:"last_second"`
-	Run         TimeShares   `json:"run"`
-	Clients     *LoopClients `json:"clients,omitempty"` // only for a loop that served clients
+	SelectNanos int64      `json:"select_ns"` // blocked in select over the run
+	LastSecond  TimeShares `json:"last_second"`
+	Run         TimeShares `json:"run"`
+	// Clients is the latency of the requests on the channels the loop
+	// serves over the run, ClientsLastSecond over the last second; each
+	// only when some were answered.
+	Clients           *LoopClients `json:"clients,omitempty"`
+	ClientsLastSecond *LoopClients `json:"clients_last_second,omitempty"`
 }
 
 // LoopClients is what the clients of one loop's channels saw.
@@ -132,8 +136,9 @@ func loopSummary(l *reactor.EventLoop) LoopSummary {
 
 // loopTime is loop i's time split and its clients' latency so far.
 func (r *Run) loopTime(i int) *LoopTime {
-	last, all := r.split.window(i)
-	t := &LoopTime{SelectNanos: r.loops[i].TimeSplit().SelectNanos, LastSecond: last, Run: all}
+	last, all, lastClients := r.split.window(i)
+	t := &LoopTime{SelectNanos: r.loops[i].TimeSplit().SelectNanos, LastSecond: last, Run: all,
+		ClientsLastSecond: lastClients}
 	if h := &r.served.hists[i]; h.Count() > 0 {
 		t.Clients = &LoopClients{Requests: int64(h.Count()), LatencyUS: latencySummary(h)}
 	}

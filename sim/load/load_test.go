@@ -137,3 +137,25 @@ func TestRequestSize(t *testing.T) {
 		}
 	}
 }
+
+// Two snapshots of a histogram subtract to the samples in between.
+func TestCountsSince(t *testing.T) {
+	var h Histogram
+	for _, us := range []int{10, 20, 30} {
+		h.Record(time.Duration(us) * time.Microsecond)
+	}
+	old := h.Snapshot()
+	for _, us := range []int{500, 600, 700, 800} {
+		h.Record(time.Duration(us) * time.Microsecond)
+	}
+	d := h.Snapshot().Since(old)
+	if d.N() != 4 || d.Quantile(0) < 490 || d.Quantile(1) < 780 || d.Quantile(1) > 800 {
+		t.Errorf("since: n %d, min %.0f, max %.0f", d.N(), d.Quantile(0), d.Quantile(1))
+	}
+	if all := h.Snapshot().Since(nil); all.N() != 7 || all.Quantile(0) != 10 {
+		t.Errorf("all: n %d, min %.0f", all.N(), all.Quantile(0))
+	}
+	if (&Counts{}).Quantile(0.5) != 0 {
+		t.Error("an empty snapshot has no quantile")
+	}
+}
