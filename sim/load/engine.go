@@ -122,7 +122,10 @@ func (h *engineClient) routeOnce(ctx *reactor.Context) *Histogram {
 	if !h.found {
 		h.found = true
 		if sa, err := unix.Getsockname(ctx.Channel().FD()); err == nil {
-			if in, ok := sa.(*unix.SockaddrInet4); ok {
+			switch in := sa.(type) {
+			case *unix.SockaddrInet4:
+				h.route = h.g.route(in.Port, h.dialed)
+			case *unix.SockaddrInet6:
 				h.route = h.g.route(in.Port, h.dialed)
 			}
 		}
