@@ -14,6 +14,12 @@ import (
 // to the worker that serves its channel, gives every loop a time split,
 // and measures each connection's accept latency once.
 func TestLoopTimeAndClientsPerLoop(t *testing.T) {
+	for _, via := range []string{"net", "engine"} {
+		t.Run(via, func(t *testing.T) { loopTimeAndClients(t, via) })
+	}
+}
+
+func loopTimeAndClients(t *testing.T, via string) {
 	leaktest.Check(t)
 	sc, err := scenarios.Parse("t.yaml", []byte(`name: t
 model: multi
@@ -21,7 +27,7 @@ workers: 2
 duration: 600ms
 server: {protocol: echo, cost: 20us}
 clients:
-  - {connections: 4, payload: 32B, rate: 100/s, load: open}
+  - {connections: 4, payload: 32B, rate: 100/s, load: open, via: `+via+`}
 `))
 	if err != nil {
 		t.Fatal(err)
