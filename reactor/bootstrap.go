@@ -144,8 +144,13 @@ func (s *ServerChannel) accept() {
 // edge-triggered it takes up to maxMessagesPerRead. Level-triggered it
 // also takes one: EpollRecvByteAllocatorHandle.maybeMoreDataToRead asks
 // whether the last read filled what it attempted, one byte, and an fd is
-// never 1.
+// never 1. From 4.1.69 on (the 4.1 and 4.2 flavours) server channels use
+// ServerChannelRecvByteBufAllocator, which ignores bytes read, so one read
+// takes up to maxMessagesPerRead connections under either transport.
 func (l *EventLoop) acceptsPerRead() int {
+	if l.cfg.Netty != Netty4143 {
+		return maxMessagesPerRead
+	}
 	if l.cfg.Selector == SelectorEpoll && l.cfg.Trigger == TriggerEdge {
 		return maxMessagesPerRead
 	}

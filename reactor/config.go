@@ -1,6 +1,7 @@
 package reactor
 
 import (
+	"errors"
 	"fmt"
 	"time"
 
@@ -80,6 +81,12 @@ type Config struct {
 	RebuildThreshold int
 	Selector         SelectorKind
 	Trigger          Trigger
+	// Netty is the loop design (docs/netty-versions.md); the zero value is
+	// the classic 4.1.43 loop.
+	Netty Flavour
+	// TaskQuantum bounds each iteration's tasks under Netty 4.2; 0 means
+	// DefaultTaskQuantum, and less than MinTaskQuantum is raised to it.
+	TaskQuantum time.Duration
 	// QueueCapacity bounds the task queue; 0 leaves it unbounded.
 	QueueCapacity int
 	// ReadBufferSize is the size of the loop's shared read buffer.
@@ -102,6 +109,9 @@ func (c Config) withDefaults() (Config, error) {
 	}
 	if c.IORatio < 1 || c.IORatio > 100 {
 		return c, fmt.Errorf("ioRatio: %d (expected: 0 < ioRatio <= 100)", c.IORatio)
+	}
+	if err := c.flavourDefaults(); err != nil {
+		return c, err
 	}
 	if c.RebuildThreshold == 0 {
 		c.RebuildThreshold = DefaultRebuildThreshold
@@ -129,6 +139,27 @@ func (c Config) withDefaults() (Config, error) {
 func ValidateIORatio(r int) error {
 	if r < 1 || r > 100 {
 		return fmt.Errorf("ioRatio: %d (expected: 0 < ioRatio <= 100)", r)
+	}
+	return nil
+}
+
+// flavourDefaults checks and fills what the loop design depends on.
+func (c *Config) flavourDefaults() error {
+	if c.Netty > Netty42 {
+		return fmt.Errorf("netty: unknown flavour %d", c.Netty)
+	}
+	if c.TaskQuantum < 0 {
+		return fmt.Errorf("task quantum: %v (expected: >= 0)", c.TaskQuantum)
+	}
+	if c.TaskQuantum == 0 {
+		c.TaskQuantum = DefaultTaskQuantum
+	}
+	c.TaskQuantum = max(c.TaskQuantum, MinTaskQuantum)
+	if c.Netty == Netty42 && c.Trigger == TriggerEdge {
+		// EpollIoHandler registers everything level-triggered (EpollMode
+		// is gone in 4.2), and the JDK selector under NioIoHandler never
+		// was edge-triggered.
+		return errors.New("trigger: edge (Netty 4.2 is level-triggered only)")
 	}
 	return nil
 }

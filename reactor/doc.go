@@ -7,7 +7,10 @@
 // Each iteration is select → processSelectedKeys → runAllTasks, following
 // Netty 4.1's classic NioEventLoop (4.1.43 and earlier: the wakenUp flag,
 // select(oldWakenUp) with premature-return counting and the selector rebuild
-// at 512), as docs/concepts.md (C6–C11) describes it.
+// at 512), as docs/concepts.md (C6–C11) describes it. Config.Netty selects
+// a later design instead, through the one seam in flavour.go: 4.1.44+'s
+// nextWakeupNanos loop, or 4.2's SingleThreadIoEventLoop running an I/O
+// handler with a task quantum (docs/netty-versions.md).
 //
 // Every phase boundary emits a typed event (package trace) into a ring only
 // the loop writes, so watching the engine never blocks it. A step gate at the

@@ -41,6 +41,10 @@ type EventLoop struct {
 	ioRatio atomic.Int32
 	taskIDs atomic.Uint64
 
+	// nextWakeup is nextWakeupNanos of Netty 4.1.44+ and 4.2's epoll
+	// handler: AWAKE, NONE or the deadline a sleeping loop blocks until.
+	nextWakeup atomic.Int64
+
 	tasks     *mpsc.Queue[task]
 	tailTasks *mpsc.Queue[task]
 
@@ -58,6 +62,13 @@ type EventLoop struct {
 	lastExec  int64
 	lastYield int64       // when yieldIfDue last yielded
 	seenState trace.State // the last state the loop thread reported
+	design    loopDesign  // what differs per Flavour (flavour.go)
+	// selectCnt and interrupted are run()'s own in Netty 4.1.44+.
+	selectCnt   int64
+	interrupted bool
+	// beforePublish, when set (tests only), runs after the select's first
+	// hasTasks() and before nextWakeup is published.
+	beforePublish func()
 
 	inflight      atomic.Int64 // producers between enter and exit
 	quietNanos    atomic.Int64
@@ -97,6 +108,8 @@ func NewEventLoop(name, group string, cfg Config) (*EventLoop, error) {
 		sw:         &offSwitch,
 	}
 	l.state.Store(int32(trace.StateNotStarted))
+	l.nextWakeup.Store(wakeAwake)
+	l.design = newDesign(l)
 	l.ioRatio.Store(int32(cfg.IORatio))
 	l.quietNanos.Store(int64(DefaultQuietPeriod))
 	l.timeoutNanos.Store(int64(DefaultShutdownTimeout))
@@ -330,11 +343,12 @@ func (l *EventLoop) traceSubmit(id uint64, name string, inLoop bool) {
 	}
 }
 
-// wakeup is Netty ≤4.1.43's NioEventLoop.wakeup(inEventLoop=false): write the
-// eventfd only if wakenUp flips false → true, so N submissions to a sleeping
-// loop cost one write (C11).
+// wakeup is NioEventLoop.wakeup(inEventLoop=false): the loop design decides
+// whether to write the eventfd (≤4.1.43 and 4.2 NIO: only if wakenUp flips
+// false → true; 4.1.44+ and 4.2 epoll: only if nextWakeupNanos was not
+// AWAKE), so N submissions to a sleeping loop cost one write (C11).
 func (l *EventLoop) wakeup(from *EventLoop) {
-	written := l.wakenUp.CompareAndSwap(false, true) && l.wakeSelector()
+	written := l.design.wake()
 	if written {
 		add(&l.stats.wakeupsWritten, 1)
 	} else {

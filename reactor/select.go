@@ -17,8 +17,10 @@ type selectedKey struct {
 	ready uint32
 }
 
-// run is NioEventLoop.run() of Netty 4.1.43: select, process the selected
-// keys, run tasks, check for shutdown, forever.
+// run is the loop skeleton every Flavour shares: NioEventLoop.run() of
+// Netty 4.1 and SingleThreadIoEventLoop.run() of 4.2 alike select, process
+// the selected keys, run tasks, check for shutdown, forever. How the select
+// blocks and how long tasks may run is the loop design's (flavour.go).
 //
 // One clock reading may serve two phases when nothing that takes time lies
 // between them: the select's return is the start of processSelectedKeys,
@@ -35,16 +37,17 @@ func (l *EventLoop) run() {
 		if l.gateAt(trace.PhaseSelect) {
 			handoff = 0
 		}
-		if handoff = l.selectPhase(handoff); l.fatal() {
+		if handoff = l.design.selectPhase(handoff); l.fatal() {
 			return
 		}
 		if l.gateAt(trace.PhaseIO) {
 			handoff = 0
 		}
+		keys := len(l.selected)
 		ioTime, end := l.processSelectedKeys(handoff)
 		executed := l.executed()
 		gated := l.gateAt(trace.PhaseTasks)
-		l.runTasksForIteration(ioTime)
+		l.design.runTasks(ioTime, keys)
 		gated = l.gateAt(trace.PhaseEnd) || gated
 		handoff = 0
 		if !gated && l.executed() == executed {
@@ -223,7 +226,11 @@ func (l *EventLoop) wait(timeoutMillis int) (int, bool, int64) {
 	var start int64
 	if l.tracing() {
 		start = l.now()
-		l.emitAt(start, trace.Event{Kind: trace.KindSelectBegin, Str: "select", A: int64(timeoutMillis) * 1_000_000})
+		timeout := int64(timeoutMillis) * 1_000_000
+		if timeoutMillis < 0 {
+			timeout = -1 // 4.1.44+ with nothing scheduled: no timeout
+		}
+		l.emitAt(start, trace.Event{Kind: trace.KindSelectBegin, Str: "select", A: timeout})
 	}
 	n, err := l.poller.Wait(l.events, timeoutMillis)
 	interrupted := errors.Is(err, poll.ErrInterrupted)

@@ -44,7 +44,8 @@ const ComparePrefix = "compare-"
 // Plan is one recording to make: a built-in scenario, run under a model.
 type Plan struct {
 	Name     string        // what `reactorviz replay` takes
-	Scenario string        // the built-in scenario
+	Scenario string        // the built-in scenario, or compare workload when Workload
+	Workload bool
 	Model    string        // empty: the scenario's own model
 	Duration time.Duration // empty: the scenario's own duration
 }
@@ -61,6 +62,9 @@ var caps = map[string]time.Duration{
 	"http-plaintext": time.Second, "resp-ping": time.Second, "client-bootstrap": time.Second,
 	"edge-vs-level":  1500 * time.Millisecond,
 	"compare-single": time.Second, "compare-multi": time.Second, "compare-master-slave": time.Second,
+	// The compare workloads: long enough for each to show what sets the
+	// models apart (blocking-handler's handler starts blocking at 1s).
+	"cpu-bound": time.Second, "accept-storm": 1500 * time.Millisecond, "blocking-handler-workload": 2 * time.Second,
 }
 
 // Plans lists the recordings there should be: every built-in scenario, in
@@ -73,7 +77,34 @@ func Plans(models []string) []Plan {
 	for _, m := range models {
 		out = append(out, Plan{Name: ComparePrefix + m, Scenario: CompareWorkload, Model: m, Duration: caps[ComparePrefix+m]})
 	}
+	for _, w := range scenarios.Workloads() {
+		capKey := w.Name
+		if _, ok := scenarios.BuiltinSource(w.Name); ok {
+			capKey += "-workload" // blocking-handler is a scenario and a workload
+		}
+		for _, m := range models {
+			out = append(out, Plan{Name: w.Name + "-" + m, Scenario: w.Name, Workload: true, Model: m, Duration: caps[capKey]})
+		}
+	}
 	return out
+}
+
+// Load parses the scenario a plan runs, before its model and duration are
+// applied.
+func (p Plan) Load() (*scenarios.Scenario, error) {
+	if p.Workload {
+		return scenarios.LoadWorkload(p.Scenario)
+	}
+	return scenarios.Load(p.Scenario)
+}
+
+// Source returns the YAML a plan runs: a built-in scenario's, or a compare
+// workload's.
+func (p Plan) Source() ([]byte, bool) {
+	if p.Workload {
+		return scenarios.WorkloadSource(p.Scenario)
+	}
+	return scenarios.BuiltinSource(p.Scenario)
 }
 
 // Entry is a line of the manifest: one embedded recording.

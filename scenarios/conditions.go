@@ -43,6 +43,7 @@ func intKey(path string, get func(*Scenario) int) configKey {
 }
 
 var configKeys = []configKey{
+	{path: "netty", kind: cfgEnum, enum: nettys, text: func(s *Scenario) string { return string(s.Netty) }},
 	{path: "model", kind: cfgEnum, enum: models, text: func(s *Scenario) string { return string(s.Model) }},
 	intKey("bosses", func(s *Scenario) int { return s.Bosses }),
 	intKey("workers", func(s *Scenario) int { return s.Workers }),
@@ -55,6 +56,7 @@ var configKeys = []configKey{
 	intKey("loop.task_queue_capacity", func(s *Scenario) int { return s.Loop.TaskQueue }),
 	{path: "loop.read_buffer", kind: cfgSize, value: func(s *Scenario) int64 { return int64(s.Loop.ReadBuffer) }},
 	{path: "loop.slow_motion", kind: cfgDuration, value: func(s *Scenario) int64 { return int64(s.Loop.SlowMotion) }},
+	{path: "loop.task_quantum", kind: cfgDuration, value: func(s *Scenario) int64 { return int64(s.Loop.TaskQuantum) }},
 	{path: "server.protocol", kind: cfgEnum, enum: protocols, text: func(s *Scenario) string { return string(s.Server.Protocol) }},
 	intKey("server.ports", func(s *Scenario) int { return s.Server.Ports }),
 	{path: "server.reuseport", kind: cfgBool, value: func(s *Scenario) int64 {

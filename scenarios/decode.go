@@ -26,6 +26,7 @@ var (
 	loads         = []string{string(LoadClosed), string(LoadOpen)}
 	origins       = []string{string(FromExternal), string(FromLoop)}
 	scheduleModes = []string{string(ScheduleFixedRate), string(ScheduleFixedDelay)}
+	nettys        = []string{string(Netty4143), string(Netty41), string(Netty42)}
 )
 
 // Defaults and bounds of the schema. docs/scenarios.md lists the same values;
@@ -49,6 +50,9 @@ const (
 	minReadBuffer           = 256
 	maxReadBuffer           = 1 << 20
 	maxSlowMotion           = time.Second
+	defaultTaskQuantum      = time.Second            // io.netty.eventLoop.maxTaskProcessingQuantumMs
+	minTaskQuantum          = 100 * time.Millisecond // its floor
+	maxTaskQuantum          = 10 * time.Second
 
 	defaultAddr = "127.0.0.1:0"
 	maxPorts    = 16
@@ -118,6 +122,9 @@ type decoder struct {
 	// was invalid; loop names are then not checked, since every check would
 	// be against a guess and only add noise to the real problem.
 	topologyBroken bool
+	// netty is the loop design, read before the timeline, which warns
+	// about set io_ratio under 4.2.
+	netty Netty
 }
 
 // loopRef is a loop name or pattern in the timeline, checked once the
@@ -326,7 +333,7 @@ func (d *decoder) enum(n *yaml.Node, name string, options []string) (string, boo
 }
 
 var topKeys = []string{
-	"name", "summary", "notes", "concepts", "model", "bosses", "workers", "client_loops",
+	"name", "summary", "notes", "concepts", "netty", "model", "bosses", "workers", "client_loops",
 	"duration", "loop", "server", "clients", "timeline", "watch", "wheel", "shutdown", "expect", "compare",
 }
 
@@ -360,6 +367,7 @@ func (d *decoder) scenario(root *yaml.Node, s *Scenario) {
 		s.Notes, _ = d.str(n, "notes", maxNotes)
 	}
 	d.concepts(top.get("concepts"), s)
+	d.nettyVersion(top.get("netty"), s)
 
 	s.Model = ModelMulti
 	if n := top.get("model"); n != nil {
@@ -461,7 +469,38 @@ func (d *decoder) concepts(n *yaml.Node, s *Scenario) {
 	}
 }
 
-var loopConfigKeys = []string{"io_ratio", "rebuild_threshold", "selector", "trigger", "task_queue_capacity", "read_buffer", "slow_motion"}
+var loopConfigKeys = []string{"io_ratio", "rebuild_threshold", "selector", "trigger", "task_queue_capacity", "read_buffer", "slow_motion", "task_quantum"}
+
+// nettyVersion reads the loop design; 4.1.43 when absent.
+func (d *decoder) nettyVersion(n *yaml.Node, s *Scenario) {
+	s.Netty, d.netty = Netty4143, Netty4143
+	if n == nil {
+		return
+	}
+	if v, ok := d.enum(n, "netty", nettys); ok {
+		s.Netty = Netty(v)
+	}
+	d.netty = s.Netty
+}
+
+// loopFlavour checks the loop settings against the loop design: 4.2 has
+// no ioRatio (setIoRatio is a no-op) and no edge-triggered epoll
+// (setEpollMode is a no-op), so both warn; the task quantum exists only in
+// 4.2.
+func (d *decoder) loopFlavour(m *mapping, s *Scenario) {
+	if s.Netty == Netty42 {
+		if v := m.get("io_ratio"); v != nil {
+			d.warnf(v, "io_ratio has no effect under netty 4.2: its loop runs tasks for loop.task_quantum instead")
+		}
+		if v := m.get("trigger"); v != nil && s.Loop.Trigger == TriggerEdge {
+			d.warnf(v, "trigger: edge has no effect under netty 4.2: it is level-triggered only (setEpollMode is a no-op)")
+		}
+		return
+	}
+	if v := m.get("task_quantum"); v != nil {
+		d.warnf(v, "task_quantum has no effect under netty %s: only 4.2 runs tasks by quantum", s.Netty)
+	}
+}
 
 func (d *decoder) loop(n *yaml.Node, s *Scenario) {
 	s.Loop = LoopConfig{
@@ -470,6 +509,7 @@ func (d *decoder) loop(n *yaml.Node, s *Scenario) {
 		Selector:         SelectorNIO,
 		Trigger:          TriggerLevel,
 		ReadBuffer:       defaultReadBuffer,
+		TaskQuantum:      defaultTaskQuantum,
 	}
 	m := d.mapping(n, "loop", loopConfigKeys)
 	if v := m.get("io_ratio"); v != nil {
@@ -512,6 +552,12 @@ func (d *decoder) loop(n *yaml.Node, s *Scenario) {
 			s.Loop.SlowMotion = r
 		}
 	}
+	if v := m.get("task_quantum"); v != nil {
+		if r, ok := d.duration(v, "task_quantum", minTaskQuantum, maxTaskQuantum); ok {
+			s.Loop.TaskQuantum = r
+		}
+	}
+	d.loopFlavour(m, s)
 }
 
 func (d *decoder) server(n *yaml.Node, s *Scenario) {
@@ -1026,6 +1072,9 @@ func (d *decoder) setIORatio(step Step, m *mapping) Action {
 		a.IORatio = r
 	}
 	a.Loop = d.loopField(m.node, m, "set io_ratio", "*", false, "")
+	if d.netty == Netty42 {
+		d.warnf(m.node, "set io_ratio has no effect under netty 4.2 (setIoRatio is a no-op there)")
+	}
 	return a
 }
 

@@ -166,7 +166,7 @@ func TestParseExpectErrors(t *testing.T) {
 		{expr: "worker-0.state == 'STARTED' extra", offset: 28, msg: `unexpected "extra" after the comparison`},
 		{expr: "true == worker-0.rebuilds", offset: 8, msg: "cannot compare true (boolean) with worker-0.rebuilds (integer)"},
 		{expr: strings.Repeat("a", 300), offset: 256, msg: "expectation is 300 characters; the limit is 256"},
-		{expr: "worker-01.rebuilds >= 1", offset: 0, msg: "unknown name worker-01: expected a loop such as boss-0, worker-1, reactor-0 or client-0, or one of scenario, model, duration_ns, groups, clients, events, wheel, pool"},
+		{expr: "worker-01.rebuilds >= 1", offset: 0, msg: "unknown name worker-01: expected a loop such as boss-0, worker-1, reactor-0 or client-0, or one of scenario, model, netty, duration_ns, groups, clients, events, wheel, pool"},
 		{expr: "Worker-*.rebuilds >= 1", offset: 0, msg: `bad loop pattern "Worker-*"; use * as in worker-*`},
 		{expr: "état >= 1", offset: 0, msg: "unexpected character 'é'"},
 	}
@@ -299,7 +299,7 @@ duration: 2s
 		{cond: "loop.selector < epoll", wantErr: "only == and != apply to loop.selector"},
 		{cond: "loop.selector == select", wantErr: `loop.selector takes one of nio, epoll, not "select"`},
 		{cond: "workers == 3 && bosses", offset: 16, wantErr: `a condition is KEY OP VALUE joined by &&, as in loop.selector == epoll; found "bosses"`},
-		{cond: "threads == 3", wantErr: "a condition cannot test threads; it can test model, bosses, workers, client_loops, duration, loop.io_ratio, loop.rebuild_threshold, loop.selector, loop.trigger, loop.task_queue_capacity, loop.read_buffer, loop.slow_motion, server.protocol, server.ports, server.reuseport, wheel.tick, wheel.ticks_per_wheel, shutdown.quiet, shutdown.timeout"},
+		{cond: "threads == 3", wantErr: "a condition cannot test threads; it can test netty, model, bosses, workers, client_loops, duration, loop.io_ratio, loop.rebuild_threshold, loop.selector, loop.trigger, loop.task_queue_capacity, loop.read_buffer, loop.slow_motion, loop.task_quantum, server.protocol, server.ports, server.reuseport, wheel.tick, wheel.ticks_per_wheel, shutdown.quiet, shutdown.timeout"},
 		{cond: "server.reuseport == yes", wantErr: `server.reuseport takes true or false, not "yes"`},
 		{cond: "loop.read_buffer > 4KB", wantErr: `loop.read_buffer takes a size such as 64B, 4KiB or 1MiB, not "4KB"`},
 		{cond: strings.Repeat("x", 300), wantErr: "condition is longer than 256 characters"},

@@ -81,6 +81,7 @@ func counterKeys() []Key {
 var runKeys = []Key{
 	{Path: "scenario", Type: TypeString, Doc: "scenario name"},
 	{Path: "model", Type: TypeString, Doc: "Reactor model", Values: []string{string(ModelSingle), string(ModelMulti), string(ModelMasterSlave)}},
+	{Path: "netty", Type: TypeString, Extra: true, Doc: "loop design", Values: []string{string(Netty4143), string(Netty41), string(Netty42)}},
 	{Path: "duration_ns", Type: TypeInt, Doc: "run length"},
 	{Path: "groups.GROUP.name", Type: TypeString, Doc: "group name"},
 	{Path: "groups.GROUP.size", Type: TypeInt, Doc: "number of loops in the group"},
@@ -111,7 +112,7 @@ var runKeys = []Key{
 }
 
 // runRoots are the first path segments that are not loop names.
-var runRoots = []string{"scenario", "model", "duration_ns", "groups", "clients", "events", "wheel", "pool"}
+var runRoots = []string{"scenario", "model", "netty", "duration_ns", "groups", "clients", "events", "wheel", "pool"}
 
 // LoopKeys returns the per-loop summary keys an expectation may name after a
 // loop, as in worker-0.rebuilds.

@@ -146,7 +146,7 @@ expect:
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := s.Loop; got != (LoopConfig{IORatio: 70, RebuildThreshold: 2, Selector: SelectorEpoll, Trigger: TriggerEdge, TaskQueue: 4096, ReadBuffer: 4096, SlowMotion: 10 * time.Millisecond}) {
+	if got := s.Loop; got != (LoopConfig{IORatio: 70, RebuildThreshold: 2, Selector: SelectorEpoll, Trigger: TriggerEdge, TaskQueue: 4096, ReadBuffer: 4096, SlowMotion: 10 * time.Millisecond, TaskQuantum: time.Second}) {
 		t.Errorf("loop = %+v", got)
 	}
 	if s.Loop.RebuildEnabled() {

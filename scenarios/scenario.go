@@ -2,6 +2,7 @@ package scenarios
 
 import (
 	"strconv"
+	"strings"
 	"time"
 )
 
@@ -23,6 +24,18 @@ const (
 
 // Selector chooses how ready events are reported (docs/scenarios.md, "loop").
 type Selector string
+
+// Netty is the Netty loop design a scenario runs (docs/netty-versions.md).
+type Netty string
+
+// Loop designs: Netty 4.1.43's NioEventLoop (the default), the latest 4.1
+// (nextWakeupNanos, 4.1.44+) and 4.2's SingleThreadIoEventLoop with an
+// IoHandler and a task quantum.
+const (
+	Netty4143 Netty = "4.1.43"
+	Netty41   Netty = "4.1"
+	Netty42   Netty = "4.2"
+)
 
 // Selector semantics.
 const (
@@ -96,6 +109,7 @@ type Scenario struct {
 	ClientLoops int
 
 	Duration time.Duration
+	Netty    Netty
 	Loop     LoopConfig
 	Server   ServerConfig
 	Clients  []Client
@@ -126,10 +140,11 @@ type LoopConfig struct {
 	IORatio          int           // 1..100; 100 runs all tasks without a time limit
 	RebuildThreshold int           // premature selects before a rebuild; below 3 disables
 	Selector         Selector      // nio or epoll semantics
-	Trigger          Trigger       // level or edge
+	Trigger          Trigger       // level or edge; level whatever is set under netty 4.2
 	TaskQueue        int           // task queue capacity; 0 is unbounded
 	ReadBuffer       int           // bytes read per read call
 	SlowMotion       time.Duration // delay at each phase boundary; 0 is off
+	TaskQuantum      time.Duration // tasks per iteration under netty 4.2
 }
 
 // RebuildEnabled reports whether premature selects can trigger a rebuild:
@@ -266,6 +281,21 @@ func (s *Scenario) ForModel(m Model) (*Scenario, error) {
 	return c, nil
 }
 
+// ForNetty returns a copy that runs the same workload under another loop
+// design, for compare --flavours. The copy has no expectations: they say
+// what one design does. An error means a setting the other design refuses
+// (edge-triggered epoll under 4.2).
+func (s *Scenario) ForNetty(n Netty) (*Scenario, error) {
+	c := s.Clone()
+	if err := c.Set("expect", "[]"); err != nil {
+		return nil, err
+	}
+	if err := c.Set("netty", string(n)); err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
 // setArg is one applied --set override, kept so a later Set can replay the
 // earlier ones on a fresh parse of the source.
 type setArg struct {
@@ -278,15 +308,20 @@ type Caption struct {
 	Text string
 }
 
-// CaptionAt returns the caption to show at elapsed run time t: the last one
-// whose time has come, or "" before the first.
+// CaptionAt returns the caption to show at elapsed run time t: the latest
+// whose time has come (entries of the same time together), or "" before
+// the first.
 func (s *Scenario) CaptionAt(t time.Duration) string {
-	text := ""
+	var texts []string
+	at := time.Duration(-1)
 	for _, c := range s.Watch {
 		if c.At > t {
 			break
 		}
-		text = c.Text
+		if c.At != at {
+			texts, at = texts[:0], c.At
+		}
+		texts = append(texts, c.Text)
 	}
-	return text
+	return strings.Join(texts, " ")
 }

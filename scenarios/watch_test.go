@@ -24,7 +24,7 @@ func TestEveryBuiltinSaysWhatToWatch(t *testing.T) {
 }
 
 func TestCaptionAtFollowsTheClock(t *testing.T) {
-	src := "name: w\nduration: 3s\nwatch:\n  - {at: 2s, text: later}\n  - {text: \"first,\n    folded\"}\n"
+	src := "name: w\nduration: 3s\nwatch:\n  - {at: 2s, text: later}\n  - {text: \"first,\n    folded\"}\n  - {at: 2s, text: too}\n"
 	sc, err := Parse("w.yaml", []byte(src))
 	if err != nil {
 		t.Fatal(err)
@@ -32,7 +32,7 @@ func TestCaptionAtFollowsTheClock(t *testing.T) {
 	for _, tc := range []struct {
 		at   time.Duration
 		want string
-	}{{0, "first, folded"}, {time.Second, "first, folded"}, {2 * time.Second, "later"}, {time.Hour, "later"}} {
+	}{{0, "first, folded"}, {time.Second, "first, folded"}, {2 * time.Second, "later too"}, {time.Hour, "later too"}} {
 		if got := sc.CaptionAt(tc.at); got != tc.want {
 			t.Errorf("CaptionAt(%v) = %q, want %q", tc.at, got, tc.want)
 		}

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/reactorviz/reactorviz/reactor"
 	"github.com/reactorviz/reactorviz/reactor/trace/chrome"
 	"github.com/reactorviz/reactorviz/scenarios"
 )
@@ -13,17 +14,23 @@ import (
 // Models lists the three Reactor models in the order compare runs them.
 var Models = []string{string(scenarios.ModelSingle), string(scenarios.ModelMulti), string(scenarios.ModelMasterSlave)}
 
+// Flavours lists the Netty loop designs in the order compare --flavours
+// runs them (docs/netty-versions.md).
+var Flavours = []string{string(scenarios.Netty4143), string(scenarios.Netty41), string(scenarios.Netty42)}
+
 // Comparison is the result of running one workload under several models,
-// one after another so that no run takes CPU from another.
+// or under several loop designs (Flavours), one after another so that no
+// run takes CPU from another.
 type Comparison struct {
 	Workload Workload   `json:"workload"`
-	Models   []*Summary `json:"models"`
+	Models   []*Summary `json:"models,omitempty"`
+	Flavours []*Summary `json:"flavours,omitempty"`
 	// Figures are each model's figures side by side, in Models' order.
-	Figures []Figures `json:"figures"`
+	Figures []Figures `json:"figures,omitempty"`
 	// Verdict is one line computed from the figures.
-	Verdict string `json:"verdict"`
+	Verdict string `json:"verdict,omitempty"`
 	// Checks are the workload's compare clauses, checked.
-	Checks []scenarios.Result `json:"checks"`
+	Checks []scenarios.Result `json:"checks,omitempty"`
 }
 
 // Workload describes what every model was given.
@@ -77,7 +84,7 @@ func Compare(sc *scenarios.Scenario, models []string, o CompareOptions) (cmp *Co
 		defer func() { err = errors.Join(err, x.Close(), f.Close()) }()
 	}
 	for i, m := range models {
-		s, err := compareOne(sc, m, i+1, x, o.Each)
+		s, err := compareOne(sc, m, i+1, x, o.Each, ForModel)
 		if err != nil {
 			return nil, fmt.Errorf("model %s: %w", m, err)
 		}
@@ -105,8 +112,35 @@ func (c *Comparison) judge(sc *scenarios.Scenario) {
 	c.check(sc.Compare)
 }
 
-func compareOne(sc *scenarios.Scenario, model string, pid int, x *chrome.Exporter, each func(string, *Run)) (*Summary, error) {
-	msc, err := ForModel(sc, model)
+// CompareFlavours runs sc under each loop design in turn, as Compare does
+// for models: the same model, workload and settings, only netty differs.
+func CompareFlavours(sc *scenarios.Scenario, flavours []string, o CompareOptions) (cmp *Comparison, err error) {
+	cmp = &Comparison{Workload: NewWorkload(sc)}
+	var x *chrome.Exporter
+	if o.ChromePath != "" {
+		f, err := create(o.ChromePath)
+		if err != nil {
+			return nil, err
+		}
+		x = chrome.New(f, chrome.Options{})
+		defer func() { err = errors.Join(err, x.Close(), f.Close()) }()
+	}
+	forNetty := func(sc *scenarios.Scenario, f string) (*scenarios.Scenario, error) {
+		return sc.ForNetty(scenarios.Netty(f))
+	}
+	for i, f := range flavours {
+		s, err := compareOne(sc, f, i+1, x, o.Each, forNetty)
+		if err != nil {
+			return nil, fmt.Errorf("netty %s: %w", f, err)
+		}
+		cmp.Flavours = append(cmp.Flavours, s)
+	}
+	return cmp, nil
+}
+
+func compareOne(sc *scenarios.Scenario, variant string, pid int, x *chrome.Exporter, each func(string, *Run),
+	derive func(*scenarios.Scenario, string) (*scenarios.Scenario, error)) (*Summary, error) {
+	msc, err := derive(sc, variant)
 	if err != nil {
 		return nil, err
 	}
@@ -115,7 +149,7 @@ func compareOne(sc *scenarios.Scenario, model string, pid int, x *chrome.Exporte
 		return nil, err
 	}
 	if x != nil {
-		p, err := x.AddProcess(pid, model, r.Collector())
+		p, err := x.AddProcess(pid, variant, r.Collector())
 		if err != nil {
 			r.teardown()
 			return nil, err
@@ -123,14 +157,17 @@ func compareOne(sc *scenarios.Scenario, model string, pid int, x *chrome.Exporte
 		r.Collector().AddSink(p)
 	}
 	if each != nil {
-		each(model, r)
+		each(variant, r)
 	}
 	return r.Wait()
 }
 
-// Text renders the comparison as one table, a row per model, then each
-// model's verdict, the verdict and the compare clauses.
+// Text renders the comparison as one table, a row per model (then each
+// model's verdict, the verdict and the compare clauses) or per flavour.
 func (c *Comparison) Text() string {
+	if c.Flavours != nil {
+		return c.flavourText()
+	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "compare %s: %d %s connections per model, models run one after another\n\n",
 		c.Workload.Scenario, c.Workload.Connections, c.Workload.Protocol)
@@ -179,10 +216,45 @@ func (c *Comparison) failedChecks() int {
 	return n
 }
 
-// Failed reports how many expectations and compare clauses failed.
+// flavourText is the table of a flavour comparison: besides the load
+// figures, the counters the designs differ in (docs/netty-versions.md):
+// eventfd writes, blocking selects and non-blocking polls, iterations,
+// premature returns, task batches cut by their deadline.
+func (c *Comparison) flavourText() string {
+	var b strings.Builder
+	model := ""
+	if len(c.Flavours) > 0 {
+		model = c.Flavours[0].Model
+	}
+	fmt.Fprintf(&b, "compare %s: model %s, %d %s connections per flavour, flavours run one after another\n\n",
+		c.Workload.Scenario, model, c.Workload.Connections, c.Workload.Protocol)
+	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "netty\treq/s\tp99 µs\terrors\twakeups\tselects\tpolls\titerations\tpremature\trebuilds\ttasks\tcut\t")
+	for _, s := range c.Flavours {
+		var t reactor.Stats
+		for _, l := range s.Loops {
+			t.WakeupsWritten += l.WakeupsWritten
+			t.Selects += l.Selects
+			t.SelectNows += l.SelectNows
+			t.Iterations += l.Iterations
+			t.Premature += l.Premature
+			t.Rebuilds += l.Rebuilds
+			t.TasksRun += l.TasksRun
+			t.DeadlineHits += l.DeadlineHits
+		}
+		fmt.Fprintf(tw, "%s\t%.0f\t%.0f\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t\n", s.Netty,
+			s.Clients.ThroughputRPS, s.Clients.LatencyUS.P99, s.Clients.Errors, t.WakeupsWritten, t.Selects,
+			t.SelectNows, t.Iterations, t.Premature, t.Rebuilds, t.TasksRun, t.DeadlineHits)
+	}
+	tw.Flush()
+	return b.String()
+}
+
+// Failed reports how many expectations and compare clauses failed across
+// the runs.
 func (c *Comparison) Failed() int {
 	n := c.failedChecks()
-	for _, s := range c.Models {
+	for _, s := range append(c.Models, c.Flavours...) {
 		n += s.Failed()
 	}
 	return n

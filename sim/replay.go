@@ -101,6 +101,7 @@ func ReplayFrom(r io.Reader, name string) (*Summary, *Tally, error) {
 	t.Loops = rd.Loops()
 	h := rd.Header()
 	s := t.summary(h.Scenario, h.Model)
+	s.Netty = headerNetty(h.Config)
 	if end, ok := rd.End(); ok {
 		s.Events = EventSummary{Emitted: end.Emitted, Dropped: end.Dropped}
 		if end.Dropped > 0 {
@@ -108,7 +109,12 @@ func ReplayFrom(r io.Reader, name string) (*Summary, *Tally, error) {
 		}
 	}
 	var exps []*scenarios.Expect
-	if sc, err := scenarios.Load(h.Scenario); err == nil && sc.Model == scenarios.Model(h.Model) && cut != nil {
+	sc, err := scenarios.Load(h.Scenario)
+	if err == nil && string(sc.Netty) != s.Netty {
+		// Conditions such as "if: netty == 4.2" read the design it ran.
+		err = sc.Set("netty", s.Netty)
+	}
+	if err == nil && sc.Model == scenarios.Model(h.Model) && cut != nil {
 		// The counters stop where the run did: an expectation about the
 		// whole run would fail for that alone.
 		s.Warnings = append(s.Warnings, fmt.Sprintf("the trace is cut short: the scenario's %d expectation(s) not checked", len(sc.Expect)))
@@ -123,6 +129,17 @@ func ReplayFrom(r io.Reader, name string) (*Summary, *Tally, error) {
 	}
 	s.check(exps)
 	return s, t, cut
+}
+
+// headerNetty is the loop design a trace header's config words name; a
+// trace that names none ran the default, 4.1.43.
+func headerNetty(cfg string) string {
+	for _, w := range strings.Fields(cfg) {
+		if v, ok := strings.CutPrefix(w, "netty="); ok {
+			return v
+		}
+	}
+	return string(scenarios.Netty4143)
 }
 
 // traceHolds reports whether an expectation reads only what a trace

@@ -20,6 +20,7 @@ import (
 type Summary struct {
 	Scenario   string             `json:"scenario"`
 	Model      string             `json:"model"`
+	Netty      string             `json:"netty"`
 	DurationNS int64              `json:"duration_ns"`
 	Groups     []GroupSummary     `json:"groups"`
 	Loops      []LoopSummary      `json:"loops"`
@@ -158,7 +159,7 @@ func (r *Run) LoopTime(i int) *LoopTime {
 
 func (r *Run) summarise() *Summary {
 	el := r.Elapsed()
-	s := &Summary{Scenario: r.sc.Name, Model: string(r.sc.Model), DurationNS: int64(el)}
+	s := &Summary{Scenario: r.sc.Name, Model: string(r.sc.Model), Netty: string(r.sc.Netty), DurationNS: int64(el)}
 	for _, g := range r.groups {
 		s.Groups = append(s.Groups, GroupSummary{Name: g.Name(), Size: g.Size(), Chooser: g.Chooser()})
 	}
@@ -326,7 +327,7 @@ func (s *Summary) JSON() []byte {
 // loops' main counters, the clients, and each expectation with its outcome.
 func (s *Summary) Text() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "scenario %s · model %s · %v\n", s.Scenario, s.Model, time.Duration(s.DurationNS).Round(time.Millisecond))
+	fmt.Fprintf(&b, "scenario %s · model %s · netty %s · %v\n", s.Scenario, s.Model, s.Netty, time.Duration(s.DurationNS).Round(time.Millisecond))
 	for _, g := range s.Groups {
 		fmt.Fprintf(&b, "  group %-7s %d loop(s), chooser %s\n", g.Name, g.Size, g.Chooser)
 	}

@@ -26,9 +26,13 @@ func loopConfig(sc *scenarios.Scenario, r *Run) reactor.Config {
 	if sc.Loop.Selector == scenarios.SelectorEpoll {
 		cfg.Selector = reactor.SelectorEpoll
 	}
-	if sc.Loop.Trigger == scenarios.TriggerEdge {
+	// Netty 4.2 is level-triggered only; the scenario warned about edge.
+	if sc.Loop.Trigger == scenarios.TriggerEdge && sc.Netty != scenarios.Netty42 {
 		cfg.Trigger = reactor.TriggerEdge
 	}
+	// The scenario parser accepts only the three names ParseFlavour knows.
+	cfg.Netty, _ = reactor.ParseFlavour(string(sc.Netty))
+	cfg.TaskQuantum = sc.Loop.TaskQuantum
 	return cfg
 }
 

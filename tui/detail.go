@@ -16,9 +16,10 @@ const detailHead = 8
 // detailInfo is what the detail pane knows beyond the snapshot row.
 type detailInfo struct {
 	loop      model.Loop
-	ok        bool // a loop is focused
-	ioRatio   int  // -1 when unknown (a replay)
-	threshold int  // 0 when unknown or disabled
+	ok        bool   // a loop is focused
+	ioRatio   int    // -1 when unknown (a replay)
+	netty     string // the loop design, "" when unknown (a replay)
+	threshold int    // 0 when unknown or disabled
 	now       int64
 	paused    bool
 	gatePhase model.Phase
@@ -29,7 +30,7 @@ type detailInfo struct {
 
 // detailOf is the detail pane's view of a frame's focused loop.
 func detailOf(f *model.Frame, focus int) detailInfo {
-	info := detailInfo{now: f.Now, ioRatio: f.Settings.IORatio, threshold: f.Settings.Threshold, wheel: f.Wheel}
+	info := detailInfo{now: f.Now, ioRatio: f.Settings.IORatio, threshold: f.Settings.Threshold, wheel: f.Wheel, netty: f.Settings.Netty}
 	r, ok := f.Row(focus)
 	if !ok {
 		return info
@@ -197,6 +198,9 @@ func infoGroups(in detailInfo, long bool) [][]counter {
 			{{"64-chk", c(l.DeadlineChecks)}, {"hits", c(l.DeadlineHits)}, {"exc", c(l.Exceptions)}},
 			{{"in", model.Bytes(l.BytesRead)}, {"out", model.Bytes(l.BytesWritten)}, {"acc", c(l.Accepted)}},
 		}
+	}
+	if in.netty != "" {
+		groups = append(groups, []counter{{"netty", in.netty}})
 	}
 	if l.Fault != "" {
 		groups = append(groups, []counter{{"fault", l.Fault}})

@@ -41,6 +41,8 @@ var panes = []pane{
 		text: "The HashedWheelTimer on its own thread: a ring of slots (several slots per cell when the wheel is large), the cursor advancing one slot per tick. A timeout lands in slot (deadline / tick) & mask and waits remainingRounds laps; a digit counts the timeouts in a slot, + more than nine. Netty's event loops keep scheduled tasks in the heap, not in a wheel; the wheel is a separate utility for things like idle timeouts."},
 	{name: "events C9 C22", on: onLive | onReplay,
 		text: "The latest events, filtered with /. Epoll ops read IN/OUT/RDHUP/ET; under nio semantics a channel with interest 0 whose peer resets makes select return 0 again and again (the JDK bug, C9); native epoll semantics close it. Level-triggered loops read what is there; edge-triggered ones drain to EAGAIN (C22)."},
+	{name: "netty versions", on: onLive | onReplay,
+		text: "The header names the loop design (netty 4.1.43, 4.1 or 4.2; docs/netty-versions.md). Under 4.1 an idle loop's select has no timeout, a producer writes the eventfd only when nextWakeupNanos was not AWAKE, and selectCnt is counted per iteration in run(). Under 4.2 there is no ioRatio (tasks run for a quantum, 1 s by default) and no edge-triggered epoll: the ioRatio (C16) and edge-trigger (C22) lessons are 4.1 only. 4.2's NIO handler keeps the 4.1.43 select, selectCnt and rebuild (C7–C10)."},
 	{name: "replay", on: onReplay,
 		text: "A recorded trace: the state shown is the fold of every event up to the one the bar names. Step, jump to an event or a time, or to the next event a breakpoint would stop at; play at 0.25×–8× of the recorded pace."},
 	{name: "models C2", on: onCompare,

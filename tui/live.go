@@ -14,6 +14,7 @@ import (
 
 	"github.com/reactorviz/reactorviz/reactor"
 	"github.com/reactorviz/reactorviz/reactor/trace"
+	"github.com/reactorviz/reactorviz/scenarios"
 	"github.com/reactorviz/reactorviz/tui/model"
 	"github.com/reactorviz/reactorviz/tui/widgets"
 )
@@ -203,6 +204,9 @@ func liveFrame(run Session, mdl *model.Model, q model.Query) (*model.Frame, int)
 	set := model.Settings{IORatio: -1}
 	if run != nil {
 		set.Threshold = run.RebuildThreshold()
+		if sc := run.Scenario(); sc != nil && sc.Netty != "" && sc.Netty != scenarios.Netty4143 {
+			set.Netty = string(sc.Netty) // the header names the design; the pane flags a non-default one
+		}
 	}
 	f, focus := frameOf(mdl.Snapshot, q, probeOf(run), set)
 	if run != nil {
@@ -233,6 +237,9 @@ func (v *liveView) setHeader(run Session) {
 	if run != nil && run.Scenario() != nil {
 		sc := run.Scenario()
 		h.what = sc.Name + " · " + string(sc.Model)
+		if sc.Netty != "" {
+			h.what += " · netty " + string(sc.Netty)
+		}
 	}
 	if run != nil {
 		clock := model.ClockTenths(int64(run.Elapsed()))

@@ -122,8 +122,7 @@ func (v *replayView) refresh() {
 		}
 	}
 	q := model.Query{Focus: v.focus, Head: detailHead, Log: max(v.body.logRows, minLogQuery), Filter: v.filter}
-	ioRatio, threshold := headerConfig(v.hdr.Config)
-	v.frame, v.focus = frameOf(v.rep.Snapshot, q, nil, model.Settings{IORatio: ioRatio, Threshold: threshold})
+	v.frame, v.focus = frameOf(v.rep.Snapshot, q, nil, headerConfig(v.hdr.Config))
 	v.frame.Now = v.rep.Time()
 	v.snap = v.frame.Snapshot
 	v.body.show(v.frame, v.focus, v.filter, emptyReplayLog(v.filter))
@@ -140,7 +139,11 @@ func (v *replayView) setBars() {
 		left[1] = widgets.S("RECORDING ", hs.Bold(true).Reverse(true))
 	}
 	if v.hdr.Scenario != "" {
-		left = append(left, widgets.S(v.hdr.Scenario+" · "+v.hdr.Model+" ", hs))
+		what := v.hdr.Scenario + " · " + v.hdr.Model
+		if n := v.frame.Settings.Netty; n != "" {
+			what += " · netty " + n
+		}
+		left = append(left, widgets.S(what+" ", hs))
 	}
 	if v.banner != "" {
 		left = append(left, widgets.S("· "+v.banner+" ", hs))
@@ -325,22 +328,27 @@ func parseGoto(s string, rep *model.Replay) (int, bool) {
 	return 0, false
 }
 
-// headerConfig reads the loops' starting ioRatio and rebuild threshold from
-// a trace header's config words; -1 and 0 when the trace does not say.
-func headerConfig(cfg string) (ioRatio, threshold int) {
-	ioRatio = -1
+// headerConfig reads the loops' starting ioRatio, rebuild threshold and
+// loop design from a trace header's config words; ioRatio -1, threshold 0
+// and no design when the trace does not say.
+func headerConfig(cfg string) model.Settings {
+	set := model.Settings{IORatio: -1}
 	for _, w := range strings.Fields(cfg) {
 		k, v, _ := strings.Cut(w, "=")
+		if k == "netty" {
+			set.Netty = v
+			continue
+		}
 		n, err := strconv.Atoi(v)
 		if err != nil {
 			continue
 		}
 		switch k {
 		case "io_ratio":
-			ioRatio = n
+			set.IORatio = n
 		case "rebuild_threshold":
-			threshold = n
+			set.Threshold = n
 		}
 	}
-	return ioRatio, threshold
+	return set
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/gdamore/tcell/v2"
 
 	"github.com/reactorviz/reactorviz/reactor/trace"
+	"github.com/reactorviz/reactorviz/tui/model"
 	"github.com/reactorviz/reactorviz/reactor/trace/jsonl"
 )
 
@@ -197,5 +198,17 @@ func TestReplayShowsALoopsChangedIORatio(t *testing.T) {
 	}
 	if err := hs.quit(); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// A trace's header config gives the replay its settings, the loop design
+// included, which the header and detail pane then name.
+func TestHeaderConfigReadsTheLoopDesign(t *testing.T) {
+	got := headerConfig("io_ratio=50 rebuild_threshold=512 selector=nio trigger=level netty=4.2")
+	if want := (model.Settings{IORatio: 50, Threshold: 512, Netty: "4.2"}); got != want {
+		t.Errorf("headerConfig = %+v, want %+v", got, want)
+	}
+	if got := headerConfig(""); got != (model.Settings{IORatio: -1}) {
+		t.Errorf("headerConfig of nothing = %+v", got)
 	}
 }

@@ -201,10 +201,11 @@ func setDuration(sc *scenarios.Scenario, d time.Duration) error {
 }
 
 func cmdCompare(e *env, args []string) error {
-	f := newFlags("compare", "[NAME|FILE]", "Run one workload under single, multi and master-slave, one after another, and compare.")
+	f := newFlags("compare", "[NAME|FILE]", "Run one workload under single, multi and master-slave (or, with --flavours, under Netty loop designs), one after another, and compare.")
 	var rf runFlags
 	rf.register(f)
 	models := f.String("models", strings.Join(sim.Models, ","), "models to run, comma-separated")
+	flavours := f.String("flavours", "", "instead of models, run the scenario's model under these Netty loop designs, comma-separated (4.1.43,4.1,4.2)")
 	chromePath := f.String("chrome", "", "write one Chrome/Perfetto trace `file` with one process per model")
 	pos, err := f.parse(e, args, 0, 1)
 	if err != nil {
@@ -221,6 +222,13 @@ func cmdCompare(e *env, args []string) error {
 		return err
 	}
 	printWarnings(e, sc)
+	if *flavours != "" {
+		fs, err := parseFlavours(*flavours)
+		if err != nil {
+			return err
+		}
+		return compareFlavours(e, sc, fs, *chromePath, rf.json)
+	}
 	ms, err := parseModels(*models)
 	if err != nil {
 		return err
@@ -246,8 +254,31 @@ func parseModels(s string) ([]string, error) {
 	return out, nil
 }
 
+func parseFlavours(s string) ([]string, error) {
+	var out []string
+	for _, f := range strings.Split(s, ",") {
+		f = strings.TrimSpace(f)
+		if !slices.Contains(sim.Flavours, f) {
+			return nil, usageErr("--flavours: unknown flavour %q (want %s)", f, strings.Join(sim.Flavours, ", "))
+		}
+		out = append(out, f)
+	}
+	return out, nil
+}
+
+// compareFlavours runs headless: the live compare view lays out one
+// column per model.
+func compareFlavours(e *env, sc *scenarios.Scenario, flavours []string, chromePath string, asJSON bool) error {
+	cmp, err := sim.CompareFlavours(sc, flavours, sim.CompareOptions{ChromePath: chromePath})
+	return reportComparison(e, cmp, err, asJSON)
+}
+
 func compareHeadless(e *env, sc *scenarios.Scenario, models []string, chromePath string, asJSON bool) error {
 	cmp, err := sim.Compare(sc, models, sim.CompareOptions{ChromePath: chromePath})
+	return reportComparison(e, cmp, err, asJSON)
+}
+
+func reportComparison(e *env, cmp *sim.Comparison, err error, asJSON bool) error {
 	if err != nil {
 		return runtimeErr(err)
 	}

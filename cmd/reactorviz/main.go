@@ -54,7 +54,7 @@ var commands []command
 func init() {
 	commands = []command{
 		{"run", "NAME|FILE", "run a scenario in the TUI, or headless with --headless", cmdRun},
-		{"compare", "[NAME|FILE]", "the same workload on single, multi and master-slave", cmdCompare},
+		{"compare", "[NAME|FILE]", "the same workload on single, multi and master-slave, or on Netty 4.1.43, 4.1 and 4.2", cmdCompare},
 		{"replay", "NAME|FILE.jsonl", "open a built-in recording or a recorded trace (TUI, or --headless summary)", cmdReplay},
 		{"serve", "", "serve echo, http or resp to outside clients (curl, wrk, redis-benchmark)", cmdServe},
 		{"list", "", "list the built-in scenarios", cmdList},

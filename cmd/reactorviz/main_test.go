@@ -265,6 +265,31 @@ func TestCompareWorkloadJSON(t *testing.T) {
 	}
 }
 
+func TestCompareFlavours(t *testing.T) {
+	code, out, errs := runCLI(t, "compare", "--flavours", "4.1.43,4.1,4.2", "multi-reactor", "--json", "--duration", "300ms")
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	var cmp struct {
+		Models   []map[string]any `json:"models"`
+		Flavours []map[string]any `json:"flavours"`
+	}
+	if err := json.Unmarshal([]byte(out), &cmp); err != nil {
+		t.Fatal(err)
+	}
+	if len(cmp.Models) != 0 || len(cmp.Flavours) != 3 || cmp.Flavours[0]["netty"] != "4.1.43" ||
+		cmp.Flavours[2]["netty"] != "4.2" || cmp.Flavours[1]["model"] != "multi" {
+		t.Fatalf("flavours: %v", cmp.Flavours)
+	}
+	code, out, _ = runCLI(t, "compare", "--flavours", "4.1,4.2", "multi-reactor", "--duration", "200ms")
+	if code != exitOK || !strings.Contains(out, "netty") || !strings.Contains(out, "4.2") {
+		t.Fatalf("exit %d: %s", code, out)
+	}
+	if code, _, errs := runCLI(t, "compare", "--flavours", "5.0", "multi-reactor"); code != exitUsage || !strings.Contains(errs, "unknown flavour") {
+		t.Fatalf("--flavours 5.0: exit %d: %s", code, errs)
+	}
+}
+
 // serve, run as the real binary, stops cleanly on SIGINT and prints its
 // summary.
 func TestServeStopsOnSIGINT(t *testing.T) {

@@ -97,6 +97,9 @@ type Frame struct {
 type Settings struct {
 	IORatio   int // the scenario's ioRatio; -1 when unknown
 	Threshold int
+	// Netty is the loop design when it is not the default 4.1.43 (see
+	// docs/netty-versions.md); "" for the default or when unknown.
+	Netty string
 }
 
 // NewFrame builds the frame of a snapshot. With a probe (a live run), each

@@ -22,7 +22,6 @@ import (
 	"github.com/reactorviz/reactorviz/reactor"
 	"github.com/reactorviz/reactorviz/reactor/trace/jsonl"
 	"github.com/reactorviz/reactorviz/recordings"
-	"github.com/reactorviz/reactorviz/scenarios"
 	"github.com/reactorviz/reactorviz/sim"
 )
 
@@ -64,11 +63,11 @@ func record(dir, only string) error {
 
 // recordOne runs one plan with a JSONL trace and compresses the trace.
 func recordOne(dir string, p recordings.Plan) (recordings.Entry, error) {
-	src, ok := scenarios.BuiltinSource(p.Scenario)
+	src, ok := p.Source()
 	if !ok {
-		return recordings.Entry{}, fmt.Errorf("no built-in scenario %q", p.Scenario)
+		return recordings.Entry{}, fmt.Errorf("no built-in scenario or workload %q", p.Scenario)
 	}
-	sc, err := scenarios.Load(p.Scenario)
+	sc, err := p.Load()
 	if err != nil {
 		return recordings.Entry{}, err
 	}
