@@ -43,8 +43,8 @@ const ComparePrefix = "compare-"
 
 // Plan is one recording to make: a built-in scenario, run under a model.
 type Plan struct {
-	Name     string        // what `reactorviz replay` takes
-	Scenario string        // the built-in scenario, or compare workload when Workload
+	Name     string // what `reactorviz replay` takes
+	Scenario string // the built-in scenario, or compare workload when Workload
 	Workload bool
 	Model    string        // empty: the scenario's own model
 	Duration time.Duration // empty: the scenario's own duration

@@ -11,8 +11,8 @@ import (
 	"github.com/gdamore/tcell/v2"
 
 	"github.com/reactorviz/reactorviz/reactor/trace"
-	"github.com/reactorviz/reactorviz/tui/model"
 	"github.com/reactorviz/reactorviz/reactor/trace/jsonl"
+	"github.com/reactorviz/reactorviz/tui/model"
 )
 
 // replayScript is the tour plus what a replay is for: worker-1's selector

@@ -15,8 +15,7 @@ import (
 )
 
 func cmdReplay(e *env, args []string) error {
-	f := newFlags("replay", "NAME|FILE.jsonl", "Open a recorded trace: step through it in the TUI, or print the per-loop\ncounters it reproduces with --headless. NAME is a built-in recording: every\nbuilt-in scenario (see 'reactorviz list'), and compare-single, compare-multi,\ncompare-master-slave, the compare workload under each model, and
-cpu-bound-single, accept-storm-multi, ... for each compare workload and model. A trace cut\nshort (the run was killed) is replayed up to its last complete event.")
+	f := newFlags("replay", "NAME|FILE.jsonl", "Open a recorded trace: step through it in the TUI, or print the per-loop\ncounters it reproduces with --headless. NAME is a built-in recording: every\nbuilt-in scenario (see 'reactorviz list'), and compare-single, compare-multi,\ncompare-master-slave, the compare workload under each model, and\ncpu-bound-single, accept-storm-multi, ... for each compare workload and model.\nA trace cut short (the run was killed) is replayed up to its last complete event.")
 	headless := f.Bool("headless", false, "no TUI: print the summary rebuilt from the trace")
 	asJSON := f.Bool("json", false, "print that summary as JSON (implies --headless)")
 	var ui uiFlags
