@@ -69,6 +69,7 @@ type Run struct {
 	ended      time.Time     // when the clients were stopped
 	held       time.Duration // run clock time spent held
 	holdSince  time.Time     // zero unless the clock is held now
+	fired      []Fired       // timeline actions played, for the UI's captions
 
 	stop     chan struct{}
 	stopOnce sync.Once
