@@ -37,6 +37,7 @@ type fakeSession struct {
 	onStart   func(f *fakeSession) // feeds events, may end the run
 	onStop    func(f *fakeSession) // runs in Stop before the run ends
 	startErr  error
+	fired     []sim.Fired // the timeline actions it reports as played
 
 	done     chan struct{}
 	doneOnce sync.Once
@@ -121,6 +122,7 @@ func (f *fakeSession) Wheel() *wheel.Timer           { return nil }
 func (f *fakeSession) Clients() sim.ClientStats      { return f.clients }
 func (f *fakeSession) RebuildThreshold() int         { return f.threshold }
 func (f *fakeSession) Summary() *sim.Summary         { return nil }
+func (f *fakeSession) Fired() []sim.Fired            { return f.fired }
 func (f *fakeSession) feed(events ...trace.Event)    { f.sink.Consume(events) }
 
 func loopIndex(table []trace.LoopInfo, name string) uint16 {

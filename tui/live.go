@@ -14,6 +14,7 @@ import (
 
 	"github.com/reactorviz/reactorviz/reactor"
 	"github.com/reactorviz/reactorviz/reactor/trace"
+	"github.com/reactorviz/reactorviz/sim"
 	"github.com/reactorviz/reactorviz/tui/model"
 	"github.com/reactorviz/reactorviz/tui/widgets"
 )
@@ -122,9 +123,11 @@ type liveView struct {
 	focus  int
 	filter model.Filter
 	frame  *model.Frame
-	header *widgets.Bar
-	head   headerParts
-	body   *mainPanels
+	header  *widgets.Bar
+	head    headerParts
+	caption captionView
+	atBreak map[int]bool // loops parked at a breakpoint in the last frame
+	body    *mainPanels
 }
 
 func newLiveView(sh *shell, newRun NewRun, run Session, mdl *model.Model) *liveView {
@@ -193,6 +196,11 @@ func (v *liveView) refresh() {
 	v.lastDraw.Store(time.Now().UnixNano())
 	run, mdl, _, _ := v.session()
 	v.frame, v.focus = liveFrame(run, mdl, v.query())
+	if v.followBreakpoint() {
+		v.frame, v.focus = liveFrame(run, mdl, v.query())
+		v.followBreakpoint()
+	}
+	v.setCaption(run)
 	v.body.show(v.frame, v.focus, v.filter, emptyLog(v.filter, "no events yet"))
 	v.setHeader(run)
 }
@@ -215,6 +223,40 @@ func liveFrame(run Session, mdl *model.Model, q model.Query) (*model.Frame, int)
 
 func (v *liveView) query() model.Query {
 	return model.Query{Focus: v.focus, Head: detailHead, Log: max(v.body.logRows, minLogQuery), Filter: v.filter}
+}
+
+// followBreakpoint moves the focus to a loop that has just stopped at a
+// breakpoint, so the detail pane shows what made it stop. It reports
+// whether the focus moved.
+func (v *liveView) followBreakpoint() bool {
+	if v.atBreak == nil {
+		v.atBreak = map[int]bool{}
+	}
+	moved := false
+	for _, r := range v.frame.Rows {
+		hit := model.AtBreakpoint(r)
+		if hit && !v.atBreak[r.Index] && r.Index != v.focus && !moved {
+			v.focus, moved = r.Index, true
+		}
+		v.atBreak[r.Index] = hit
+	}
+	return moved
+}
+
+// setCaption takes the caption for the run clock and flashes the rows of
+// the loops a timeline action just reached.
+func (v *liveView) setCaption(run Session) {
+	if run == nil {
+		v.caption = captionView{}
+		return
+	}
+	var fired []sim.Fired
+	if fs, ok := run.(firedSession); ok {
+		fired = fs.Fired()
+	}
+	now := run.Elapsed()
+	v.caption = captionAt(run.Scenario(), fired, now)
+	flashLoops(v.frame, fired, now)
 }
 
 // emptyLog is what the log says when it has nothing to show.
@@ -329,7 +371,9 @@ func (v *liveView) draw(scr tcell.Screen, x, y, w, h int) {
 	v.header.Set(v.head.segs(w, v.sh.th))
 	v.header.SetRect(x, y, w, 1)
 	v.header.Draw(scr)
-	v.body.draw(scr, x, y+1, w, h-1)
+	ch := captionRows(v.caption, h)
+	drawCaption(scr, v.sh.th, v.caption, x, y+1, w, ch)
+	v.body.draw(scr, x, y+1+ch, w, h-1-ch)
 }
 
 func (v *liveView) mouse(action tview.MouseAction, ev *tcell.EventMouse, setFocus func(tview.Primitive)) bool {

@@ -12,6 +12,7 @@ import (
 	"github.com/reactorviz/reactorviz/reactor"
 	"github.com/reactorviz/reactorviz/reactor/trace"
 	"github.com/reactorviz/reactorviz/scenarios"
+	"github.com/reactorviz/reactorviz/sim"
 	"github.com/reactorviz/reactorviz/tui/model"
 )
 
@@ -26,10 +27,24 @@ type liveFixture struct {
 func (lf *liveFixture) newRun(sink trace.Sink) (Session, error) {
 	f := newFakeSession(lf.t, "tour", scenarios.ModelMulti, sink)
 	f.onStart = func(f *fakeSession) { f.feed(tourEvents(f)...) }
+	tourTimeline(f)
 	lf.mu.Lock()
 	lf.sessions = append(lf.sessions, f)
 	lf.mu.Unlock()
 	return f, nil
+}
+
+// tourTimeline gives the fake tour its watch notes and one timeline action
+// played a moment before the fake clock's 2.5 s, so its row still flashes.
+func tourTimeline(f *fakeSession) {
+	f.sc.Watch = []scenarios.Caption{
+		{Text: "Three workers share the connections the boss accepts; each keeps its own selector."},
+		{At: 2 * time.Second, Text: "At 2s worker-3 gets 20 000 tasks from outside: its queue fills, " +
+			"and runAllTasks works it off in batches cut by the ioRatio budget, checked every 64 tasks."},
+	}
+	flood := scenarios.Submit{Step: scenarios.Step{At: 2 * time.Second}, Loop: "worker-3", Count: 20000,
+		Cost: 20 * time.Microsecond, From: scenarios.FromExternal}
+	f.fired = []sim.Fired{{At: 2*time.Second + 100*time.Millisecond, Action: flood, Loops: []int{4}}}
 }
 
 func (lf *liveFixture) session(i int) *fakeSession {
