@@ -120,9 +120,9 @@ type liveView struct {
 	slow   time.Duration // the slow-motion delay
 
 	// The rest belongs to the UI goroutine.
-	focus  int
-	filter model.Filter
-	frame  *model.Frame
+	focus   int
+	filter  model.Filter
+	frame   *model.Frame
 	header  *widgets.Bar
 	head    headerParts
 	caption captionView
