@@ -40,7 +40,7 @@ func (r *Run) noteFired(a scenarios.Action) {
 
 // loopsOf returns the trace indexes of the loops an action names.
 func (r *Run) loopsOf(a scenarios.Action) []int {
-	pattern := actionLoop(a)
+	pattern := ActionLoop(a)
 	if pattern == "" {
 		return nil
 	}
@@ -55,8 +55,9 @@ func (r *Run) loopsOf(a scenarios.Action) []int {
 	return out
 }
 
-// actionLoop is the loop pattern of an action that has one.
-func actionLoop(a scenarios.Action) string {
+// ActionLoop is the loop name or pattern of an action that has one, "" for
+// an action on the wheel or the whole run.
+func ActionLoop(a scenarios.Action) string {
 	switch a := a.(type) {
 	case scenarios.Inject:
 		return a.Loop

@@ -196,6 +196,9 @@ func (sh *shell) say(msg string) {
 	sh.msg, sh.msgUntil = msg, time.Now().Add(4*time.Second)
 }
 
+// quiet clears the footer's message. UI goroutine.
+func (sh *shell) quiet() { sh.msg = "" }
+
 // openPrompt shows an input line in place of the footer. UI goroutine.
 func (sh *shell) openPrompt(label, text string, done func(string)) {
 	sh.prompt.SetLabel(label).SetText(text)

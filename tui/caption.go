@@ -7,6 +7,7 @@ import (
 
 	"github.com/gdamore/tcell/v2"
 
+	"github.com/reactorviz/reactorviz/reactor/trace"
 	"github.com/reactorviz/reactorviz/scenarios"
 	"github.com/reactorviz/reactorviz/sim"
 	"github.com/reactorviz/reactorviz/tui/model"
@@ -147,4 +148,45 @@ func drawCaption(scr tcell.Screen, th *widgets.Theme, c captionView, x, y, w, ro
 		}
 		widgets.PutSegs(scr, x, y+line, w, []widgets.Seg{lead, widgets.S(text, th.Base)})
 	}
+}
+
+// recordedScenario is the built-in scenario a trace header names, for a
+// replay's captions; nil when the trace names none or one not built in (a
+// file of the same name may have changed since, or be elsewhere).
+func recordedScenario(name string) *scenarios.Scenario {
+	if _, ok := scenarios.BuiltinSource(name); !ok {
+		return nil
+	}
+	sc, err := scenarios.Load(name)
+	if err != nil {
+		return nil
+	}
+	return sc
+}
+
+// timelineUpTo is the scenario's timeline as a replay shows it: the
+// actions due by trace time t, each at its scenario time, reaching the
+// loops of the trace's loop table that its pattern names.
+func timelineUpTo(sc *scenarios.Scenario, loops []trace.LoopInfo, t time.Duration) []sim.Fired {
+	if sc == nil {
+		return nil
+	}
+	var out []sim.Fired
+	for _, a := range sc.Timeline {
+		if a.Time() > t {
+			continue
+		}
+		f := sim.Fired{At: a.Time(), Action: a}
+		if p := sim.ActionLoop(a); p != "" {
+			for _, name := range sc.MatchLoops(p) {
+				for i, l := range loops {
+					if l.Name == name {
+						f.Loops = append(f.Loops, i)
+					}
+				}
+			}
+		}
+		out = append(out, f)
+	}
+	return out
 }

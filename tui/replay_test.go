@@ -77,9 +77,15 @@ func TestReplayScreen(t *testing.T) {
 	if got := hs.frame(); !strings.Contains(got, "select_cnt=300 premature") {
 		t.Errorf("> did not stop at the premature select:\n%s", got)
 	}
-	// From the end, < goes back to the rebuild; one event on, worker-1
-	// is parked at its gate by the rebuild breakpoint.
-	hs.press(keyEv(tcell.KeyEnd), runeEv('<'), runeEv('.'), keyEv(tcell.KeyTab))
+	// From the end, < goes back to the rebuild and focuses the loop that
+	// hit it; one event on, worker-1 is parked at its gate by the rebuild
+	// breakpoint. The step clears the jump's message, which named the
+	// event before.
+	hs.press(keyEv(tcell.KeyEnd), runeEv('<'))
+	if got := hs.frame(); !strings.Contains(got, "─ worker-1 · tid") || !strings.Contains(got, "event 135: worker-1 rebuild_end") {
+		t.Errorf("< did not focus worker-1 and say where it stopped:\n%s", got)
+	}
+	hs.press(runeEv('.'))
 	golden(t, "replay_rebuild", hs.frame())
 	if err := hs.quit(); err != nil {
 		t.Fatal(err)
