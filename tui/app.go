@@ -106,7 +106,7 @@ func newShell(o Options) *shell {
 // ticker is gone.
 func (sh *shell) run(v view) error {
 	sh.v = v
-	sh.help.Set("help · "+v.title(), helpEntries(v.kind()))
+	sh.help.Set("help · "+v.title(), helpEntries(v.kind(), viewScenario(v)))
 	v.refresh()
 	if sh.opts.ready != nil {
 		sh.opts.ready(sh)

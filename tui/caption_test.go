@@ -64,3 +64,23 @@ func TestLiveBreakpointMovesTheFocus(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// Options.Paused opens the run with every loop told to pause, and the
+// header says how to go on.
+func TestLiveOpensPausedAtTheStart(t *testing.T) {
+	checkGoroutines(t)
+	lf := &liveFixture{t: t}
+	hs := newHarness(t, 100, 32, func(o Options) error {
+		o.Paused = true
+		return RunLive(lf.newRun, o)
+	})
+	for _, l := range lf.session(0).Loops() {
+		if g := l.GateStatus(); !g.Paused || g.Reason != startPause {
+			t.Errorf("%s gate %+v, want paused %q", l.Name(), g, startPause)
+		}
+	}
+	golden(t, "live_paused_start", hs.frame())
+	if err := hs.quit(); err != nil {
+		t.Fatal(err)
+	}
+}

@@ -116,7 +116,9 @@ func TestE2ELive(t *testing.T) {
 	p.waitFor("▶ RUNNING")
 	p.waitFor("worker-0")
 	p.keys("?")
-	p.waitFor("Panes and the Netty concepts")
+	// The help opens on what the scenario is for, its notes from the file.
+	p.waitFor("This scenario: tour")
+	p.waitFor("notes")
 	// Escape alone: a key right after it would read as Alt+key.
 	p.keys("Escape")
 	p.waitFor("─ events")

@@ -1,6 +1,9 @@
 package tui
 
 import (
+	"strings"
+
+	"github.com/reactorviz/reactorviz/scenarios"
 	"github.com/reactorviz/reactorviz/tui/widgets"
 )
 
@@ -49,8 +52,9 @@ var panes = []pane{
 
 // helpEntries builds the help overlay of a screen from the key table and
 // the pane list.
-func helpEntries(on screenKind) []widgets.HelpEntry {
-	out := []widgets.HelpEntry{{Heading: true, Text: "Keys"}}
+func helpEntries(on screenKind, sc *scenarios.Scenario) []widgets.HelpEntry {
+	out := scenarioEntries(sc)
+	out = append(out, widgets.HelpEntry{Heading: true, Text: "Keys"})
 	for _, b := range helpKeys(on) {
 		out = append(out, widgets.HelpEntry{Term: b.label, Text: b.help})
 	}
@@ -61,4 +65,49 @@ func helpEntries(on screenKind) []widgets.HelpEntry {
 		}
 	}
 	return out
+}
+
+// scenarioEntries open the help with what the scenario on screen is for:
+// its summary, its notes and its "watch" captions with their times, the
+// same text `reactorviz show` prints.
+func scenarioEntries(sc *scenarios.Scenario) []widgets.HelpEntry {
+	if sc == nil || (sc.Summary == "" && sc.Notes == "" && len(sc.Watch) == 0) {
+		return nil
+	}
+	out := []widgets.HelpEntry{{Heading: true, Text: "This scenario: " + sc.Name}}
+	if sc.Summary != "" {
+		out = append(out, widgets.HelpEntry{Term: "summary", Text: sc.Summary})
+	}
+	if sc.Notes != "" {
+		out = append(out, widgets.HelpEntry{Term: "notes", Text: unwrap(sc.Notes)})
+	}
+	for _, c := range sc.Watch {
+		out = append(out, widgets.HelpEntry{Term: "watch at " + seconds(c.At), Text: c.Text})
+	}
+	return out
+}
+
+// scenarioView is a screen that shows one scenario, live or recorded.
+type scenarioView interface {
+	scenario() *scenarios.Scenario
+}
+
+// viewScenario returns the scenario a screen shows, or nil.
+func viewScenario(v view) *scenarios.Scenario {
+	if sv, ok := v.(scenarioView); ok {
+		return sv.scenario()
+	}
+	return nil
+}
+
+// unwrap joins the lines of each paragraph of a scenario's text, which the
+// file wraps at its own width, so the help can wrap it at the screen's.
+func unwrap(text string) string {
+	var paras []string
+	for _, p := range strings.Split(text, "\n\n") {
+		if p = strings.Join(strings.Fields(p), " "); p != "" {
+			paras = append(paras, p)
+		}
+	}
+	return strings.Join(paras, "\n")
 }

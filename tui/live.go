@@ -14,6 +14,7 @@ import (
 
 	"github.com/reactorviz/reactorviz/reactor"
 	"github.com/reactorviz/reactorviz/reactor/trace"
+	"github.com/reactorviz/reactorviz/scenarios"
 	"github.com/reactorviz/reactorviz/sim"
 	"github.com/reactorviz/reactorviz/tui/model"
 	"github.com/reactorviz/reactorviz/tui/widgets"
@@ -53,6 +54,9 @@ func RunLive(newRun NewRun, o Options) error {
 	run, err := startRun(newRun, mdl)
 	if err != nil {
 		return err
+	}
+	if o.Paused {
+		pauseAtStart(run)
 	}
 	sh := newShell(o)
 	v := newLiveView(sh, newRun, run, mdl)
@@ -146,6 +150,14 @@ func (v *liveView) title() string {
 		return "live"
 	}
 	return "live · " + v.run.Scenario().Name
+}
+
+func (v *liveView) scenario() *scenarios.Scenario {
+	run, _, _, _ := v.session()
+	if run == nil {
+		return nil
+	}
+	return run.Scenario()
 }
 
 // startWatch marks the run finished when it ends on its own.
@@ -559,6 +571,9 @@ func (v *liveView) restart() {
 			v.run, v.state, v.err = nil, runFailed, err
 		} else {
 			v.applySettings(run)
+			if v.sh.opts.Paused {
+				pauseAtStart(run)
+			}
 			v.run, v.mdl, v.state, v.err = run, mdl, runRunning, nil
 		}
 		quit := v.quitAfter

@@ -37,6 +37,8 @@ func (lf *liveFixture) newRun(sink trace.Sink) (Session, error) {
 // tourTimeline gives the fake tour its watch notes and one timeline action
 // played a moment before the fake clock's 2.5 s, so its row still flashes.
 func tourTimeline(f *fakeSession) {
+	f.sc.Summary = "A walk through the main mechanisms, one at a time."
+	f.sc.Notes = "Each phase of the tour shows one mechanism; the captions say which."
 	f.sc.Watch = []scenarios.Caption{
 		{Text: "Three workers share the connections the boss accepts; each keeps its own selector."},
 		{At: 2 * time.Second, Text: "At 2s worker-3 gets 20 000 tasks from outside: its queue fills, " +
@@ -134,7 +136,7 @@ func TestLiveHelpOverlay(t *testing.T) {
 
 func TestLiveHelpExplainsEveryConcept(t *testing.T) {
 	var all strings.Builder
-	for _, e := range helpEntries(onLive) {
+	for _, e := range helpEntries(onLive, nil) {
 		all.WriteString(e.Term + " " + e.Text + "\n")
 	}
 	for _, c := range []string{"C1", "C2", "C3", "C4", "C5", "C6", "C7", "C8", "C9", "C10", "C11", "C12", "C13",

@@ -108,6 +108,8 @@ func newReplayView(sh *shell, name string, hdr jsonl.Header, rep *model.Replay) 
 
 func (v *replayView) kind() screenKind { return onReplay }
 
+func (v *replayView) scenario() *scenarios.Scenario { return v.sc }
+
 func (v *replayView) title() string { return "replay · " + v.name }
 
 func (v *replayView) needsRedraw() bool { return v.playing.Load() }

@@ -75,6 +75,9 @@ type Options struct {
 	NoColor bool
 	// Mouse enables clicking a loop row to focus it.
 	Mouse bool
+	// Paused opens a live run, and every restart of it, paused at its
+	// start, so a learner can read the screen before anything happens.
+	Paused bool
 	// StopTimeout bounds the wait for a run's graceful shutdown on quit or
 	// restart; default 30 s.
 	StopTimeout time.Duration

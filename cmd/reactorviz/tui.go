@@ -37,7 +37,7 @@ func init() {
 	}
 }
 
-func (u uiFlags) options() tui.Options { return tui.Options{Mouse: u.mouse} }
+func (u uiFlags) options() tui.Options { return tui.Options{Mouse: u.mouse, Paused: u.paused} }
 
 // uiErr marks a UI failure (no terminal, a bind error) as a runtime error.
 func uiErr(err error) error {
