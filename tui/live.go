@@ -287,6 +287,9 @@ func (v *liveView) setHeader(run Session) {
 	if run != nil && run.Scenario() != nil {
 		sc := run.Scenario()
 		h.what = sc.Name + " · " + string(sc.Model)
+		if m := scenarioMode(sc); m != "" {
+			h.what += " · " + m
+		}
 	}
 	if run != nil {
 		clock := model.ClockTenths(int64(run.Elapsed()))

@@ -39,6 +39,12 @@ func (lf *liveFixture) newRun(sink trace.Sink) (Session, error) {
 func tourTimeline(f *fakeSession) {
 	f.sc.Summary = "A walk through the main mechanisms, one at a time."
 	f.sc.Notes = "Each phase of the tour shows one mechanism; the captions say which."
+	f.sc.Loop.Selector, f.sc.Loop.Trigger = scenarios.SelectorNIO, scenarios.TriggerLevel
+	// One worker with its own ratio, as io-ratio sets them: the group's
+	// title names them all.
+	if err := f.loops[2].SetIORatio(10); err != nil {
+		panic(err)
+	}
 	f.sc.Watch = []scenarios.Caption{
 		{Text: "Three workers share the connections the boss accepts; each keeps its own selector."},
 		{At: 2 * time.Second, Text: "At 2s worker-3 gets 20 000 tasks from outside: its queue fills, " +

@@ -68,7 +68,7 @@ func (p *mainPanels) setLoops(f *model.Frame, focus int) {
 			}
 		}
 		p.groups = append(p.groups, idx)
-		p.tables[gi].Set(groupTitle(g, p.th), rows, at, now, gi == 0)
+		p.tables[gi].Set(append(groupTitle(g, p.th), ioRatioSegs(rows, p.th)...), rows, at, now, gi == 0)
 	}
 }
 

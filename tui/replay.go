@@ -154,7 +154,11 @@ func (v *replayView) setBars() {
 		left[1] = widgets.S("RECORDING ", hs.Bold(true).Reverse(true))
 	}
 	if v.hdr.Scenario != "" {
-		left = append(left, widgets.S(v.hdr.Scenario+" · "+v.hdr.Model+" ", hs))
+		what := v.hdr.Scenario + " · " + v.hdr.Model
+		if m := headerMode(v.hdr.Config); m != "" {
+			what += " · " + m
+		}
+		left = append(left, widgets.S(what+" ", hs))
 	}
 	if v.banner != "" {
 		left = append(left, widgets.S("· "+v.banner+" ", hs))

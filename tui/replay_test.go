@@ -48,7 +48,8 @@ func writeTrace(t *testing.T, events []trace.Event) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	w := jsonl.NewWriter(f, jsonl.Header{Scenario: "tour", Model: "multi", Loops: fakeTopology}, jsonl.Options{})
+	w := jsonl.NewWriter(f, jsonl.Header{Scenario: "tour", Model: "multi", Loops: fakeTopology,
+		Config: "io_ratio=50 rebuild_threshold=512 selector=nio trigger=level"}, jsonl.Options{})
 	w.Consume(events)
 	if err := w.Close(); err != nil {
 		t.Fatal(err)
