@@ -38,6 +38,7 @@ type fakeSession struct {
 	onStop    func(f *fakeSession) // runs in Stop before the run ends
 	startErr  error
 	fired     []sim.Fired // the timeline actions it reports as played
+	addrs     []string    // where it serves
 
 	done     chan struct{}
 	doneOnce sync.Once
@@ -122,6 +123,7 @@ func (f *fakeSession) Wheel() *wheel.Timer           { return nil }
 func (f *fakeSession) Clients() sim.ClientStats      { return f.clients }
 func (f *fakeSession) RebuildThreshold() int         { return f.threshold }
 func (f *fakeSession) Summary() *sim.Summary         { return nil }
+func (f *fakeSession) Addrs() []string               { return f.addrs }
 func (f *fakeSession) Fired() []sim.Fired            { return f.fired }
 func (f *fakeSession) feed(events ...trace.Event)    { f.sink.Consume(events) }
 

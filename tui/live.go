@@ -71,6 +71,9 @@ func RunLive(newRun NewRun, o Options) error {
 		stopSession(last, o.stopTimeout())
 	}
 	v.watchers.Wait()
+	if o.Final != nil && last != nil {
+		o.Final(last)
+	}
 	return err
 }
 
@@ -130,6 +133,7 @@ type liveView struct {
 	header  *widgets.Bar
 	head    headerParts
 	caption captionView
+	served  serveRate
 	atBreak map[int]bool // loops parked at a breakpoint in the last frame
 	body    *mainPanels
 }
@@ -297,6 +301,13 @@ func (v *liveView) setHeader(run Session) {
 			clock += "/" + model.ClockTenths(int64(d))
 		}
 		h.right = append(h.right, clock)
+		if v.sh.opts.Serve {
+			v.served.note(time.Now(), v.frame)
+			if what, right, ok := serveWhat(run, v.frame, v.served.rate); ok {
+				h.what = what
+				h.right = append(h.right, right...)
+			}
+		}
 		if v.frame != nil && v.frame.Dropped > 0 {
 			h.right = append(h.right, "drop "+model.Count(int64(v.frame.Dropped)))
 		}

@@ -78,6 +78,13 @@ type Options struct {
 	// Paused opens a live run, and every restart of it, paused at its
 	// start, so a learner can read the screen before anything happens.
 	Paused bool
+	// Serve marks a run that serves outside clients: the header names the
+	// protocol and address and what the server reads, as no clients of
+	// the run's own report anything.
+	Serve bool
+	// Final, if set, is called with the last run after the terminal is
+	// restored, so serve can print the summary its headless form prints.
+	Final func(Session)
 	// StopTimeout bounds the wait for a run's graceful shutdown on quit or
 	// restart; default 30 s.
 	StopTimeout time.Duration
