@@ -17,7 +17,7 @@ type pane struct {
 
 var panes = []pane{
 	{name: "header", on: onLive | onReplay,
-		text: "Scenario, Reactor model, run clock, whether the loops run or are paused (and why: a key, a step, or the breakpoint that fired), slow motion or replay speed, and the events dropped. Tracing never blocks a loop: when a loop's ring is full the event is dropped and counted."},
+		text: "Scenario, Reactor model, run clock, whether the loops run or are paused (and why: a key, a step, or the breakpoint that fired), slow motion or replay speed, and the events dropped. Tracing never blocks a loop: when a loop's ring is full the event is dropped and counted. \"drop N\" counts those events the screen could not keep: the log and the mirrors miss them, but no task, read or write was lost; in a live run the tables' counters come from the loops themselves and stay exact."},
 	{name: "groups C1 C2 C24", on: onLive | onReplay,
 		text: "One panel per EventLoopGroup, a row per EventLoop. A group is a pool of loops; a loop is one thread with one selector (C1). The boss group accepts, the worker group does the channels' I/O: single = one loop does both, multi = one boss and a worker group, master-slave = several bosses and workers (C2). A client group drives connections through the engine's own bootstrap: connect → OP_CONNECT → finishConnect → OP_READ (C24)."},
 	{name: "boss idle C3 C5", on: onLive | onReplay,

@@ -134,6 +134,7 @@ type liveView struct {
 	head    headerParts
 	caption captionView
 	served  serveRate
+	logAt   logScroll
 	atBreak map[int]bool // loops parked at a breakpoint in the last frame
 	body    *mainPanels
 }
@@ -217,7 +218,14 @@ func (v *liveView) refresh() {
 		v.followBreakpoint()
 	}
 	v.setCaption(run)
+	if run != nil {
+		onRunClock(run, v.frame.Log)
+	}
+	if !v.logAt.following() {
+		v.frame.Log = v.logAt.lines()
+	}
 	v.body.show(v.frame, v.focus, v.filter, emptyLog(v.filter, "no events yet"))
+	v.body.logTitleMore(v.logAt.title(v.sh.th))
 	v.setHeader(run)
 }
 
@@ -278,7 +286,7 @@ func (v *liveView) setCaption(run Session) {
 // emptyLog is what the log says when it has nothing to show.
 func emptyLog(f model.Filter, none string) string {
 	if !f.Empty() {
-		return "no event matches the filter"
+		return "no event matches the filter " + strconv.Quote(f.String()) + ": / changes it, an empty filter shows all"
 	}
 	return none
 }
@@ -443,9 +451,12 @@ func (v *liveView) act(a action) {
 	case actPrevLoop:
 		v.focus = focusStep(v.frame.Snapshot, v.focus, -1)
 	case actFilter:
-		v.sh.openPrompt("filter (loop, kind): ", v.filter.String(), func(s string) {
+		v.sh.openPrompt("filter (loop, kind, words of the details): ", v.filter.String(), func(s string) {
 			v.filter = model.ParseFilter(s)
+			v.logAt.follow()
 		})
+	case actLogOlder, actLogNewer, actLogOldest, actLogLatest:
+		v.scrollLog(a)
 	case actRestart:
 		v.restart()
 	case actQuit:

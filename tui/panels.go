@@ -19,13 +19,14 @@ const minLogQuery = 120
 // mainPanels is the body shared by the live and replay screens: a panel
 // per group, the detail pane of the focused loop, and the event log.
 type mainPanels struct {
-	th      *widgets.Theme
-	tables  []*widgets.LoopTable
-	groups  [][]int // per table, the trace index of each row
-	detail  *detailPane
-	log     *widgets.EventLog
-	logRows int
-	onFocus func(index int)
+	th       *widgets.Theme
+	tables   []*widgets.LoopTable
+	groups   [][]int // per table, the trace index of each row
+	detail   *detailPane
+	log      *widgets.EventLog
+	logRows  int
+	logTitle []widgets.Seg
+	onFocus  func(index int)
 }
 
 func newMainPanels(th *widgets.Theme) *mainPanels {
@@ -37,7 +38,16 @@ func newMainPanels(th *widgets.Theme) *mainPanels {
 func (p *mainPanels) show(f *model.Frame, focus int, filter model.Filter, empty string) {
 	p.setLoops(f, focus)
 	p.detail.set(detailOf(f, focus))
-	p.log.Set(logTitle(p.th, filter, f.Events, f.Dropped), f.Log, empty)
+	p.logTitle = logTitle(p.th, filter, f.Events, f.Dropped)
+	p.log.Set(p.logTitle, f.Log, empty)
+}
+
+// logTitleMore adds to the log's title after show.
+func (p *mainPanels) logTitleMore(segs []widgets.Seg) {
+	if len(segs) > 0 {
+		p.logTitle = append(p.logTitle, segs...)
+		p.log.SetTitle(p.logTitle)
+	}
 }
 
 // setLoops fills one table per group from a frame.
@@ -216,7 +226,9 @@ func logTitle(th *widgets.Theme, f model.Filter, events, dropped uint64) []widge
 		segs = append(segs, widgets.S(" · last "+model.Count(model.LogCap)+" kept", th.Dim))
 	}
 	if dropped > 0 {
-		segs = append(segs, widgets.S(" · "+model.Count(int64(dropped))+" dropped", th.Bad))
+		// Dropped are trace events, not work: a loop never waits for the
+		// screen, so a full ring loses the event and counts it.
+		segs = append(segs, widgets.S(" · "+model.Count(int64(dropped))+" events dropped (not shown; no task lost)", th.Bad))
 	}
 	return segs
 }

@@ -149,18 +149,21 @@ func (r *Replay) Snapshot(q Query) *Snapshot {
 		return s
 	}
 	mt := q.Filter.compile(r.cur.names())
-	var found []trace.Event
+	var found []LogLine
 	i := r.pos - 1
-	for ; i >= 0 && len(found) < q.Log && r.pos-1-i < replayLogScan; i-- {
-		if mt.match(&r.events[i]) {
-			found = append(found, r.events[i])
+	for ; i >= 0 && r.pos-1-i < replayLogScan; i-- {
+		e := &r.events[i]
+		if !mt.match(e) {
+			continue
 		}
+		if len(found) >= q.Log && !folds(found, e) {
+			break
+		}
+		found = pushOlder(found, e, r.cur.LoopName)
 	}
 	s.LogScanned = i >= 0 && len(found) < q.Log
-	reverse(found)
-	for _, e := range found {
-		s.Log = append(s.Log, LogLine{Event: e, Loop: r.cur.LoopName(e.Loop)})
-	}
+	reverseLines(found)
+	s.Log = found
 	return s
 }
 

@@ -94,6 +94,10 @@ type WheelExpire struct {
 type LogLine struct {
 	Event trace.Event
 	Loop  string
+	// Repeat counts the earlier events of a periodic kind (wheel_tick)
+	// this line stands for: the log folds a run of them into one line,
+	// the latest.
+	Repeat int
 }
 
 // LoopName returns the name of a loop index, or its placeholder.
