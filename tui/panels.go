@@ -177,6 +177,10 @@ func focusStep(snap *model.Snapshot, focus, dir int) int {
 			order = append(order, snap.Loops[li].Index)
 		}
 	}
+	if snap.Wheel.Present {
+		// The wheel's thread comes last: its detail pane is the wheel.
+		order = append(order, snap.Wheel.Index)
+	}
 	if len(order) == 0 {
 		return -1
 	}
@@ -203,6 +207,16 @@ func defaultFocus(snap *model.Snapshot) int {
 		return snap.Loops[0].Index
 	}
 	return -1
+}
+
+// focusable reports whether focus names a loop of the snapshot or its
+// wheel thread.
+func focusable(snap *model.Snapshot, focus int) bool {
+	if snap.Wheel.Present && focus == snap.Wheel.Index {
+		return true
+	}
+	_, ok := focusedLoop(snap, focus)
+	return ok
 }
 
 // focusedLoop returns the snapshot row of the focused loop.

@@ -206,3 +206,19 @@ func TestReplayShowsALoopsChangedIORatio(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// The timer wheel is a thread of its own: it is focused like a loop, last
+// in the order, and its detail pane is the wheel, drawn nowhere else.
+func TestReplayWheelThread(t *testing.T) {
+	checkGoroutines(t)
+	hs := startReplay(t, writeTrace(t, replayScript()), 100, 34)
+	hs.press(keyEv(tcell.KeyEnd))
+	if got := hs.frame(); !strings.Contains(got, "tab to its thread") || strings.Contains(got, "HashedWheelTimer ·") {
+		t.Errorf("a loop's pane should point to the wheel, not draw it:\n%s", got)
+	}
+	hs.press(keyEv(tcell.KeyBacktab), keyEv(tcell.KeyBacktab))
+	golden(t, "replay_wheel_thread", hs.frame())
+	if err := hs.quit(); err != nil {
+		t.Fatal(err)
+	}
+}

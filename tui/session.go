@@ -237,7 +237,7 @@ func (p runProbe) Clients() model.Clients {
 // when that loop is gone, and builds its frame. It returns the focus used.
 func frameOf(snapshot func(model.Query) *model.Snapshot, q model.Query, p model.Probe, set model.Settings) (*model.Frame, int) {
 	s := snapshot(q)
-	if _, ok := focusedLoop(s, q.Focus); q.Focus < 0 || !ok {
+	if q.Focus < 0 || !focusable(s, q.Focus) {
 		q.Focus = defaultFocus(s)
 		s = snapshot(q)
 	}
