@@ -162,7 +162,7 @@ func (s *State) snapshot(q Query) *Snapshot {
 	if w.present {
 		snap.Wheel = Wheel{
 			Present: true, Index: w.loop, Name: s.LoopName(uint16(w.loop)), State: w.state,
-			TID: s.loop(uint16(w.loop)).fold.TID,
+			TID:  s.loop(uint16(w.loop)).fold.TID,
 			Tick: w.fold.Tick, Slot: w.fold.Slot, Size: pow2AtLeast(w.maxSlot + 1),
 			Pending: w.fold.Pending, Expired: w.fold.Expired, LastExp: w.fold.LastExpired,
 		}
