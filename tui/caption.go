@@ -27,7 +27,7 @@ const flashFor = 1500 * time.Millisecond
 // captionView is what the caption lines say at one moment: the latest
 // timeline action played, and the scenario's "watch" note for the time.
 type captionView struct {
-	action string // "t=1.0s: 50 000 tasks … submitted to worker-0 from outside"
+	action string // "t=1.0s: 50 000 tasks … submitted to worker-0 from outside; …"
 	recent bool   // the action happened within flashFor
 	watch  string
 }
@@ -40,11 +40,14 @@ func captionAt(sc *scenarios.Scenario, fired []sim.Fired, now time.Duration) cap
 		c.watch = watchAt(sc, now)
 	}
 	if n := len(fired); n > 0 {
+		// Every action of the latest moment, at the scenario's time for
+		// it: the clock may have moved on while a big one was applied.
 		last := fired[n-1]
-		c.action = "t=" + seconds(last.At) + ": " + scenarios.Describe(last.Action)
-		if k := sameMoment(fired); k > 1 {
-			c.action += " (+" + strconv.Itoa(k-1) + " more at once)"
+		var what []string
+		for _, f := range fired[n-sameMoment(fired):] {
+			what = append(what, scenarios.Describe(f.Action))
 		}
+		c.action = "t=" + seconds(last.Action.Time()) + ": " + strings.Join(what, "; ")
 		c.recent = now-last.At < flashFor
 	}
 	return c

@@ -26,7 +26,7 @@ func TestWatchAtJoinsTheNotesOfOneMoment(t *testing.T) {
 	}
 }
 
-// The action line counts the actions of the same moment and stays lit
+// The action line says every action of the latest moment and stays lit
 // for flashFor of run time.
 func TestCaptionAtTheLatestAction(t *testing.T) {
 	at := scenarios.Step{At: time.Second}
@@ -35,7 +35,7 @@ func TestCaptionAtTheLatestAction(t *testing.T) {
 		{At: time.Second, Action: scenarios.SetIORatio{Step: at, Loop: "worker-0", IORatio: 10}},
 	}
 	c := captionAt(nil, fired, time.Second+flashFor/2)
-	if !c.recent || !strings.HasPrefix(c.action, "t=1.0s: ioRatio set to 10 on worker-0") || !strings.HasSuffix(c.action, "(+1 more at once)") {
+	if want := "t=1.0s: 3 tasks"; !c.recent || !strings.HasPrefix(c.action, want) || !strings.HasSuffix(c.action, "; ioRatio set to 10 on worker-0") {
 		t.Errorf("caption %+v", c)
 	}
 	if c := captionAt(nil, fired, time.Second+flashFor); c.recent {

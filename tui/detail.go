@@ -29,11 +29,15 @@ type detailInfo struct {
 	// pane shows the wheel instead of a loop.
 	wheelThread bool
 	wheelInfo   model.Wheel
+	// wheelFocusable is set when the focus can move to the wheel's thread
+	// (its events have been seen).
+	wheelFocusable bool
 }
 
 // detailOf is the detail pane's view of a frame's focused loop.
 func detailOf(f *model.Frame, focus int) detailInfo {
-	info := detailInfo{now: f.Now, ioRatio: f.Settings.IORatio, threshold: f.Settings.Threshold, wheel: f.Wheel}
+	info := detailInfo{now: f.Now, ioRatio: f.Settings.IORatio, threshold: f.Settings.Threshold, wheel: f.Wheel,
+		wheelFocusable: f.Snapshot.Wheel.Present}
 	if f.Snapshot.Wheel.Present && focus == f.Snapshot.Wheel.Index {
 		info.wheelThread, info.wheelInfo = true, f.Snapshot.Wheel
 		return info
@@ -91,7 +95,7 @@ func (d *detailPane) draw(scr tcell.Screen, x, y, w, h int) {
 		widgets.S(l.Name, th.Title),
 		widgets.S(" · "+tid+" · "+l.State.String(), th.Base),
 	}
-	if in.wheel.Present {
+	if in.wheelFocusable {
 		// The wheel is a thread of its own, not part of any loop.
 		title = append(title, widgets.S(" · the timer wheel: tab to its thread", th.Dim))
 	}
