@@ -102,21 +102,29 @@ func flashLoops(f *model.Frame, fired []sim.Fired, now time.Duration) {
 	}
 }
 
-// captionRows is how many rows the caption takes on a screen h rows high:
-// one on a small terminal, up to three on a tall one; none when there is
-// nothing to say.
-func captionRows(c captionView, h int) int {
-	if c.action == "" && c.watch == "" {
-		return 0
+// captionRows is how many rows the caption takes on a screen w × h: what
+// its text needs, up to one row on a small terminal and three on a tall
+// one; none when there is nothing to say.
+func captionRows(c captionView, w, h int) int {
+	need := 0
+	if c.action != "" {
+		need++
 	}
+	if c.watch != "" {
+		need += len(widgets.Wrap(c.watch, max(w-len(watchLabel), 1)))
+	}
+	limit := 3
 	switch {
 	case h < 30:
-		return 1
+		limit = 1
 	case h < 38:
-		return 2
+		limit = 2
 	}
-	return 3
+	return min(need, limit)
 }
+
+// watchLabel leads the watch note.
+const watchLabel = "watch: "
 
 // drawCaption draws the caption in rows rows at (x, y): the latest action
 // first, lit while recent, then the watch note wrapped into what is left.
@@ -138,7 +146,7 @@ func drawCaption(scr tcell.Screen, th *widgets.Theme, c captionView, x, y, w, ro
 	if c.watch == "" || line >= rows {
 		return
 	}
-	const label = "watch: "
+	label := watchLabel
 	lines := widgets.Wrap(c.watch, max(w-len(label), 1))
 	for i := 0; line < rows && i < len(lines); i, line = i+1, line+1 {
 		text := lines[i]

@@ -405,7 +405,7 @@ func (v *liveView) draw(scr tcell.Screen, x, y, w, h int) {
 	v.header.Set(v.head.segs(w, v.sh.th))
 	v.header.SetRect(x, y, w, 1)
 	v.header.Draw(scr)
-	ch := captionRows(v.caption, h)
+	ch := captionRows(v.caption, w, h)
 	drawCaption(scr, v.sh.th, v.caption, x, y+1, w, ch)
 	v.body.draw(scr, x, y+1+ch, w, h-1-ch)
 }

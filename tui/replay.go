@@ -219,7 +219,7 @@ func (v *replayView) draw(scr tcell.Screen, x, y, w, h int) {
 	v.bar.SetRect(x, y+1, w, 1)
 	v.bar.Draw(scr)
 	v.drawProgress(scr, x, y+2, w)
-	ch := captionRows(v.caption, h)
+	ch := captionRows(v.caption, w, h)
 	drawCaption(scr, v.sh.th, v.caption, x, y+3, w, ch)
 	v.body.draw(scr, x, y+3+ch, w, h-3-ch)
 }
