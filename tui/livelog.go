@@ -4,6 +4,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/reactorviz/reactorviz/reactor/trace"
 	"github.com/reactorviz/reactorviz/tui/model"
 	"github.com/reactorviz/reactorviz/tui/widgets"
 )
@@ -16,7 +17,8 @@ type clockMapper interface {
 
 // onRunClock rewrites the times of log lines, taken from a snapshot that
 // owns them, to the run clock the header shows, which stands still while
-// the run is paused.
+// the run is paused: an event that happens during a pause (the wheel's
+// thread ticks on) is stamped with the moment the pause began.
 func onRunClock(run Session, lines []model.LogLine) {
 	cm, ok := run.(clockMapper)
 	if !ok || len(lines) == 0 {
@@ -24,7 +26,15 @@ func onRunClock(run Session, lines []model.LogLine) {
 	}
 	at := cm.ClockMap()
 	for i := range lines {
-		lines[i].Event.Time = int64(at(lines[i].Event.Time))
+		e := &lines[i].Event
+		e.Time = int64(at(e.Time))
+		// A deadline is a time on the same clock, shown as @00:07.600.
+		switch e.Kind {
+		case trace.KindTimerSchedule, trace.KindTimerDue, trace.KindTimerCancel:
+			e.B = int64(at(e.B))
+		case trace.KindWheelExpire:
+			e.D = int64(at(e.D))
+		}
 	}
 }
 

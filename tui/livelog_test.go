@@ -52,9 +52,14 @@ func TestLiveLogOnTheRunClock(t *testing.T) {
 	hs, lf := startLive(t, 100, 32)
 	f := lf.session(0)
 	f.held.Store(2e9)
-	f.feed(trace.Event{Time: 2450e6, Loop: 2, Kind: trace.KindInject, A: 99, Str: "slow-task"})
-	if scr := hs.frame(); !strings.Contains(scr, "00:00.450 worker-1 inject") {
+	f.feed(trace.Event{Time: 2450e6, Loop: 2, Kind: trace.KindInject, A: 99, Str: "slow-task"},
+		trace.Event{Time: 2460e6, Loop: 2, Kind: trace.KindTimerSchedule, A: 7, B: 3060e6, Str: "probe"})
+	scr := hs.frame()
+	if !strings.Contains(scr, "00:00.450 worker-1 inject") {
 		t.Errorf("the log does not show the run clock:\n%s", scr)
+	}
+	if !strings.Contains(scr, "deadline=@00:01.060") {
+		t.Errorf("a deadline is not on the run clock:\n%s", scr)
 	}
 	if err := hs.quit(); err != nil {
 		t.Fatal(err)
