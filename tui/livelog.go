@@ -27,14 +27,17 @@ func onRunClock(run Session, lines []model.LogLine) {
 	at := cm.ClockMap()
 	for i := range lines {
 		e := &lines[i].Event
-		e.Time = int64(at(e.Time))
-		// A deadline is a time on the same clock, shown as @00:07.600.
+		t := int64(at(e.Time))
+		// A deadline keeps its distance from its event: timers run on real
+		// time, so mapping it through the holds would move a timer that
+		// fell due during a pause to the pause's start.
 		switch e.Kind {
 		case trace.KindTimerSchedule, trace.KindTimerDue, trace.KindTimerCancel:
-			e.B = int64(at(e.B))
+			e.B = t + (e.B - e.Time)
 		case trace.KindWheelExpire:
-			e.D = int64(at(e.D))
+			e.D = t + (e.D - e.Time)
 		}
+		e.Time = t
 	}
 }
 
