@@ -79,7 +79,7 @@ func (s *logScroll) title(th *widgets.Theme) []widgets.Seg {
 	if s.held == nil {
 		return nil
 	}
-	return []widgets.Seg{widgets.S(" · held, "+strconv.Itoa(s.back)+" lines back · End follows", th.Warn)}
+	return []widgets.Seg{widgets.S(" · held "+strconv.Itoa(s.back)+" back, End follows", th.Warn)}
 }
 
 // scrollLog handles the live log's keys.

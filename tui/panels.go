@@ -242,7 +242,7 @@ func logTitle(th *widgets.Theme, f model.Filter, events, dropped uint64) []widge
 	if dropped > 0 {
 		// Dropped are trace events, not work: a loop never waits for the
 		// screen, so a full ring loses the event and counts it.
-		segs = append(segs, widgets.S(" · "+model.Count(int64(dropped))+" events dropped (not shown; no task lost)", th.Bad))
+		segs = append(segs, widgets.S(" · "+model.Count(int64(dropped))+" events dropped (no task lost)", th.Bad))
 	}
 	return segs
 }
