@@ -67,6 +67,7 @@ type EventLoop struct {
 
 	gate     gate
 	stats    counters
+	split    timeSplit
 	ring     *trace.Ring
 	sw       *trace.Switch
 	clock    *trace.Clock

@@ -144,10 +144,12 @@ func (l *EventLoop) selectBlocking(oldWakenUp bool, now int64) (ended int64) {
 			selectCnt, ended = 1, 0
 			break
 		}
+		l.blocking(now)
 		n, interrupted, start := l.wait(int(timeoutMillis))
 		selectCnt++
 		t := l.now()
 		ended = t
+		l.blocked(now, t)
 		var took int64
 		if start != 0 {
 			took = t - start

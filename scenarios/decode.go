@@ -23,6 +23,7 @@ var (
 	protocols     = []string{string(ProtocolEcho), string(ProtocolHTTP), string(ProtocolRESP), string(ProtocolHTTPRESP)}
 	clientProtos  = []string{string(ProtocolEcho), string(ProtocolHTTP), string(ProtocolRESP)}
 	vias          = []string{string(ViaNet), string(ViaEngine)}
+	loads         = []string{string(LoadClosed), string(LoadOpen)}
 	origins       = []string{string(FromExternal), string(FromLoop)}
 	scheduleModes = []string{string(ScheduleFixedRate), string(ScheduleFixedDelay)}
 )
@@ -51,6 +52,7 @@ const (
 
 	defaultAddr = "127.0.0.1:0"
 	maxPorts    = 16
+	maxCost     = 100 * time.Millisecond // handler CPU per request
 
 	maxClients        = 32
 	maxConnections    = 10_000 // over all client entries
@@ -325,7 +327,7 @@ func (d *decoder) enum(n *yaml.Node, name string, options []string) (string, boo
 
 var topKeys = []string{
 	"name", "summary", "notes", "concepts", "model", "bosses", "workers", "client_loops",
-	"duration", "loop", "server", "clients", "timeline", "watch", "wheel", "shutdown", "expect",
+	"duration", "loop", "server", "clients", "timeline", "watch", "wheel", "shutdown", "expect", "compare",
 }
 
 // scenario decodes the whole document. Fields are decoded in dependency
@@ -420,6 +422,24 @@ func (d *decoder) scenario(root *yaml.Node, s *Scenario) {
 	d.watch(top.get("watch"), s)
 	d.checkLoopRefs(s)
 	d.expects(top.get("expect"), s)
+	d.compares(top.get("compare"), s)
+}
+
+// compares reads the clauses compare checks across models.
+func (d *decoder) compares(n *yaml.Node, s *Scenario) {
+	for _, item := range d.list(n, "compare", maxExpects) {
+		text, ok := d.str(item, "a compare clause", maxExpectLen)
+		if !ok {
+			continue
+		}
+		c, err := ParseCompare(text)
+		if err != nil {
+			f, p := d.exprPos(item, err.Offset)
+			d.ps.add(f, p, "%s", err.Msg)
+			continue
+		}
+		s.Compare = append(s.Compare, c)
+	}
 }
 
 func (d *decoder) concepts(n *yaml.Node, s *Scenario) {
@@ -496,7 +516,7 @@ func (d *decoder) loop(n *yaml.Node, s *Scenario) {
 
 func (d *decoder) server(n *yaml.Node, s *Scenario) {
 	s.Server = ServerConfig{Protocol: ProtocolEcho, Ports: 1, Addr: defaultAddr}
-	m := d.mapping(n, "server", []string{"protocol", "ports", "reuseport", "addr"})
+	m := d.mapping(n, "server", serverKeys)
 	if v := m.get("protocol"); v != nil {
 		if r, ok := d.enum(v, "protocol", protocols); ok {
 			s.Server.Protocol = Protocol(r)
@@ -517,7 +537,14 @@ func (d *decoder) server(n *yaml.Node, s *Scenario) {
 			s.Server.Addr = r
 		}
 	}
+	if v := m.get("cost"); v != nil {
+		if r, ok := d.duration(v, "cost", 0, maxCost); ok {
+			s.Server.Cost = r
+		}
+	}
 }
+
+var serverKeys = []string{"protocol", "ports", "reuseport", "addr", "cost"}
 
 // checkAddr accepts a loopback host and a port. Scenarios run their own
 // clients; listening beyond loopback is serve's job, behind --allow-remote.
@@ -591,7 +618,7 @@ func (d *decoder) shutdownTimes(m *mapping, c ShutdownConfig) ShutdownConfig {
 	return c
 }
 
-var clientKeys = []string{"protocol", "connections", "payload", "rate", "pipeline", "requests", "via", "start", "stop"}
+var clientKeys = []string{"protocol", "connections", "payload", "rate", "load", "pipeline", "requests", "via", "start", "stop"}
 
 // clientProtocol sets what a client sends: the server's protocol, or for an
 // http+resp server one of the two, which the client must name.
@@ -626,6 +653,7 @@ func (d *decoder) clients(n *yaml.Node, s *Scenario) {
 			Payload:     defaultPayload,
 			Pipeline:    1,
 			Via:         ViaNet,
+			Load:        LoadClosed,
 			Stop:        s.Duration,
 		}
 		d.clientProtocol(m, item, s.Server.Protocol, &c)
@@ -656,6 +684,7 @@ func (d *decoder) clients(n *yaml.Node, s *Scenario) {
 				}
 			}
 		}
+		d.clientLoad(m, &c)
 		if v := m.get("pipeline"); v != nil {
 			if r, ok := d.integer(v, "pipeline", 1, maxPipeline); ok {
 				c.Pipeline = r
@@ -678,6 +707,24 @@ func (d *decoder) clients(n *yaml.Node, s *Scenario) {
 	}
 	if total > maxConnections {
 		d.errorf(n, "clients open %d connections in all; the limit is %d", total, maxConnections)
+	}
+}
+
+// clientLoad reads load: closed (the default) waits for a batch's answers
+// before the next; open sends on the rate's schedule whatever the server
+// does, so it needs a rate.
+func (d *decoder) clientLoad(m *mapping, c *Client) {
+	v := m.get("load")
+	if v == nil {
+		return
+	}
+	r, ok := d.enum(v, "load", loads)
+	if !ok {
+		return
+	}
+	c.Load = ClientLoad(r)
+	if c.Load == LoadOpen && c.Rate.Max() {
+		d.errorf(v, "load: open sends on a schedule and needs a rate such as 500/s, not rate: max")
 	}
 }
 

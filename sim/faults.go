@@ -24,8 +24,16 @@ func (r *Run) childInit(proto string) (func(*reactor.Channel), error) {
 	if err != nil {
 		return nil, err
 	}
+	spins, reqSize := 0, requestSize(r.sc)
+	if r.sc.Server.Cost > 0 {
+		spins = spinsFor(r.sc.Server.Cost)
+	}
 	return func(ch *reactor.Channel) {
+		r.served.note(ch.RemotePort(), r.loopIndex(ch.EventLoop()))
 		ch.Pipeline().AddLast("faults", &faultStage{run: r, f: r.faults[ch.EventLoop()]})
+		if spins > 0 {
+			ch.Pipeline().AddLast("cost", &costStage{spins: spins, reqSize: reqSize})
+		}
 		codecInit(ch)
 	}, nil
 }

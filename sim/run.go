@@ -53,6 +53,9 @@ type Run struct {
 	groups  []*reactor.EventLoopGroup
 	loops   []*reactor.EventLoop // index i is trace loop i
 	byName  map[string]*reactor.EventLoop
+	index   map[*reactor.EventLoop]int // position in loops
+	served  *servedBy
+	split   *splitSampler
 	boss    *reactor.EventLoopGroup
 	worker  *reactor.EventLoopGroup
 	client  *reactor.EventLoopGroup
@@ -96,7 +99,7 @@ func (o Options) collectorOptions() trace.Options {
 
 // New prepares a run; nothing starts until Start.
 func New(sc *scenarios.Scenario, opts Options) (*Run, error) {
-	r := &Run{sc: sc, opts: opts, byName: map[string]*reactor.EventLoop{},
+	r := &Run{sc: sc, opts: opts, byName: map[string]*reactor.EventLoop{}, index: map[*reactor.EventLoop]int{},
 		faults: map[*reactor.EventLoop]*loopFaults{},
 		stop:   make(chan struct{}), done: make(chan struct{})}
 	r.coll = trace.NewCollector(opts.collectorOptions())
@@ -104,6 +107,8 @@ func New(sc *scenarios.Scenario, opts Options) (*Run, error) {
 		r.teardown()
 		return nil, err
 	}
+	r.served = newServedBy(len(r.loops))
+	r.split = newSplitSampler(r.loops, r.served.hists)
 	ensureProcs(len(r.loops) + 1) // + the wheel's thread
 	return r, nil
 }
@@ -262,9 +267,10 @@ func (r *Run) Wait() (*Summary, error) {
 // drive plays the timeline and the clients' windows, then finishes.
 func (r *Run) drive() {
 	var wg sync.WaitGroup
-	wg.Add(2)
+	wg.Add(3)
 	go func() { defer wg.Done(); r.playTimeline() }()
 	go func() { defer wg.Done(); r.driveClients() }()
+	go func() { defer wg.Done(); r.split.run(r.stop) }()
 	if r.opts.Forever {
 		<-r.stop
 	} else {
@@ -300,6 +306,7 @@ func (r *Run) finish(cause error) {
 	if r.wheel != nil {
 		_, _ = r.wheel.Stop()
 	}
+	r.split.sample()
 	r.coll.Stop()
 	if err := r.files.close(); err != nil {
 		cause = errors.Join(cause, err)

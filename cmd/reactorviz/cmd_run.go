@@ -148,7 +148,21 @@ func progress(e *env, name string, r *sim.Run) func() {
 // loadScenario reads a built-in or a file and applies --duration and --set.
 // Every problem is a usage error (exit 2), printed FILE:LINE:COL: message.
 func loadScenario(nameOrPath string, sets []string, d time.Duration) (*scenarios.Scenario, error) {
-	sc, err := scenarios.Load(nameOrPath)
+	return configure(scenarios.Load, nameOrPath, sets, d)
+}
+
+// loadWorkload is loadScenario for compare: a compare workload's name
+// (cpu-bound, accept-storm, blocking-handler) wins over a scenario's.
+func loadWorkload(nameOrPath string, sets []string, d time.Duration) (*scenarios.Scenario, error) {
+	load := scenarios.Load
+	if _, ok := scenarios.WorkloadSource(nameOrPath); ok {
+		load = scenarios.LoadWorkload
+	}
+	return configure(load, nameOrPath, sets, d)
+}
+
+func configure(load func(string) (*scenarios.Scenario, error), nameOrPath string, sets []string, d time.Duration) (*scenarios.Scenario, error) {
+	sc, err := load(nameOrPath)
 	if err != nil {
 		return nil, &exitError{exitUsage, err}
 	}
@@ -204,7 +218,7 @@ func cmdCompare(e *env, args []string) error {
 	if len(pos) == 1 {
 		name = pos[0]
 	}
-	sc, err := loadScenario(name, rf.sets, rf.duration)
+	sc, err := loadWorkload(name, rf.sets, rf.duration)
 	if err != nil {
 		return err
 	}

@@ -3,7 +3,6 @@ package model
 import (
 	"reflect"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -20,16 +19,7 @@ import (
 // action is taken while the loop is paused, so each stop has one cause.
 func TestGateAndReplayStopOnTheSameEvents(t *testing.T) {
 	leaktest.Check(t)
-	coll := trace.NewCollector(trace.Options{RingSize: 1 << 14, Interval: time.Millisecond})
-	var mu sync.Mutex
-	var events []trace.Event
-	coll.AddSink(trace.SinkFunc(func(b []trace.Event) {
-		mu.Lock()
-		events = append(events, b...)
-		mu.Unlock()
-	}))
-	coll.Start()
-	defer coll.Stop()
+	coll, rec := newRecorder(t, 1<<14)
 	l, err := reactor.NewEventLoop("worker-0", "worker", reactor.Config{Collector: coll, RebuildThreshold: 4})
 	if err != nil {
 		t.Fatal(err)
@@ -66,9 +56,7 @@ func TestGateAndReplayStopOnTheSameEvents(t *testing.T) {
 	// the breakpoints were set (an external wakeup can be stamped after
 	// the pause event although its count was in before).
 	coll.Flush()
-	mu.Lock()
-	start := len(events)
-	mu.Unlock()
+	start := rec.Len()
 
 	// Spurious wakeups: premature returns, each a stop, up to the rebuild.
 	// The injection is a task submitted from here; if its wakeup was
@@ -102,8 +90,7 @@ func TestGateAndReplayStopOnTheSameEvents(t *testing.T) {
 	leaktest.WaitFor(t, "the queued tasks", func() bool { return l.Stats().TasksRun >= ran+5 })
 	coll.Flush()
 
-	mu.Lock()
-	defer mu.Unlock()
+	events := rec.Events()
 	var pauses []int // event index of each breakpoint pause
 	for i, e := range events[start:] {
 		if e.Kind == trace.KindPause {

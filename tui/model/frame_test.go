@@ -2,7 +2,6 @@ package model
 
 import (
 	"reflect"
-	"sync"
 	"testing"
 	"time"
 
@@ -57,16 +56,7 @@ func (p *fakeProbe) Clients() Clients         { return Clients{} }
 // a replay without one, give equal frames when nothing was dropped.
 func TestLiveAndReplayFramesAreEqual(t *testing.T) {
 	leaktest.Check(t)
-	coll := trace.NewCollector(trace.Options{RingSize: 1 << 14, Interval: time.Millisecond})
-	var mu sync.Mutex
-	var events []trace.Event
-	coll.AddSink(trace.SinkFunc(func(b []trace.Event) {
-		mu.Lock()
-		events = append(events, b...)
-		mu.Unlock()
-	}))
-	coll.Start()
-	defer coll.Stop()
+	coll, rec := newRecorder(t, 1<<14)
 	var loops []*reactor.EventLoop
 	for _, name := range []string{"worker-0", "worker-1"} {
 		l, err := reactor.NewEventLoop(name, "worker", reactor.Config{Collector: coll})
@@ -98,8 +88,7 @@ func TestLiveAndReplayFramesAreEqual(t *testing.T) {
 	_ = w.Execute(func() {})
 	leaktest.WaitFor(t, "the loop to park", func() bool { return w.GateStatus().Waiting })
 	coll.Flush()
-	mu.Lock()
-	defer mu.Unlock()
+	events := rec.Events()
 	table := coll.Loops()
 
 	live := New(table)
