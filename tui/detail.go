@@ -104,8 +104,8 @@ func (d *detailPane) draw(scr tcell.Screen, x, y, w, h int) {
 	if h <= 0 {
 		return
 	}
-	// The counters take what the queue and heap columns leave: from about
-	// 100 columns that is room for their full labels.
+	// The counters take what the queue and heap columns leave: from
+	// 86 columns that is room for their full labels.
 	colW := min(max((w-60)/2, 14), 24)
 	infoW := w - 2*(colW+1)
 	d.drawInfo(scr, x, y, infoW, h)
