@@ -72,6 +72,8 @@ type Run struct {
 	ended      time.Time     // when the clients were stopped
 	held       time.Duration // run clock time spent held
 	holdSince  time.Time     // zero unless the clock is held now
+	fired      []Fired       // timeline actions played, for the UI's captions
+	holds      []hold        // the clock's past holds, for ClockMap
 
 	stop     chan struct{}
 	stopOnce sync.Once
@@ -187,7 +189,9 @@ func (r *Run) HoldClock(hold bool) {
 	case hold && r.holdSince.IsZero():
 		r.holdSince = time.Now()
 	case !hold && !r.holdSince.IsZero():
-		r.held += time.Since(r.holdSince)
+		now := time.Now()
+		r.held += now.Sub(r.holdSince)
+		r.noteHold(r.holdSince, now)
 		r.holdSince = time.Time{}
 	}
 }

@@ -15,6 +15,7 @@ func (r *Run) playTimeline() {
 			return
 		}
 		r.apply(a)
+		r.noteFired(a)
 	}
 }
 

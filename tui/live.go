@@ -15,6 +15,7 @@ import (
 	"github.com/reactorviz/reactorviz/reactor"
 	"github.com/reactorviz/reactorviz/reactor/trace"
 	"github.com/reactorviz/reactorviz/scenarios"
+	"github.com/reactorviz/reactorviz/sim"
 	"github.com/reactorviz/reactorviz/tui/model"
 	"github.com/reactorviz/reactorviz/tui/widgets"
 )
@@ -54,6 +55,9 @@ func RunLive(newRun NewRun, o Options) error {
 	if err != nil {
 		return err
 	}
+	if o.Paused {
+		pauseAtStart(run)
+	}
 	sh := newShell(o)
 	v := newLiveView(sh, newRun, run, mdl)
 	v.startWatch(run)
@@ -67,6 +71,9 @@ func RunLive(newRun NewRun, o Options) error {
 		stopSession(last, o.stopTimeout())
 	}
 	v.watchers.Wait()
+	if o.Final != nil && last != nil {
+		o.Final(last)
+	}
 	return err
 }
 
@@ -120,12 +127,16 @@ type liveView struct {
 	slow   time.Duration // the slow-motion delay
 
 	// The rest belongs to the UI goroutine.
-	focus  int
-	filter model.Filter
-	frame  *model.Frame
-	header *widgets.Bar
-	head   headerParts
-	body   *mainPanels
+	focus   int
+	filter  model.Filter
+	frame   *model.Frame
+	header  *widgets.Bar
+	head    headerParts
+	caption captionView
+	served  serveRate
+	logAt   logScroll
+	atBreak map[int]bool // loops parked at a breakpoint in the last frame
+	body    *mainPanels
 }
 
 func newLiveView(sh *shell, newRun NewRun, run Session, mdl *model.Model) *liveView {
@@ -144,6 +155,14 @@ func (v *liveView) title() string {
 		return "live"
 	}
 	return "live · " + v.run.Scenario().Name
+}
+
+func (v *liveView) scenario() *scenarios.Scenario {
+	run, _, _, _ := v.session()
+	if run == nil {
+		return nil
+	}
+	return run.Scenario()
 }
 
 // startWatch marks the run finished when it ends on its own.
@@ -194,7 +213,19 @@ func (v *liveView) refresh() {
 	v.lastDraw.Store(time.Now().UnixNano())
 	run, mdl, _, _ := v.session()
 	v.frame, v.focus = liveFrame(run, mdl, v.query())
+	if v.followBreakpoint() {
+		v.frame, v.focus = liveFrame(run, mdl, v.query())
+		v.followBreakpoint()
+	}
+	v.setCaption(run)
+	if run != nil {
+		onRunClock(run, v.frame.Log)
+	}
+	if !v.logAt.following() {
+		v.frame.Log = v.logAt.lines()
+	}
 	v.body.show(v.frame, v.focus, v.filter, emptyLog(v.filter, "no events yet"))
+	v.body.logTitleMore(v.logAt.title(v.sh.th))
 	v.setHeader(run)
 }
 
@@ -221,10 +252,44 @@ func (v *liveView) query() model.Query {
 	return model.Query{Focus: v.focus, Head: detailHead, Log: max(v.body.logRows, minLogQuery), Filter: v.filter}
 }
 
+// followBreakpoint moves the focus to a loop that has just stopped at a
+// breakpoint, so the detail pane shows what made it stop. It reports
+// whether the focus moved.
+func (v *liveView) followBreakpoint() bool {
+	if v.atBreak == nil {
+		v.atBreak = map[int]bool{}
+	}
+	moved := false
+	for _, r := range v.frame.Rows {
+		hit := model.AtBreakpoint(r)
+		if hit && !v.atBreak[r.Index] && r.Index != v.focus && !moved {
+			v.focus, moved = r.Index, true
+		}
+		v.atBreak[r.Index] = hit
+	}
+	return moved
+}
+
+// setCaption takes the caption for the run clock and flashes the rows of
+// the loops a timeline action just reached.
+func (v *liveView) setCaption(run Session) {
+	if run == nil {
+		v.caption = captionView{}
+		return
+	}
+	var fired []sim.Fired
+	if fs, ok := run.(firedSession); ok {
+		fired = fs.Fired()
+	}
+	now := run.Elapsed()
+	v.caption = captionAt(run.Scenario(), fired, now)
+	flashLoops(v.frame, fired, now)
+}
+
 // emptyLog is what the log says when it has nothing to show.
 func emptyLog(f model.Filter, none string) string {
 	if !f.Empty() {
-		return "no event matches the filter"
+		return "no event matches the filter " + strconv.Quote(f.String()) + ": / changes it, an empty filter shows all"
 	}
 	return none
 }
@@ -237,7 +302,10 @@ func (v *liveView) setHeader(run Session) {
 	if run != nil && run.Scenario() != nil {
 		sc := run.Scenario()
 		h.what = sc.Name + " · " + string(sc.Model)
-		if sc.Netty != "" {
+		if m := scenarioMode(sc); m != "" {
+			h.what += " · " + m
+		}
+		if sc.Netty != "" && sc.Netty != scenarios.Netty4143 {
 			h.what += " · netty " + string(sc.Netty)
 		}
 	}
@@ -247,6 +315,13 @@ func (v *liveView) setHeader(run Session) {
 			clock += "/" + model.ClockTenths(int64(d))
 		}
 		h.right = append(h.right, clock)
+		if v.sh.opts.Serve {
+			v.served.note(time.Now(), v.frame)
+			if what, right, ok := serveWhat(run, v.frame, v.served.rate); ok {
+				h.what = what
+				h.right = append(h.right, right...)
+			}
+		}
 		if v.frame != nil && v.frame.Dropped > 0 {
 			h.right = append(h.right, "drop "+model.Count(int64(v.frame.Dropped)))
 		}
@@ -336,7 +411,9 @@ func (v *liveView) draw(scr tcell.Screen, x, y, w, h int) {
 	v.header.Set(v.head.segs(w, v.sh.th))
 	v.header.SetRect(x, y, w, 1)
 	v.header.Draw(scr)
-	v.body.draw(scr, x, y+1, w, h-1)
+	ch := captionRows(v.caption, w, h)
+	drawCaption(scr, v.sh.th, v.caption, x, y+1, w, ch)
+	v.body.draw(scr, x, y+1+ch, w, h-1-ch)
 }
 
 func (v *liveView) mouse(action tview.MouseAction, ev *tcell.EventMouse, setFocus func(tview.Primitive)) bool {
@@ -380,9 +457,12 @@ func (v *liveView) act(a action) {
 	case actPrevLoop:
 		v.focus = focusStep(v.frame.Snapshot, v.focus, -1)
 	case actFilter:
-		v.sh.openPrompt("filter (loop, kind): ", v.filter.String(), func(s string) {
+		v.sh.openPrompt("filter (loop, kind, words of the details): ", v.filter.String(), func(s string) {
 			v.filter = model.ParseFilter(s)
+			v.logAt.follow()
 		})
+	case actLogOlder, actLogNewer, actLogOldest, actLogLatest:
+		v.scrollLog(a)
 	case actRestart:
 		v.restart()
 	case actQuit:
@@ -522,6 +602,9 @@ func (v *liveView) restart() {
 			v.run, v.state, v.err = nil, runFailed, err
 		} else {
 			v.applySettings(run)
+			if v.sh.opts.Paused {
+				pauseAtStart(run)
+			}
 			v.run, v.mdl, v.state, v.err = run, mdl, runRunning, nil
 		}
 		quit := v.quitAfter

@@ -19,13 +19,14 @@ const minLogQuery = 120
 // mainPanels is the body shared by the live and replay screens: a panel
 // per group, the detail pane of the focused loop, and the event log.
 type mainPanels struct {
-	th      *widgets.Theme
-	tables  []*widgets.LoopTable
-	groups  [][]int // per table, the trace index of each row
-	detail  *detailPane
-	log     *widgets.EventLog
-	logRows int
-	onFocus func(index int)
+	th       *widgets.Theme
+	tables   []*widgets.LoopTable
+	groups   [][]int // per table, the trace index of each row
+	detail   *detailPane
+	log      *widgets.EventLog
+	logRows  int
+	logTitle []widgets.Seg
+	onFocus  func(index int)
 }
 
 func newMainPanels(th *widgets.Theme) *mainPanels {
@@ -37,7 +38,16 @@ func newMainPanels(th *widgets.Theme) *mainPanels {
 func (p *mainPanels) show(f *model.Frame, focus int, filter model.Filter, empty string) {
 	p.setLoops(f, focus)
 	p.detail.set(detailOf(f, focus))
-	p.log.Set(logTitle(p.th, filter, f.Events, f.Dropped), f.Log, empty)
+	p.logTitle = logTitle(p.th, filter, f.Events, f.Dropped)
+	p.log.Set(p.logTitle, f.Log, empty)
+}
+
+// logTitleMore adds to the log's title after show.
+func (p *mainPanels) logTitleMore(segs []widgets.Seg) {
+	if len(segs) > 0 {
+		p.logTitle = append(p.logTitle, segs...)
+		p.log.SetTitle(p.logTitle)
+	}
 }
 
 // setLoops fills one table per group from a frame.
@@ -68,7 +78,7 @@ func (p *mainPanels) setLoops(f *model.Frame, focus int) {
 			}
 		}
 		p.groups = append(p.groups, idx)
-		p.tables[gi].Set(groupTitle(g, p.th), rows, at, now, gi == 0)
+		p.tables[gi].Set(append(groupTitle(g, p.th), ioRatioSegs(rows, p.th)...), rows, at, now, gi == 0)
 	}
 }
 
@@ -167,6 +177,10 @@ func focusStep(snap *model.Snapshot, focus, dir int) int {
 			order = append(order, snap.Loops[li].Index)
 		}
 	}
+	if snap.Wheel.Present {
+		// The wheel's thread comes last: its detail pane is the wheel.
+		order = append(order, snap.Wheel.Index)
+	}
 	if len(order) == 0 {
 		return -1
 	}
@@ -195,6 +209,16 @@ func defaultFocus(snap *model.Snapshot) int {
 	return -1
 }
 
+// focusable reports whether focus names a loop of the snapshot or its
+// wheel thread.
+func focusable(snap *model.Snapshot, focus int) bool {
+	if snap.Wheel.Present && focus == snap.Wheel.Index {
+		return true
+	}
+	_, ok := focusedLoop(snap, focus)
+	return ok
+}
+
 // focusedLoop returns the snapshot row of the focused loop.
 func focusedLoop(snap *model.Snapshot, focus int) (model.Loop, bool) {
 	for _, l := range snap.Loops {
@@ -216,7 +240,9 @@ func logTitle(th *widgets.Theme, f model.Filter, events, dropped uint64) []widge
 		segs = append(segs, widgets.S(" · last "+model.Count(model.LogCap)+" kept", th.Dim))
 	}
 	if dropped > 0 {
-		segs = append(segs, widgets.S(" · "+model.Count(int64(dropped))+" dropped", th.Bad))
+		// Dropped are trace events, not work: a loop never waits for the
+		// screen, so a full ring loses the event and counts it.
+		segs = append(segs, widgets.S(" · "+model.Count(int64(dropped))+" events dropped (no task lost)", th.Bad))
 	}
 	return segs
 }

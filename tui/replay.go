@@ -14,6 +14,7 @@ import (
 	"github.com/rivo/tview"
 
 	"github.com/reactorviz/reactorviz/reactor/trace/jsonl"
+	"github.com/reactorviz/reactorviz/scenarios"
 	"github.com/reactorviz/reactorviz/tui/model"
 	"github.com/reactorviz/reactorviz/tui/widgets"
 )
@@ -79,6 +80,12 @@ type replayView struct {
 	playTrace int64       // the trace time at playWall
 	quitting  atomic.Bool
 
+	sc      *scenarios.Scenario // the built-in scenario the trace names, for captions
+	caption captionView
+	marks   []int        // positions of breakpoint events, for the progress bar
+	marksOf model.Breaks // the breakpoints marks was found for
+	marked  bool
+
 	focus  int
 	filter model.Filter
 	breaks model.Breaks
@@ -93,12 +100,15 @@ func newReplayView(sh *shell, name string, hdr jsonl.Header, rep *model.Replay) 
 	v := &replayView{sh: sh, name: name, hdr: hdr, rep: rep, speed: 2, focus: -1,
 		header: widgets.NewBar(sh.th, sh.th.Header), bar: widgets.NewBar(sh.th, sh.th.Base),
 		body:   newMainPanels(sh.th),
-		breaks: model.Breaks{Rebuild: true, Premature: true, DeadlineHit: true, TaskPanic: true}}
+		breaks: model.Breaks{Rebuild: true, Premature: true, DeadlineHit: true, TaskPanic: true},
+		sc:     recordedScenario(hdr.Scenario)}
 	v.body.onFocus = func(i int) { v.focus = i }
 	return v
 }
 
 func (v *replayView) kind() screenKind { return onReplay }
+
+func (v *replayView) scenario() *scenarios.Scenario { return v.sc }
 
 func (v *replayView) title() string { return "replay · " + v.name }
 
@@ -125,6 +135,10 @@ func (v *replayView) refresh() {
 	v.frame, v.focus = frameOf(v.rep.Snapshot, q, nil, headerConfig(v.hdr.Config))
 	v.frame.Now = v.rep.Time()
 	v.snap = v.frame.Snapshot
+	now := time.Duration(v.rep.Time())
+	fired := timelineUpTo(v.sc, v.hdr.Loops, now)
+	v.caption = captionAt(v.sc, fired, now)
+	flashLoops(v.frame, fired, now)
 	v.body.show(v.frame, v.focus, v.filter, emptyReplayLog(v.filter))
 	v.setBars()
 }
@@ -140,6 +154,9 @@ func (v *replayView) setBars() {
 	}
 	if v.hdr.Scenario != "" {
 		what := v.hdr.Scenario + " · " + v.hdr.Model
+		if m := headerMode(v.hdr.Config); m != "" {
+			what += " · " + m
+		}
 		if n := v.frame.Settings.Netty; n != "" {
 			what += " · netty " + n
 		}
@@ -203,13 +220,34 @@ func (v *replayView) draw(scr tcell.Screen, x, y, w, h int) {
 	v.header.Draw(scr)
 	v.bar.SetRect(x, y+1, w, 1)
 	v.bar.Draw(scr)
-	// A progress line under the bar: how far into the trace we are.
-	if n := v.rep.Len(); n > 0 {
-		done := int(int64(w) * int64(v.rep.Pos()) / int64(n))
-		widgets.Fill(scr, x, y+2, done, '━', v.sh.th.Accent)
-		widgets.Fill(scr, x+done, y+2, w-done, '─', v.sh.th.Dim)
+	v.drawProgress(scr, x, y+2, w)
+	ch := captionRows(v.caption, w, h)
+	drawCaption(scr, v.sh.th, v.caption, x, y+3, w, ch)
+	v.body.draw(scr, x, y+3+ch, w, h-3-ch)
+}
+
+// maxMarks bounds the breakpoint events looked for: a premature-select
+// breakpoint can fire on thousands of events, and the bar has a cell per
+// column anyway.
+const maxMarks = 1 << 14
+
+// drawProgress draws how far into the trace we are, with a mark on every
+// column where a breakpoint event lies, so < and > have somewhere to go.
+func (v *replayView) drawProgress(scr tcell.Screen, x, y, w int) {
+	n := v.rep.Len()
+	if n <= 0 || w <= 0 {
+		return
 	}
-	v.body.draw(scr, x, y+3, w, h-3)
+	done := int(int64(w) * int64(v.rep.Pos()) / int64(n))
+	widgets.Fill(scr, x, y, done, '━', v.sh.th.Accent)
+	widgets.Fill(scr, x+done, y, w-done, '─', v.sh.th.Dim)
+	if !v.marked || v.marksOf != v.breaks {
+		v.marks, v.marksOf, v.marked = v.rep.BreakPositions(v.breaks, maxMarks), v.breaks, true
+	}
+	for _, pos := range v.marks {
+		col := min(int(int64(w)*int64(pos-1)/int64(n)), w-1)
+		scr.SetContent(x+col, y, '┃', nil, v.sh.th.Warn)
+	}
 }
 
 func (v *replayView) mouse(action tview.MouseAction, ev *tcell.EventMouse, setFocus func(tview.Primitive)) bool {
@@ -218,6 +256,8 @@ func (v *replayView) mouse(action tview.MouseAction, ev *tcell.EventMouse, setFo
 
 func (v *replayView) seek(n int) {
 	v.setPlaying(false)
+	// A message about another event would contradict the counter above.
+	v.sh.quiet()
 	v.rep.Seek(n)
 }
 
@@ -303,6 +343,7 @@ func (v *replayView) jumpBreak(forward bool) {
 	}
 	v.seek(pos)
 	if e, ok := v.rep.Event(pos - 1); ok {
+		v.focus = int(e.Loop) // the loop that hit it, as a live breakpoint does
 		v.sh.say("event " + strconv.Itoa(pos) + ": " + v.snapLoopName(e.Loop) + " " + model.Describe(&e))
 	}
 }

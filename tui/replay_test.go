@@ -49,7 +49,8 @@ func writeTrace(t *testing.T, events []trace.Event) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	w := jsonl.NewWriter(f, jsonl.Header{Scenario: "tour", Model: "multi", Loops: fakeTopology}, jsonl.Options{})
+	w := jsonl.NewWriter(f, jsonl.Header{Scenario: "tour", Model: "multi", Loops: fakeTopology,
+		Config: "io_ratio=50 rebuild_threshold=512 selector=nio trigger=level"}, jsonl.Options{})
 	w.Consume(events)
 	if err := w.Close(); err != nil {
 		t.Fatal(err)
@@ -78,9 +79,15 @@ func TestReplayScreen(t *testing.T) {
 	if got := hs.frame(); !strings.Contains(got, "select_cnt=300 premature") {
 		t.Errorf("> did not stop at the premature select:\n%s", got)
 	}
-	// From the end, < goes back to the rebuild; one event on, worker-1
-	// is parked at its gate by the rebuild breakpoint.
-	hs.press(keyEv(tcell.KeyEnd), runeEv('<'), runeEv('.'), keyEv(tcell.KeyTab))
+	// From the end, < goes back to the rebuild and focuses the loop that
+	// hit it; one event on, worker-1 is parked at its gate by the rebuild
+	// breakpoint. The step clears the jump's message, which named the
+	// event before.
+	hs.press(keyEv(tcell.KeyEnd), runeEv('<'))
+	if got := hs.frame(); !strings.Contains(got, "─ worker-1 · tid") || !strings.Contains(got, "event 135: worker-1 rebuild_end") {
+		t.Errorf("< did not focus worker-1 and say where it stopped:\n%s", got)
+	}
+	hs.press(runeEv('.'))
 	golden(t, "replay_rebuild", hs.frame())
 	if err := hs.quit(); err != nil {
 		t.Fatal(err)
@@ -210,5 +217,21 @@ func TestHeaderConfigReadsTheLoopDesign(t *testing.T) {
 	}
 	if got := headerConfig(""); got != (model.Settings{IORatio: -1}) {
 		t.Errorf("headerConfig of nothing = %+v", got)
+	}
+}
+
+// The timer wheel is a thread of its own: it is focused like a loop, last
+// in the order, and its detail pane is the wheel, drawn nowhere else.
+func TestReplayWheelThread(t *testing.T) {
+	checkGoroutines(t)
+	hs := startReplay(t, writeTrace(t, replayScript()), 100, 34)
+	hs.press(keyEv(tcell.KeyEnd))
+	if got := hs.frame(); !strings.Contains(got, "tab to its thread") || strings.Contains(got, "HashedWheelTimer ·") {
+		t.Errorf("a loop's pane should point to the wheel, not draw it:\n%s", got)
+	}
+	hs.press(keyEv(tcell.KeyBacktab), keyEv(tcell.KeyBacktab))
+	golden(t, "replay_wheel_thread", hs.frame())
+	if err := hs.quit(); err != nil {
+		t.Fatal(err)
 	}
 }

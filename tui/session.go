@@ -75,6 +75,16 @@ type Options struct {
 	NoColor bool
 	// Mouse enables clicking a loop row to focus it.
 	Mouse bool
+	// Paused opens a live run, and every restart of it, paused at its
+	// start, so a learner can read the screen before anything happens.
+	Paused bool
+	// Serve marks a run that serves outside clients: the header names the
+	// protocol and address and what the server reads, as no clients of
+	// the run's own report anything.
+	Serve bool
+	// Final, if set, is called with the last run after the terminal is
+	// restored, so serve can print the summary its headless form prints.
+	Final func(Session)
 	// StopTimeout bounds the wait for a run's graceful shutdown on quit or
 	// restart; default 30 s.
 	StopTimeout time.Duration
@@ -227,7 +237,7 @@ func (p runProbe) Clients() model.Clients {
 // when that loop is gone, and builds its frame. It returns the focus used.
 func frameOf(snapshot func(model.Query) *model.Snapshot, q model.Query, p model.Probe, set model.Settings) (*model.Frame, int) {
 	s := snapshot(q)
-	if _, ok := focusedLoop(s, q.Focus); q.Focus < 0 || !ok {
+	if q.Focus < 0 || !focusable(s, q.Focus) {
 		q.Focus = defaultFocus(s)
 		s = snapshot(q)
 	}

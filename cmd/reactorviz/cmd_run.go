@@ -24,7 +24,8 @@ type runFlags struct {
 // uiFlags are the flags of the commands whose TUI has loop rows to click:
 // run, replay and serve.
 type uiFlags struct {
-	mouse bool
+	mouse  bool
+	paused bool // run only: open the run paused at its start
 }
 
 func (u *uiFlags) register(f *flags) {
@@ -48,6 +49,7 @@ func cmdRun(e *env, args []string) error {
 	rf.register(f)
 	var ui uiFlags
 	ui.register(f)
+	f.BoolVar(&ui.paused, "paused", false, "TUI: open the run paused at its start (space runs it, n steps the focused loop)")
 	tracePath := f.String("trace", "", "record every event to a JSONL trace `file` (replay reads it)")
 	chromePath := f.String("chrome", "", "write a Chrome/Perfetto trace `file` (open it in ui.perfetto.dev)")
 	pos, err := f.parse(e, args, 1, 1)

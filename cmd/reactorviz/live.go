@@ -20,13 +20,14 @@ func needLive(cmd string) error {
 
 // defaultCommand is reactorviz with no arguments: the tour, live where the
 // engine runs, else its recording, in the TUI on a terminal and as a
-// summary otherwise.
+// summary otherwise. On a terminal the tour opens paused at its start, as
+// the tutorial begins: the first screen can be read before anything moves.
 func defaultCommand(e *env) error {
 	if !reactor.Live {
 		return replay(e, scenarios.Default, e.stdoutTTY, false, uiFlags{})
 	}
 	if e.stdoutTTY {
-		return cmdRun(e, []string{scenarios.Default})
+		return cmdRun(e, []string{"--paused", scenarios.Default})
 	}
 	return cmdRun(e, []string{scenarios.Default, "--headless"})
 }

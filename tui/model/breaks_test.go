@@ -154,6 +154,12 @@ func TestReplayBreaksAreTheGatesRule(t *testing.T) {
 	if want := []int{2, 4, 6, 10}; !reflect.DeepEqual(got, want) {
 		t.Fatalf("forward stops %v, want %v", got, want)
 	}
+	if all := r.BreakPositions(bp, 10); !reflect.DeepEqual(all, got) {
+		t.Errorf("BreakPositions %v, want the stops %v", all, got)
+	}
+	if two := r.BreakPositions(bp, 2); !reflect.DeepEqual(two, got[:2]) {
+		t.Errorf("BreakPositions limited to 2: %v", two)
+	}
 	var back []int
 	for {
 		pos, _, ok := r.FindBreak(false, bp)

@@ -1,6 +1,7 @@
 package model
 
 import (
+	"strings"
 	"time"
 
 	"github.com/reactorviz/reactorviz/reactor/trace"
@@ -77,6 +78,9 @@ type FrameLoop struct {
 	PauseReason string      // why it was told to pause
 	IORatio     int         // -1 when unknown
 	Threshold   int         // the rebuild threshold; 0 when unknown or off
+	// Flash marks a loop something just happened to: it is parked at a
+	// breakpoint, or a timeline action reached it a moment ago.
+	Flash bool
 }
 
 // Frame is everything a screen draws at one moment: the fold's snapshot,
@@ -124,6 +128,7 @@ func NewFrame(s *Snapshot, p Probe, set Settings) *Frame {
 			r.IORatio = lp.IORatio
 			r.Pause, r.PausePhase, r.PauseReason = livePause(&l, lp.Gate)
 		}
+		r.Flash = AtBreakpoint(r)
 		f.Rows[i] = r
 	}
 	if p == nil {
@@ -172,6 +177,12 @@ func livePause(l *Loop, g Gate) (Pause, trace.Phase, string) {
 		return PausePaused, l.PausePhase, l.PauseReason
 	}
 	return PausePausing, 0, g.Reason
+}
+
+// AtBreakpoint reports whether a loop is parked by a breakpoint: its gate
+// reason is the one a breakpoint gives.
+func AtBreakpoint(r FrameLoop) bool {
+	return r.Pause == PausePaused && strings.HasPrefix(r.PauseReason, "breakpoint")
 }
 
 // Row returns the frame row of trace loop index i.

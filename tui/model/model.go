@@ -64,9 +64,7 @@ func (m *Model) Snapshot(q Query) *Snapshot {
 	if q.Log > 0 {
 		names := m.st.names()
 		mt := q.Filter.compile(names)
-		for _, e := range m.log.tail(q.Log, mt.match) {
-			s.Log = append(s.Log, LogLine{Event: e, Loop: m.st.LoopName(e.Loop)})
-		}
+		s.Log = m.log.lines(q.Log, mt.match, m.st.LoopName)
 	}
 	return s
 }

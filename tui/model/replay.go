@@ -149,18 +149,21 @@ func (r *Replay) Snapshot(q Query) *Snapshot {
 		return s
 	}
 	mt := q.Filter.compile(r.cur.names())
-	var found []trace.Event
+	var found []LogLine
 	i := r.pos - 1
-	for ; i >= 0 && len(found) < q.Log && r.pos-1-i < replayLogScan; i-- {
-		if mt.match(&r.events[i]) {
-			found = append(found, r.events[i])
+	for ; i >= 0 && r.pos-1-i < replayLogScan; i-- {
+		e := &r.events[i]
+		if !mt.match(e) {
+			continue
 		}
+		if len(found) >= q.Log && !folds(found, e) {
+			break
+		}
+		found = pushOlder(found, e, r.cur.LoopName)
 	}
 	s.LogScanned = i >= 0 && len(found) < q.Log
-	reverse(found)
-	for _, e := range found {
-		s.Log = append(s.Log, LogLine{Event: e, Loop: r.cur.LoopName(e.Loop)})
-	}
+	reverseLines(found)
+	s.Log = found
 	return s
 }
 
@@ -200,6 +203,17 @@ func (r *Replay) FindBreak(forward bool, b Breaks) (pos int, reason string, ok b
 // from, and returns the first (or, with first false, the last) position at
 // which b fires, and why.
 func (r *Replay) breakIn(st *State, from, to int, b Breaks, first bool) (pos int, reason string, ok bool) {
+	r.scanBreaks(st, from, to, b, func(p int, why string) bool {
+		pos, reason, ok = p, why, true
+		return !first
+	})
+	return pos, reason, ok
+}
+
+// scanBreaks folds events[from:to] into the counters of st, which stands
+// at from, and calls hit with each position at which b fires, until hit
+// returns false.
+func (r *Replay) scanBreaks(st *State, from, to int, b Breaks, hit func(pos int, why string) bool) {
 	loops := make([]counters.Loop, len(st.loops))
 	for i, l := range st.loops {
 		loops[i] = counters.NewLoop()
@@ -215,12 +229,23 @@ func (r *Replay) breakIn(st *State, from, to int, b Breaks, first bool) (pos int
 		l := &loops[e.Loop]
 		prev := l.Stats
 		l.Fold(e, st.LoopName(e.Loop))
-		if why := b.Reason(&prev, &l.Stats); why != "" {
-			if first {
-				return i + 1, why, true
-			}
-			pos, reason, ok = i+1, why, true
+		if why := b.Reason(&prev, &l.Stats); why != "" && !hit(i+1, why) {
+			return
 		}
 	}
-	return pos, reason, ok
+}
+
+// BreakPositions returns the position (as Pos) of every event at which a
+// breakpoint of b fires, in order, for the progress bar's marks; at most
+// limit of them. It folds the whole trace once.
+func (r *Replay) BreakPositions(b Breaks, limit int) []int {
+	if !b.Any() || len(r.ckpts) == 0 || limit <= 0 {
+		return nil
+	}
+	var out []int
+	r.scanBreaks(r.ckpts[0], 0, len(r.events), b, func(pos int, _ string) bool {
+		out = append(out, pos)
+		return len(out) < limit
+	})
+	return out
 }

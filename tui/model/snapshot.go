@@ -74,6 +74,8 @@ func Chooser(n int) string { return netty.Chooser(n) }
 // Wheel is the HashedWheelTimer as the trace shows it.
 type Wheel struct {
 	Present bool
+	Index   int   // its trace loop index: the wheel is a thread of its own
+	TID     int64 // its thread id; 0 until it started
 	Name    string
 	State   trace.State
 	Tick    int64 // ticks done
@@ -94,6 +96,10 @@ type WheelExpire struct {
 type LogLine struct {
 	Event trace.Event
 	Loop  string
+	// Repeat counts the earlier events of a periodic kind (wheel_tick)
+	// this line stands for: the log folds a run of them into one line,
+	// the latest.
+	Repeat int
 }
 
 // LoopName returns the name of a loop index, or its placeholder.
@@ -155,7 +161,8 @@ func (s *State) snapshot(q Query) *Snapshot {
 	w := &s.wheel
 	if w.present {
 		snap.Wheel = Wheel{
-			Present: true, Name: s.LoopName(uint16(w.loop)), State: w.state,
+			Present: true, Index: w.loop, Name: s.LoopName(uint16(w.loop)), State: w.state,
+			TID:  s.loop(uint16(w.loop)).fold.TID,
 			Tick: w.fold.Tick, Slot: w.fold.Slot, Size: pow2AtLeast(w.maxSlot + 1),
 			Pending: w.fold.Pending, Expired: w.fold.Expired, LastExp: w.fold.LastExpired,
 		}

@@ -195,7 +195,12 @@ func (t *LoopTable) drawRow(scr tcell.Screen, x, y, w int, c columns, i int) {
 	if sel {
 		nameSt = t.th.Bold
 	}
-	segs = append(segs, S(marker, st(t.th.Accent)), S(Pad(l.Name, c.name), st(nameSt)), gap)
+	markSt := t.th.Accent
+	if r.Flash {
+		// Something just happened here: a breakpoint or a timeline action.
+		marker, markSt, nameSt = "◆", t.th.Warn, t.th.Warn
+	}
+	segs = append(segs, S(marker, st(markSt)), S(Pad(l.Name, c.name), st(nameSt)), gap)
 	tid := "-"
 	if l.TID != 0 {
 		tid = strconv.FormatInt(l.TID, 10)
