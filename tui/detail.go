@@ -220,7 +220,12 @@ func infoGroups(in detailInfo, long bool) [][]counter {
 		sel += "/" + strconv.Itoa(in.threshold)
 	}
 	ratio := "?"
-	if in.ioRatio > 0 {
+	switch {
+	case in.netty == "4.2":
+		// SingleThreadIoEventLoop has no ioRatio: tasks get a quantum,
+		// which the task budget shows.
+		ratio = "none (4.2)"
+	case in.ioRatio > 0:
 		ratio = strconv.Itoa(in.ioRatio)
 	}
 	budget := "-"
