@@ -6,7 +6,7 @@ import (
 	"net/netip"
 	"sync/atomic"
 
-	"golang.org/x/sys/unix"
+	unix "github.com/reactorviz/reactorviz/reactor/internal/sys"
 
 	"github.com/reactorviz/reactorviz/reactor/trace"
 )

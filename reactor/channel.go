@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"sync/atomic"
 
-	"golang.org/x/sys/unix"
+	unix "github.com/reactorviz/reactorviz/reactor/internal/sys"
 
 	"github.com/reactorviz/reactorviz/reactor/internal/poll"
 	"github.com/reactorviz/reactorviz/reactor/trace"

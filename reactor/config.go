@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/reactorviz/reactorviz/reactor/netty"
 	"github.com/reactorviz/reactorviz/reactor/trace"
 )
 
@@ -55,21 +56,25 @@ func (t Trigger) String() string {
 	return "level"
 }
 
-// Defaults, each tied to the Netty constant it mirrors.
+// Defaults, each tied to the Netty constant it mirrors. The ones that the
+// scenario format and the UI share are defined once, in package netty.
 const (
-	DefaultIORatio          = 50  // NioEventLoop.ioRatio
-	DefaultRebuildThreshold = 512 // io.netty.selectorAutoRebuildThreshold
-	minPrematureReturns     = 3   // MIN_PREMATURE_SELECTOR_RETURNS
-	maxMessagesPerRead      = 16  // ChannelMetadata's default
-	tasksPerClockCheck      = 64  // runAllTasks reads the clock every 64 tasks
-	yieldInterval           = 8e6 // ns between Gosched calls; sysmon preempts at 10 ms
-	schedulePurgeInterval   = 1e9 // SCHEDULE_PURGE_INTERVAL: 1 s idle cap
-	defaultReadBuffer       = 64 << 10
-	defaultEvents           = 1024
-	DefaultQuietPeriod      = 2 * time.Second  // AbstractEventExecutor defaults
-	DefaultShutdownTimeout  = 15 * time.Second //
-	defaultHighWater        = 1 << 20
-	defaultLowWater         = 256 << 10
+	DefaultIORatio          = netty.IORatio             // NioEventLoop.ioRatio
+	DefaultRebuildThreshold = netty.RebuildThreshold    // io.netty.selectorAutoRebuildThreshold
+	minPrematureReturns     = netty.MinPrematureReturns // MIN_PREMATURE_SELECTOR_RETURNS
+	defaultReadBuffer       = netty.ReadBuffer
+)
+
+const (
+	maxMessagesPerRead     = 16  // ChannelMetadata's default
+	tasksPerClockCheck     = 64  // runAllTasks reads the clock every 64 tasks
+	yieldInterval          = 8e6 // ns between Gosched calls; sysmon preempts at 10 ms
+	schedulePurgeInterval  = 1e9 // SCHEDULE_PURGE_INTERVAL: 1 s idle cap
+	defaultEvents          = 1024
+	DefaultQuietPeriod     = 2 * time.Second  // AbstractEventExecutor defaults
+	DefaultShutdownTimeout = 15 * time.Second //
+	defaultHighWater       = 1 << 20
+	defaultLowWater        = 256 << 10
 )
 
 // Config holds every per-loop setting. The zero value is Netty's defaults.

@@ -6,23 +6,15 @@ import (
 	"time"
 
 	"github.com/reactorviz/reactorviz/reactor/trace"
+	ctr "github.com/reactorviz/reactorviz/reactor/trace/counters"
 )
 
-// Breakpoints say when a loop pauses itself at its next phase boundary
-// (the TUI's step controls). They are judged at the gate from the loop's counters,
-// so emission sites pay nothing for them.
-type Breakpoints struct {
-	Rebuild     bool // the selector was rebuilt
-	Premature   bool // a select returned prematurely
-	DeadlineHit bool // runAllTasks stopped at a 64-task deadline check
-	Wakeup      bool // the loop's eventfd was written
-	TaskPanic   bool // a task or handler panicked
-	QueueAbove  int  // the task queue grew deeper than this (0: off)
-}
-
-func (b Breakpoints) any() bool {
-	return b.Rebuild || b.Premature || b.DeadlineHit || b.Wakeup || b.TaskPanic || b.QueueAbove > 0
-}
+// Breakpoints say when a loop pauses itself at its next phase boundary, or
+// right after a premature select return. The rule is defined once, in
+// reactor/trace/counters, over two readings of the loop's counters: the gate
+// applies it here, and a replay's break search applies it to the recorded
+// events, so both stop for the same reasons. Emission sites pay nothing.
+type Breakpoints = ctr.Breakpoints
 
 // gate is the loop's step gate. Disabled, a phase boundary costs one atomic
 // load. Enabled, the loop may sleep (slow motion), and while paused it really
@@ -36,11 +28,10 @@ type gate struct {
 	untilAt trace.Phase // with stepIter, pause again at this phase
 	iter    bool
 	delay   time.Duration
-	bp      Breakpoints
 	reason  string
 	phase   trace.Phase // where the loop stands (or waits)
 	waiting bool
-	last    Stats // counters at the previous boundary, for breakpoints
+	watch   ctr.Watch // breakpoints and the counters at the previous boundary
 }
 
 func (g *gate) init() { g.cond = sync.NewCond(&g.mu) }
@@ -101,34 +92,15 @@ func (l *EventLoop) gateWait(p trace.Phase) {
 // Called with the gate's lock held.
 func (l *EventLoop) breakReason() string {
 	g := &l.gate
-	if !g.bp.any() {
+	if !g.watch.Any() {
 		return ""
 	}
 	now := l.Stats()
-	prev := g.last
-	g.last = now
-	switch {
-	case g.bp.Rebuild && now.Rebuilds > prev.Rebuilds:
-		return "breakpoint: selector rebuilt"
-	case g.bp.Premature && now.Premature > prev.Premature:
-		return "breakpoint: premature select return"
-	case g.bp.DeadlineHit && now.DeadlineHits > prev.DeadlineHits:
-		return "breakpoint: task deadline hit"
-	case g.bp.Wakeup && now.WakeupsWritten > prev.WakeupsWritten:
-		return "breakpoint: wakeup written"
-	case g.bp.TaskPanic && now.TaskPanics+now.HandlerPanics > prev.TaskPanics+prev.HandlerPanics:
-		return "breakpoint: task or handler panic"
-	case g.bp.QueueAbove > 0 && prev.QueueDepth <= int64(g.bp.QueueAbove) && now.QueueDepth > int64(g.bp.QueueAbove):
-		// On the crossing only, as the others fire on an increase: a queue
-		// that stays deep would otherwise pause every boundary, and Resume
-		// would act as Step.
-		return "breakpoint: task queue above threshold"
-	}
-	return ""
+	return g.watch.Check(&now)
 }
 
 func (g *gate) refresh() {
-	g.enabled.Store(g.paused || g.delay > 0 || g.bp.any() || g.iter || g.steps > 0)
+	g.enabled.Store(g.paused || g.delay > 0 || g.watch.Any() || g.iter || g.steps > 0)
 	g.cond.Broadcast()
 }
 
@@ -189,8 +161,8 @@ func (l *EventLoop) SetSlowMotion(d time.Duration) {
 func (l *EventLoop) SetBreakpoints(bp Breakpoints) {
 	g := &l.gate
 	g.mu.Lock()
-	g.bp = bp
-	g.last = l.Stats()
+	now := l.Stats()
+	g.watch.Reset(bp, &now)
 	g.refresh()
 	g.mu.Unlock()
 }
@@ -208,7 +180,7 @@ func (l *EventLoop) releaseGate() {
 	g := &l.gate
 	g.mu.Lock()
 	g.paused, g.steps, g.iter, g.delay = false, 0, false, 0
-	g.bp = Breakpoints{}
+	g.watch = ctr.Watch{}
 	g.refresh()
 	g.mu.Unlock()
 }

@@ -91,3 +91,44 @@ func TestQueueBreakpointFiresOnCrossingOnly(t *testing.T) {
 		t.Fatalf("paused again at %v (%q) with the queue still deep", g.Phase, g.Reason)
 	}
 }
+
+// The premature breakpoint stops at the first premature return, inside the
+// select phase, with selectCnt at 1, not when the phase ends hundreds of
+// returns later or after the rebuild.
+func TestPrematureBreakpointStopsAtTheFirstReturn(t *testing.T) {
+	leakCheck(t)
+	w, c := echoingWorker(t, Config{RebuildThreshold: 32})
+	w.SetBreakpoints(Breakpoints{Premature: true})
+	if err := w.InjectSpuriousWakeups(); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "the breakpoint to stop the loop", func() bool {
+		g := w.GateStatus()
+		return g.Paused && g.Waiting
+	})
+	s, g := w.Stats(), w.GateStatus()
+	if !strings.Contains(g.Reason, "premature") || g.Phase != trace.PhaseSelect ||
+		s.Premature != 1 || s.SelectCnt != 1 || s.Rebuilds != 0 {
+		t.Fatalf("paused at %v (%q) after %d premature returns, selectCnt %d, %d rebuilds",
+			g.Phase, g.Reason, s.Premature, s.SelectCnt, s.Rebuilds)
+	}
+	w.SetBreakpoints(Breakpoints{})
+	w.Resume()
+	waitFor(t, "the rebuild", func() bool { return w.Stats().Rebuilds == 1 })
+	echoOnce(t, c, "after the breakpoint")
+}
+
+// Judging breakpoints runs on the loop thread at every boundary: it must
+// not allocate.
+func TestBreakReasonDoesNotAllocate(t *testing.T) {
+	l := newLoop(t, Config{})
+	l.SetBreakpoints(Breakpoints{Rebuild: true, Premature: true, DeadlineHit: true, Wakeup: true, TaskPanic: true, QueueAbove: 1})
+	g := &l.gate
+	if n := testing.AllocsPerRun(100, func() {
+		g.mu.Lock()
+		_ = l.breakReason()
+		g.mu.Unlock()
+	}); n != 0 {
+		t.Fatalf("breakReason allocates %.0f times", n)
+	}
+}

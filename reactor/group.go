@@ -5,12 +5,14 @@ import (
 	"runtime"
 	"sync/atomic"
 	"time"
+
+	"github.com/reactorviz/reactorviz/reactor/netty"
 )
 
 // Chooser names how a group picks its next loop (C4).
 const (
-	ChooserPowerOfTwo = "power-of-two" // idx & (n-1): a mask, cheaper than a division
-	ChooserGeneric    = "generic"      // idx % n
+	ChooserPowerOfTwo = netty.ChooserPowerOfTwo // idx & (n-1): a mask, cheaper than a division
+	ChooserGeneric    = netty.ChooserGeneric    // idx % n
 )
 
 // EventLoopGroup is a fixed pool of EventLoops (C1). Loops are created
@@ -35,11 +37,7 @@ func NewEventLoopGroup(name string, n int, cfg Config) (*EventLoopGroup, error) 
 	if n == 0 {
 		n = DefaultLoopCount()
 	}
-	g := &EventLoopGroup{name: name, pow2: n&(n-1) == 0}
-	g.chooser = ChooserGeneric
-	if g.pow2 {
-		g.chooser = ChooserPowerOfTwo
-	}
+	g := &EventLoopGroup{name: name, pow2: netty.IsPowerOfTwo(n), chooser: netty.Chooser(n)}
 	for i := 0; i < n; i++ {
 		l, err := NewEventLoop(fmt.Sprintf("%s-%d", name, i), name, cfg)
 		if err != nil {

@@ -7,7 +7,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	"golang.org/x/sys/unix"
+	unix "github.com/reactorviz/reactorviz/reactor/internal/sys"
 
 	"github.com/reactorviz/reactorviz/reactor/internal/mpsc"
 	"github.com/reactorviz/reactorviz/reactor/internal/poll"
@@ -79,6 +79,7 @@ type EventLoop struct {
 
 	gate     gate
 	stats    counters
+	split    timeSplit
 	ring     *trace.Ring
 	sw       *trace.Switch
 	clock    *trace.Clock

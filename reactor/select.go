@@ -4,7 +4,7 @@ import (
 	"errors"
 	"runtime"
 
-	"golang.org/x/sys/unix"
+	unix "github.com/reactorviz/reactorviz/reactor/internal/sys"
 
 	"github.com/reactorviz/reactorviz/reactor/internal/poll"
 	"github.com/reactorviz/reactorviz/reactor/trace"
@@ -147,10 +147,12 @@ func (l *EventLoop) selectBlocking(oldWakenUp bool, now int64) (ended int64) {
 			selectCnt, ended = 1, 0
 			break
 		}
+		l.blocking(now)
 		n, interrupted, start := l.wait(int(timeoutMillis))
 		selectCnt++
 		t := l.now()
 		ended = t
+		l.blocked(now, t)
 		var took int64
 		if start != 0 {
 			took = t - start
@@ -182,6 +184,13 @@ func (l *EventLoop) selectBlocking(oldWakenUp bool, now int64) (ended int64) {
 			l.stats.selectCnt.Store(selectCnt)
 			l.selectNow()
 			break
+		}
+		if premature && l.gateAt(trace.PhaseSelect) {
+			// A premature return is a gate boundary of its own, so a
+			// breakpoint on it stops at the first one, not when the select
+			// phase ends hundreds of returns later. The gate took time:
+			// read the clock again, and hand no stale reading on.
+			t, ended = l.now(), 0
 		}
 		now = t
 	}

@@ -73,8 +73,10 @@ func (h nextWakeupSelect) selectUntil(deadline, now int64) int64 {
 		l.selectNow()
 		return 0
 	}
+	l.blocking(now)
 	n, interrupted, start := l.wait(timeout)
 	t := l.now()
+	l.blocked(now, t)
 	var took int64
 	if start != 0 {
 		took = t - start

@@ -4,7 +4,7 @@ import (
 	"runtime"
 	"time"
 
-	"golang.org/x/sys/unix"
+	unix "github.com/reactorviz/reactorviz/reactor/internal/sys"
 
 	"github.com/reactorviz/reactorviz/reactor/trace"
 )

@@ -13,6 +13,16 @@ import (
 //go:embed *.yaml
 var builtinFS embed.FS
 
+// workloadFS holds the compare workloads: scenarios built so that the three
+// Reactor models differ, each with compare clauses that say how.
+//
+//go:embed compare/*.yaml
+var workloadFS embed.FS
+
+// workloadOrder is the order `reactorviz list` shows the compare workloads
+// in.
+var workloadOrder = []string{"cpu-bound", "accept-storm", "blocking-handler"}
+
 // Default is the scenario reactorviz runs with no arguments.
 const Default = "tour"
 
@@ -57,6 +67,43 @@ func Builtin() []Info {
 	return out
 }
 
+// Workloads lists the compare workloads in presentation order.
+func Workloads() []Info {
+	var out []Info
+	for _, name := range workloadOrder {
+		s, err := LoadWorkload(name)
+		if err != nil {
+			continue
+		}
+		out = append(out, Info{Name: s.Name, Model: s.Model, Summary: s.Summary, Concepts: append([]string(nil), s.Concepts...)})
+	}
+	return out
+}
+
+// WorkloadSource returns a compare workload's YAML.
+func WorkloadSource(name string) ([]byte, bool) {
+	if strings.ContainsAny(name, `/\`) {
+		return nil, false
+	}
+	data, err := workloadFS.ReadFile("compare/" + name + ".yaml")
+	if err != nil {
+		return nil, false
+	}
+	return data, true
+}
+
+// LoadWorkload returns the compare workload of that name. Compare looks
+// its argument up here first, so `compare blocking-handler` runs the
+// workload built for three models while `run blocking-handler` keeps the
+// scenario of that name.
+func LoadWorkload(name string) (*Scenario, error) {
+	data, ok := WorkloadSource(name)
+	if !ok {
+		return nil, fmt.Errorf("%w %q", ErrUnknownScenario, name)
+	}
+	return parseWith("builtin:compare/"+name, data, nil, runtime.NumCPU())
+}
+
 // BuiltinSource returns a built-in scenario's YAML, for `reactorviz show`.
 func BuiltinSource(name string) ([]byte, bool) {
 	if strings.ContainsAny(name, `/\`) {
@@ -87,6 +134,9 @@ func Load(nameOrPath string) (*Scenario, error) {
 	if !looksLikePath {
 		if _, ok := BuiltinSource(nameOrPath); ok {
 			return loadBuiltin(nameOrPath)
+		}
+		if _, ok := WorkloadSource(nameOrPath); ok {
+			return LoadWorkload(nameOrPath)
 		}
 	}
 	data, err := readLimited(nameOrPath)

@@ -222,3 +222,62 @@ func writeFile(t *testing.T, path, body string) {
 		t.Fatal(err)
 	}
 }
+
+// The compare workloads parse, say what to watch, and carry compare
+// clauses; their names may shadow a scenario's only under compare.
+func TestWorkloadsParse(t *testing.T) {
+	if got := len(Workloads()); got != len(workloadOrder) {
+		t.Fatalf("Workloads() lists %d, want %d", got, len(workloadOrder))
+	}
+	for _, name := range workloadOrder {
+		t.Run(name, func(t *testing.T) {
+			s, err := LoadWorkload(name)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if s.Name != name || s.Summary == "" || len(s.Compare) == 0 || len(s.Warnings()) != 0 {
+				t.Errorf("workload %s: name %q, summary %q, %d compare clauses, warnings %v",
+					name, s.Name, s.Summary, len(s.Compare), s.Warnings())
+			}
+			src, _ := WorkloadSource(name)
+			if !strings.HasPrefix(string(src), "# ") {
+				t.Error("a workload starts with a comment saying what to watch")
+			}
+			for _, m := range models {
+				if _, err := s.ForModel(Model(m)); err != nil {
+					t.Errorf("under %s: %v", m, err)
+				}
+			}
+		})
+	}
+	s, err := Load("blocking-handler")
+	if err != nil || len(s.Compare) != 0 {
+		t.Errorf("Load(blocking-handler) must be the scenario, got %v, %d compare clauses", err, len(s.Compare))
+	}
+}
+
+// A compare clause reads figures by model, scales by its factor, and is
+// skipped when it reads a model that was not run.
+func TestCompareClauseEval(t *testing.T) {
+	figs := map[string]float64{"single.p99_us": 1000, "multi.p99_us": 150}
+	get := func(m, f string) (float64, bool) { v, ok := figs[m+"."+f]; return v, ok }
+	for _, tc := range []struct {
+		clause string
+		ok     bool
+		reason string
+	}{
+		{clause: "single.p99_us >= 5 * multi.p99_us", ok: true},
+		{clause: "single.p99_us >= 7 * multi.p99_us", ok: false, reason: "1000 >= 1050 does not hold"},
+		{clause: "2 * single.p99_us == 2000", ok: true},
+		{clause: "master-slave.p99_us < single.p99_us", ok: true, reason: "skipped: a model it reads was not run"},
+	} {
+		c, err := ParseCompare(tc.clause)
+		if err != nil {
+			t.Fatalf("%s: %v", tc.clause, err)
+		}
+		res := c.Eval(get)
+		if res.OK != tc.ok || res.Reason != tc.reason {
+			t.Errorf("%s: ok %v reason %q, want %v %q", tc.clause, res.OK, res.Reason, tc.ok, tc.reason)
+		}
+	}
+}

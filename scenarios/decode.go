@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/reactorviz/reactorviz/reactor/netty"
 )
 
 // Enumerations, in documentation order.
@@ -21,6 +23,7 @@ var (
 	protocols     = []string{string(ProtocolEcho), string(ProtocolHTTP), string(ProtocolRESP), string(ProtocolHTTPRESP)}
 	clientProtos  = []string{string(ProtocolEcho), string(ProtocolHTTP), string(ProtocolRESP)}
 	vias          = []string{string(ViaNet), string(ViaEngine)}
+	loads         = []string{string(LoadClosed), string(LoadOpen)}
 	origins       = []string{string(FromExternal), string(FromLoop)}
 	scheduleModes = []string{string(ScheduleFixedRate), string(ScheduleFixedDelay)}
 	nettys        = []string{string(Netty4143), string(Netty41), string(Netty42)}
@@ -37,13 +40,13 @@ const (
 	maxWorkers     = 256
 	maxClientLoops = 64
 
-	defaultIORatio          = 50
-	defaultRebuildThreshold = 512
-	minRebuildThreshold     = 3 // below this, as in Netty, rebuilding is off
+	defaultIORatio          = netty.IORatio
+	defaultRebuildThreshold = netty.RebuildThreshold
+	minRebuildThreshold     = netty.MinPrematureReturns // below this, as in Netty, rebuilding is off
 	maxRebuildThreshold     = 1_000_000
 	minTaskQueue            = 16
 	maxTaskQueue            = 1 << 20
-	defaultReadBuffer       = 64 << 10
+	defaultReadBuffer       = netty.ReadBuffer
 	minReadBuffer           = 256
 	maxReadBuffer           = 1 << 20
 	maxSlowMotion           = time.Second
@@ -53,6 +56,7 @@ const (
 
 	defaultAddr = "127.0.0.1:0"
 	maxPorts    = 16
+	maxCost     = 100 * time.Millisecond // handler CPU per request
 
 	maxClients        = 32
 	maxConnections    = 10_000 // over all client entries
@@ -62,6 +66,7 @@ const (
 	maxRequests       = 10_000_000
 	maxRatePerSec     = 1_000_000
 	maxTimeline       = 256
+	maxWatch          = 32
 	maxCount          = 1_000_000
 	maxTimers         = 100_000
 	maxTotalTasks     = 10_000_000
@@ -76,10 +81,10 @@ const (
 	defaultTimerDelay = 100 * time.Millisecond
 	defaultWheelDelay = 500 * time.Millisecond
 
-	defaultTick          = 100 * time.Millisecond
-	minTick              = time.Millisecond
+	defaultTick          = netty.WheelTick
+	minTick              = netty.MinWheelTick
 	maxTick              = time.Second
-	defaultTicksPerWheel = 512
+	defaultTicksPerWheel = netty.TicksPerWheel
 	maxTicksPerWheel     = 1 << 16
 
 	defaultQuiet   = 100 * time.Millisecond
@@ -90,6 +95,7 @@ const (
 	maxName    = 64
 	maxSummary = 200
 	maxNotes   = 4096
+	maxCaption = 400
 	maxExpects = 128
 )
 
@@ -108,7 +114,10 @@ type decoder struct {
 	origin map[*yaml.Node]string
 
 	workersNode, bossesNode *yaml.Node
-	loopRefs                []loopRef
+	// ioRatioNode is loop.io_ratio's value, to warn when a --set of it is
+	// shadowed by the timeline's set io_ratio.
+	ioRatioNode *yaml.Node
+	loopRefs    []loopRef
 	// topologyBroken is set when a setting that decides which loops exist
 	// was invalid; loop names are then not checked, since every check would
 	// be against a guess and only add noise to the real problem.
@@ -325,7 +334,7 @@ func (d *decoder) enum(n *yaml.Node, name string, options []string) (string, boo
 
 var topKeys = []string{
 	"name", "summary", "notes", "concepts", "netty", "model", "bosses", "workers", "client_loops",
-	"duration", "loop", "server", "clients", "timeline", "wheel", "shutdown", "expect",
+	"duration", "loop", "server", "clients", "timeline", "watch", "wheel", "shutdown", "expect", "compare",
 }
 
 // scenario decodes the whole document. Fields are decoded in dependency
@@ -418,8 +427,27 @@ func (d *decoder) scenario(root *yaml.Node, s *Scenario) {
 		d.warnf(n, "client_loops has no effect: no client uses via: engine")
 	}
 	d.timeline(top.get("timeline"), s)
+	d.watch(top.get("watch"), s)
 	d.checkLoopRefs(s)
 	d.expects(top.get("expect"), s)
+	d.compares(top.get("compare"), s)
+}
+
+// compares reads the clauses compare checks across models.
+func (d *decoder) compares(n *yaml.Node, s *Scenario) {
+	for _, item := range d.list(n, "compare", maxExpects) {
+		text, ok := d.str(item, "a compare clause", maxExpectLen)
+		if !ok {
+			continue
+		}
+		c, err := ParseCompare(text)
+		if err != nil {
+			f, p := d.exprPos(item, err.Offset)
+			d.ps.add(f, p, "%s", err.Msg)
+			continue
+		}
+		s.Compare = append(s.Compare, c)
+	}
 }
 
 func (d *decoder) concepts(n *yaml.Node, s *Scenario) {
@@ -488,6 +516,7 @@ func (d *decoder) loop(n *yaml.Node, s *Scenario) {
 	}
 	m := d.mapping(n, "loop", loopConfigKeys)
 	if v := m.get("io_ratio"); v != nil {
+		d.ioRatioNode = v
 		if r, ok := d.integer(v, "io_ratio", 1, 100); ok {
 			s.Loop.IORatio = r
 		}
@@ -536,7 +565,7 @@ func (d *decoder) loop(n *yaml.Node, s *Scenario) {
 
 func (d *decoder) server(n *yaml.Node, s *Scenario) {
 	s.Server = ServerConfig{Protocol: ProtocolEcho, Ports: 1, Addr: defaultAddr}
-	m := d.mapping(n, "server", []string{"protocol", "ports", "reuseport", "addr"})
+	m := d.mapping(n, "server", serverKeys)
 	if v := m.get("protocol"); v != nil {
 		if r, ok := d.enum(v, "protocol", protocols); ok {
 			s.Server.Protocol = Protocol(r)
@@ -557,7 +586,14 @@ func (d *decoder) server(n *yaml.Node, s *Scenario) {
 			s.Server.Addr = r
 		}
 	}
+	if v := m.get("cost"); v != nil {
+		if r, ok := d.duration(v, "cost", 0, maxCost); ok {
+			s.Server.Cost = r
+		}
+	}
 }
+
+var serverKeys = []string{"protocol", "ports", "reuseport", "addr", "cost"}
 
 // checkAddr accepts a loopback host and a port. Scenarios run their own
 // clients; listening beyond loopback is serve's job, behind --allow-remote.
@@ -631,7 +667,7 @@ func (d *decoder) shutdownTimes(m *mapping, c ShutdownConfig) ShutdownConfig {
 	return c
 }
 
-var clientKeys = []string{"protocol", "connections", "payload", "rate", "pipeline", "requests", "via", "start", "stop"}
+var clientKeys = []string{"protocol", "connections", "payload", "rate", "load", "pipeline", "requests", "via", "start", "stop"}
 
 // clientProtocol sets what a client sends: the server's protocol, or for an
 // http+resp server one of the two, which the client must name.
@@ -666,6 +702,7 @@ func (d *decoder) clients(n *yaml.Node, s *Scenario) {
 			Payload:     defaultPayload,
 			Pipeline:    1,
 			Via:         ViaNet,
+			Load:        LoadClosed,
 			Stop:        s.Duration,
 		}
 		d.clientProtocol(m, item, s.Server.Protocol, &c)
@@ -696,6 +733,7 @@ func (d *decoder) clients(n *yaml.Node, s *Scenario) {
 				}
 			}
 		}
+		d.clientLoad(m, &c)
 		if v := m.get("pipeline"); v != nil {
 			if r, ok := d.integer(v, "pipeline", 1, maxPipeline); ok {
 				c.Pipeline = r
@@ -718,6 +756,24 @@ func (d *decoder) clients(n *yaml.Node, s *Scenario) {
 	}
 	if total > maxConnections {
 		d.errorf(n, "clients open %d connections in all; the limit is %d", total, maxConnections)
+	}
+}
+
+// clientLoad reads load: closed (the default) waits for a batch's answers
+// before the next; open sends on the rate's schedule whatever the server
+// does, so it needs a rate.
+func (d *decoder) clientLoad(m *mapping, c *Client) {
+	v := m.get("load")
+	if v == nil {
+		return
+	}
+	r, ok := d.enum(v, "load", loads)
+	if !ok {
+		return
+	}
+	c.Load = ClientLoad(r)
+	if c.Load == LoadOpen && c.Rate.Max() {
+		d.errorf(v, "load: open sends on a schedule and needs a rate such as 500/s, not rate: max")
 	}
 }
 
@@ -798,6 +854,7 @@ func (d *decoder) timeline(n *yaml.Node, s *Scenario) {
 		d.errorf(n, "the timeline submits %d tasks in all; the limit is %d", totalTasks, maxTotalTasks)
 	}
 	slices.SortStableFunc(s.Timeline, func(a, b Action) int { return cmp.Compare(a.Time(), b.Time()) })
+	d.warnShadowedIORatio(s.Timeline)
 }
 
 // action decodes one timeline entry: exactly one verb, the parameters that
@@ -1220,4 +1277,55 @@ func (d *decoder) exprPos(n *yaml.Node, off int) (string, Pos) {
 	}
 	p.Col += min(off, math.MaxInt32)
 	return f, p
+}
+
+// warnShadowedIORatio warns, at the --set, when an override of loop.io_ratio
+// is replaced on some loops by the timeline's own set io_ratio: the user
+// asked for one ratio and those loops run another.
+func (d *decoder) warnShadowedIORatio(timeline []Action) {
+	if d.ioRatioNode == nil {
+		return
+	}
+	if _, fromSet := d.origin[d.ioRatioNode]; !fromSet {
+		return
+	}
+	var loops []string
+	for _, a := range timeline {
+		if set, ok := a.(SetIORatio); ok {
+			loops = append(loops, set.Loop+" at "+durationString(set.At))
+		}
+	}
+	if len(loops) > 0 {
+		f, p := d.at(d.ioRatioNode)
+		d.warn.add(f, p, "loop.io_ratio is overridden by the timeline's set io_ratio on %s", strings.Join(loops, ", "))
+	}
+}
+
+var watchKeys = []string{"at", "text"}
+
+// watch decodes the captions: what to watch, each from a time in the run
+// on, shown by the TUI's caption line and by show.
+func (d *decoder) watch(n *yaml.Node, s *Scenario) {
+	for _, item := range d.list(n, "watch", maxWatch) {
+		m := d.mapping(item, "a watch entry", watchKeys)
+		if m == nil {
+			continue
+		}
+		var c Caption
+		if at := m.get("at"); at != nil {
+			if v, ok := d.duration(at, "at", 0, maxDuration); ok {
+				c.At = v
+				if v >= s.Duration {
+					d.warnf(at, "this caption at %s is never shown: the run ends at %s", durationString(v), durationString(s.Duration))
+				}
+			}
+		}
+		if t := m.get("text"); t == nil {
+			d.errorf(item, "a watch entry needs text")
+		} else if v, ok := d.str(t, "text", maxCaption); ok {
+			c.Text = strings.Join(strings.Fields(v), " ")
+		}
+		s.Watch = append(s.Watch, c)
+	}
+	slices.SortStableFunc(s.Watch, func(a, b Caption) int { return cmp.Compare(a.At, b.At) })
 }

@@ -24,7 +24,7 @@ func TestDocsCoverFormat(t *testing.T) {
 	}
 	add("`", suffixAll(topKeys, "`")...)
 	add("`", suffixAll(loopConfigKeys, "`")...)
-	add("`", suffixAll([]string{"protocol", "ports", "reuseport", "addr"}, "`")...)
+	add("`", suffixAll(serverKeys, "`")...)
 	add("`", suffixAll(clientKeys, "`")...)
 	add("`", timelineKeys...) // written as `at:` or `inject: FAULT`
 	add("`", suffixAll(faults, "`")...)
@@ -32,6 +32,7 @@ func TestDocsCoverFormat(t *testing.T) {
 	add("`", suffixAll(selectors, "`")...)
 	add("`", suffixAll(triggers, "`")...)
 	add("`", suffixAll(vias, "`")...)
+	add("`", suffixAll(loads, "`")...)
 	add("`", suffixAll(origins, "`")...)
 	add("`", suffixAll(scheduleModes, "`")...)
 	add("`", suffixAll(configKeyPaths(), "`")...)
@@ -45,7 +46,7 @@ func TestDocsCoverFormat(t *testing.T) {
 		names = append(names, "| `"+k.Path+"` |")
 	}
 	for _, k := range runKeys {
-		if strings.HasPrefix(k.Path, "clients.latency_us.") {
+		if strings.HasPrefix(k.Path, "clients.latency_us.") || strings.HasPrefix(k.Path, "clients.accept_us.") {
 			continue // documented on one row
 		}
 		names = append(names, "| `"+k.Path+"`")

@@ -3,6 +3,8 @@ package scenarios
 import (
 	"path"
 	"strconv"
+
+	"github.com/reactorviz/reactorviz/reactor/netty"
 )
 
 // Group names. A loop is named after its group and its index: boss-0,
@@ -17,8 +19,8 @@ const (
 
 // Chooser names, as the run summary reports them (concept C4).
 const (
-	ChooserPowerOfTwo = "power-of-two"
-	ChooserGeneric    = "generic"
+	ChooserPowerOfTwo = netty.ChooserPowerOfTwo
+	ChooserGeneric    = netty.ChooserGeneric
 )
 
 // minDefaultWorkers is how many worker loops workers: 0 is sure to give on
@@ -39,14 +41,7 @@ func (g Group) Size() int { return len(g.Loops) }
 
 // Chooser is the chooser Netty picks for a group of this size: a bit mask
 // when the size is a power of two, a modulo otherwise.
-func (g Group) Chooser() string { return chooserFor(len(g.Loops)) }
-
-func chooserFor(n int) string {
-	if n > 0 && n&(n-1) == 0 {
-		return ChooserPowerOfTwo
-	}
-	return ChooserGeneric
-}
+func (g Group) Chooser() string { return netty.Chooser(len(g.Loops)) }
 
 // Groups returns the groups the scenario builds, resolving workers: 0 to
 // 2 × the CPU count of this machine.

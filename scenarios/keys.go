@@ -3,6 +3,8 @@ package scenarios
 import (
 	"strconv"
 	"strings"
+
+	"github.com/reactorviz/reactorviz/reactor/trace/counters"
 )
 
 // Type is the type of a summary value an expectation can read.
@@ -54,40 +56,25 @@ var states = []string{"NOT_STARTED", "STARTED", "SHUTTING_DOWN", "SHUTDOWN", "TE
 // expectation compares with: NOT_STARTED < STARTED < ... < TERMINATED.
 func States() []string { return append([]string(nil), states...) }
 
-// loopKeys are the per-loop entries of the summary's "loops" array.
-var loopKeys = []Key{
+// loopKeys are the per-loop entries of the summary's "loops" array: the
+// loop's identity, every counter of counters.Table, and timers_fired.
+var loopKeys = append(append([]Key{
 	{Path: "name", Type: TypeString, Doc: "loop name, e.g. worker-0"},
 	{Path: "group", Type: TypeString, Doc: "group the loop belongs to", Values: []string{GroupBoss, GroupWorker, GroupReactor, GroupClient}},
 	{Path: "tid", Type: TypeInt, Doc: "Linux thread id; 0 if the loop never started"},
 	{Path: "state", Type: TypeState, Doc: "final state: NOT_STARTED, STARTED, SHUTTING_DOWN, SHUTDOWN or TERMINATED"},
-	{Path: "iterations", Type: TypeInt, Doc: "loop iterations (select → I/O → tasks)"},
-	{Path: "selects", Type: TypeInt, Doc: "blocking selects (epoll_wait with a timeout)"},
-	{Path: "select_nows", Type: TypeInt, Doc: "non-blocking selects (selectNow)"},
-	{Path: "premature", Type: TypeInt, Doc: "selects that returned early with nothing selected"},
-	{Path: "max_select_cnt", Type: TypeInt, Doc: "highest selectCnt reached"},
-	{Path: "rebuilds", Type: TypeInt, Doc: "selector rebuilds"},
-	{Path: "migrated", Type: TypeInt, Doc: "channels re-registered by rebuilds"},
-	{Path: "wakeups_written", Type: TypeInt, Doc: "eventfd writes that woke the loop"},
-	{Path: "wakeups_coalesced", Type: TypeInt, Doc: "wakeups skipped because the loop was already awake"},
-	{Path: "tasks_submitted", Type: TypeInt, Doc: "tasks offered to the task queue"},
-	{Path: "tasks_rejected", Type: TypeInt, Doc: "tasks refused (queue full or loop shut down)"},
-	{Path: "tasks_run", Type: TypeInt, Doc: "tasks run, internal ones (register, bind) included"},
-	{Path: "tail_tasks_run", Type: TypeInt, Doc: "tail tasks run after task batches"},
-	{Path: "deadline_checks", Type: TypeInt, Doc: "clock reads every 64 tasks in runAllTasks"},
-	{Path: "deadline_hits", Type: TypeInt, Doc: "task batches stopped by the ioRatio deadline"},
-	{Path: "task_panics", Type: TypeInt, Doc: "tasks that panicked and were recovered"},
-	{Path: "io_ns", Type: TypeInt, Doc: "time spent processing selected keys"},
-	{Path: "task_ns", Type: TypeInt, Doc: "time spent running tasks"},
-	{Path: "channels", Type: TypeInt, Doc: "channels registered at the end of the run"},
-	{Path: "accepted", Type: TypeInt, Doc: "connections accepted by this loop's server channels"},
-	{Path: "bytes_read", Type: TypeInt, Doc: "bytes read from channels"},
-	{Path: "bytes_written", Type: TypeInt, Doc: "bytes written to channels"},
-	{Path: "registered", Type: TypeInt, Extra: true, Doc: "channels registered on this loop over the run (register0 tasks)"},
-	{Path: "closed", Type: TypeInt, Extra: true, Doc: "channels closed on this loop over the run"},
-	{Path: "connected", Type: TypeInt, Extra: true, Doc: "client channels whose connect completed (OP_CONNECT → finishConnect)"},
-	{Path: "timers_fired", Type: TypeInt, Extra: true, Doc: "scheduled tasks that fell due and ran"},
-	{Path: "handler_panics", Type: TypeInt, Extra: true, Doc: "handler panics caught and fired as exceptionCaught"},
-	{Path: "injected", Type: TypeInt, Extra: true, Doc: "faults injected into this loop"},
+}, counterKeys()...),
+	Key{Path: "timers_fired", Type: TypeInt, Extra: true, Doc: "scheduled tasks that fell due and ran"},
+)
+
+// counterKeys are the loop counters, named and described once, in
+// counters.Table, for the summary's JSON and for expectations alike.
+func counterKeys() []Key {
+	var out []Key
+	for _, c := range counters.Table() {
+		out = append(out, Key{Path: c.Name, Type: TypeInt, Doc: c.Doc, Extra: c.Extra})
+	}
+	return out
 }
 
 // runKeys are the summary's values outside the "loops" array.
@@ -108,6 +95,12 @@ var runKeys = []Key{
 	{Path: "clients.latency_us.p90", Type: TypeFloat, Doc: "90th percentile latency, µs"},
 	{Path: "clients.latency_us.p99", Type: TypeFloat, Doc: "99th percentile latency, µs"},
 	{Path: "clients.latency_us.max", Type: TypeFloat, Doc: "largest latency, µs"},
+	{Path: "clients.latency_us.p999", Type: TypeFloat, Doc: "99.9th percentile latency, µs", Extra: true},
+	{Path: "clients.accept_us.p50", Type: TypeFloat, Doc: "median accept latency: dial to registration on the serving loop, µs", Extra: true},
+	{Path: "clients.accept_us.p90", Type: TypeFloat, Doc: "90th percentile accept latency, µs", Extra: true},
+	{Path: "clients.accept_us.p99", Type: TypeFloat, Doc: "99th percentile accept latency, µs", Extra: true},
+	{Path: "clients.accept_us.p999", Type: TypeFloat, Doc: "99.9th percentile accept latency, µs", Extra: true},
+	{Path: "clients.accept_us.max", Type: TypeFloat, Doc: "largest accept latency, µs", Extra: true},
 	{Path: "events.emitted", Type: TypeInt, Doc: "trace events emitted"},
 	{Path: "events.dropped", Type: TypeInt, Doc: "trace events dropped because a ring was full"},
 	{Path: "wheel.ticks", Type: TypeInt, Extra: true, Doc: "HashedWheelTimer ticks"},

@@ -152,7 +152,7 @@ expect:
 	if s.Loop.RebuildEnabled() {
 		t.Error("rebuild_threshold 2 must disable rebuilding")
 	}
-	wantClient := Client{Protocol: ProtocolEcho, Connections: 3, Payload: 4096, Rate: Rate{PerSecond: 0.5}, Pipeline: 8, Requests: 10, Via: ViaEngine, Start: time.Second, Stop: 4 * time.Second}
+	wantClient := Client{Protocol: ProtocolEcho, Connections: 3, Payload: 4096, Rate: Rate{PerSecond: 0.5}, Pipeline: 8, Requests: 10, Via: ViaEngine, Load: LoadClosed, Start: time.Second, Stop: 4 * time.Second}
 	if len(s.Clients) != 1 || s.Clients[0] != wantClient {
 		t.Errorf("clients = %+v, want %+v", s.Clients, wantClient)
 	}

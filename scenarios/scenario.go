@@ -2,6 +2,7 @@ package scenarios
 
 import (
 	"strconv"
+	"strings"
 	"time"
 )
 
@@ -95,7 +96,8 @@ const (
 type Scenario struct {
 	Name     string
 	Summary  string
-	Notes    string   // longer "what to watch" text for the UI's help
+	Notes    string // longer text on what the scenario shows, for the UI's help
+	Watch    []Caption
 	Concepts []string // teaching-checklist ids this scenario shows, e.g. "C9"
 
 	Model Model
@@ -122,6 +124,9 @@ type Scenario struct {
 	// Expect holds the active expectations: plain clauses and the chosen
 	// branch of every conditional entry.
 	Expect []*Expect
+	// Compare holds the clauses `reactorviz compare` checks across the
+	// models' runs of this workload.
+	Compare []*CompareClause
 
 	// File is the name the scenario was parsed under (a path, or
 	// "builtin:NAME").
@@ -158,6 +163,9 @@ type ServerConfig struct {
 	// ReusePort binds every port once per boss loop with SO_REUSEPORT so
 	// the kernel spreads accepts over all boss loops.
 	ReusePort bool
+	// Cost is the CPU time the server's handler burns per request, on the
+	// loop thread that reads it: real work, so a loop can be saturated.
+	Cost time.Duration
 	// Addr is the loopback host:port to bind. Port 0 gives every server
 	// channel an ephemeral port; a fixed port P gives P, P+1, ... P+Ports-1.
 	Addr string
@@ -173,9 +181,24 @@ type Client struct {
 	Pipeline    int           // requests in flight per connection
 	Requests    int           // per connection; 0 means until Stop
 	Via         Via           // net or engine
+	Load        ClientLoad    // closed or open loop
 	Start       time.Duration // when the connections open
 	Stop        time.Duration // when they close; equals Duration if unset
 }
+
+// ClientLoad says whether a client waits for answers before sending more.
+type ClientLoad string
+
+// Client loads.
+const (
+	// LoadClosed sends a batch, waits for its answers, then waits for the
+	// next tick of the rate (or sends at once at rate max).
+	LoadClosed ClientLoad = "closed"
+	// LoadOpen sends on the rate's schedule whatever the server does and
+	// measures each request from the time it was due, as wrk2 does, so a
+	// stalled loop cannot hide behind clients that slowed down with it.
+	LoadOpen ClientLoad = "open"
+)
 
 // Rate is a per-connection request rate. The zero Rate means "max": each
 // connection sends as fast as responses come back (closed loop).
@@ -238,7 +261,9 @@ func (s *Scenario) Clone() *Scenario {
 	c.Concepts = append([]string(nil), s.Concepts...)
 	c.Clients = append([]Client(nil), s.Clients...)
 	c.Timeline = append([]Action(nil), s.Timeline...)
+	c.Watch = append([]Caption(nil), s.Watch...)
 	c.Expect = append([]*Expect(nil), s.Expect...)
+	c.Compare = append([]*CompareClause(nil), s.Compare...)
 	c.warnings = append([]Problem(nil), s.warnings...)
 	c.sets = append([]setArg(nil), s.sets...)
 	return &c
@@ -278,4 +303,28 @@ func (s *Scenario) ForNetty(n Netty) (*Scenario, error) {
 // earlier ones on a fresh parse of the source.
 type setArg struct {
 	key, value string
+}
+
+// Caption is one "what to watch" note of a scenario, shown from At on.
+type Caption struct {
+	At   time.Duration
+	Text string
+}
+
+// CaptionAt returns the caption to show at elapsed run time t: the latest
+// whose time has come (entries of the same time together), or "" before
+// the first.
+func (s *Scenario) CaptionAt(t time.Duration) string {
+	var texts []string
+	at := time.Duration(-1)
+	for _, c := range s.Watch {
+		if c.At > t {
+			break
+		}
+		if c.At != at {
+			texts, at = texts[:0], c.At
+		}
+		texts = append(texts, c.Text)
+	}
+	return strings.Join(texts, " ")
 }

@@ -49,6 +49,7 @@ func (r *Run) startClients(c scenarios.Client, first int) *clientGroup {
 		Protocol: string(c.Protocol), Addrs: r.Addrs(), Connections: c.Connections,
 		Payload: c.Payload, Interval: c.Rate.Interval(), Pipeline: c.Pipeline,
 		Requests: c.Requests, First: first,
+		Open: c.Load == scenarios.LoadOpen, Route: r.served.route,
 	}
 	var g *load.Group
 	var err error
@@ -84,7 +85,9 @@ type ClientStats struct {
 	BytesVerified int64
 	ThroughputRPS float64
 	P50us, P90us  float64
-	P99us, MaxUs  float64
+	P99us, P999us float64
+	MaxUs         float64
+	accept        *load.Histogram // dial → registered, every group merged
 }
 
 // Clients returns the clients' counters so far. Any goroutine.
@@ -94,7 +97,9 @@ func (r *Run) Clients() ClientStats {
 	r.mu.Unlock()
 	var out ClientStats
 	var h load.Histogram
+	out.accept = &load.Histogram{}
 	for _, c := range cs {
+		out.accept.Merge(c.g.AcceptLatency())
 		s := c.g.Stats()
 		out.Connections += s.Connections
 		out.Requests += s.Requests
@@ -108,5 +113,6 @@ func (r *Run) Clients() ClientStats {
 		out.ThroughputRPS = float64(out.Requests) / el.Seconds()
 	}
 	out.P50us, out.P90us, out.P99us, out.MaxUs = h.Quantile(0.5), h.Quantile(0.9), h.Quantile(0.99), h.Quantile(1)
+	out.P999us = h.Quantile(0.999)
 	return out
 }

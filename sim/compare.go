@@ -25,6 +25,12 @@ type Comparison struct {
 	Workload Workload   `json:"workload"`
 	Models   []*Summary `json:"models,omitempty"`
 	Flavours []*Summary `json:"flavours,omitempty"`
+	// Figures are each model's figures side by side, in Models' order.
+	Figures []Figures `json:"figures,omitempty"`
+	// Verdict is one line computed from the figures.
+	Verdict string `json:"verdict,omitempty"`
+	// Checks are the workload's compare clauses, checked.
+	Checks []scenarios.Result `json:"checks,omitempty"`
 }
 
 // Workload describes what every model was given.
@@ -84,7 +90,26 @@ func Compare(sc *scenarios.Scenario, models []string, o CompareOptions) (cmp *Co
 		}
 		cmp.Models = append(cmp.Models, s)
 	}
+	cmp.judge(sc)
 	return cmp, nil
+}
+
+// Judge builds the comparison of summaries, the finished runs of sc under
+// each model in turn, as Compare does: the figures, the verdict and the
+// compare clauses. A screen that ran the models itself calls it.
+func Judge(sc *scenarios.Scenario, summaries []*Summary) *Comparison {
+	c := &Comparison{Workload: NewWorkload(sc), Models: summaries}
+	c.judge(sc)
+	return c
+}
+
+func (c *Comparison) judge(sc *scenarios.Scenario) {
+	c.Figures = c.Figures[:0]
+	for _, s := range c.Models {
+		c.Figures = append(c.Figures, figuresOf(s, sc))
+	}
+	c.Verdict = c.verdict()
+	c.check(sc.Compare)
 }
 
 // CompareFlavours runs sc under each loop design in turn, as Compare does
@@ -137,7 +162,8 @@ func compareOne(sc *scenarios.Scenario, variant string, pid int, x *chrome.Expor
 	return r.Wait()
 }
 
-// Text renders the comparison as one table, a row per model or flavour.
+// Text renders the comparison as one table, a row per model (then each
+// model's verdict, the verdict and the compare clauses) or per flavour.
 func (c *Comparison) Text() string {
 	if c.Flavours != nil {
 		return c.flavourText()
@@ -146,24 +172,48 @@ func (c *Comparison) Text() string {
 	fmt.Fprintf(&b, "compare %s: %d %s connections per model, models run one after another\n\n",
 		c.Workload.Scenario, c.Workload.Connections, c.Workload.Protocol)
 	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "model\tloops\tstarted\treq/s\tp50 µs\tp99 µs\terrors\twakeups\ttasks\tio ms\ttask ms\texpect\t")
-	for _, s := range c.Models {
-		started, wakeups, tasks, io, task := 0, int64(0), int64(0), int64(0), int64(0)
+	fmt.Fprintln(tw, "model\tloops\tstarted\treq/s\tp50 µs\tp99 µs\tp999 µs\taccept p99\terrors\tselect %\tio %\ttask %\tbusiest\texpect\t")
+	for i, s := range c.Models {
+		started := 0
 		for _, l := range s.Loops {
 			if l.TID != 0 {
 				started++
 			}
-			wakeups += l.WakeupsWritten
-			tasks += l.TasksRun
-			io += l.IONanos
-			task += l.TaskNanos
 		}
-		fmt.Fprintf(tw, "%s\t%d\t%d\t%.0f\t%.0f\t%.0f\t%d\t%d\t%d\t%d\t%d\t%d/%d\t\n", s.Model, len(s.Loops), started,
-			s.Clients.ThroughputRPS, s.Clients.LatencyUS.P50, s.Clients.LatencyUS.P99, s.Clients.Errors,
-			wakeups, tasks, io/1e6, task/1e6, len(s.Expect)-s.Failed(), len(s.Expect))
+		f := c.Figures[i]
+		fmt.Fprintf(tw, "%s\t%d\t%d\t%.0f\t%.0f\t%.0f\t%.0f\t%s\t%d\t%.1f\t%.1f\t%.1f\t%s %.0f%%\t%d/%d\t\n", s.Model, len(s.Loops), started,
+			f.RPS, f.P50US, f.P99US, f.P999US, usText(f.AcceptP99US), f.Errors,
+			f.Split.Select, f.Split.IO, f.Split.Tasks, f.BusiestLoop, f.BusyMax, len(s.Expect)-s.Failed(), len(s.Expect))
 	}
 	tw.Flush()
+	b.WriteString("\n")
+	for _, f := range c.Figures {
+		fmt.Fprintf(&b, "%s: %s\n", f.Model, f.Verdict)
+	}
+	if c.Verdict != "" {
+		fmt.Fprintf(&b, "\nverdict: %s\n", c.Verdict)
+	}
+	if len(c.Checks) > 0 {
+		fmt.Fprintf(&b, "\ncompare (%d of %d hold):\n", len(c.Checks)-c.failedChecks(), len(c.Checks))
+		for _, e := range c.Checks {
+			mark := "ok  "
+			if !e.OK {
+				mark = "FAIL"
+			}
+			fmt.Fprintf(&b, "  %s %s%s\n", mark, e.Expr, observed(e))
+		}
+	}
 	return b.String()
+}
+
+func (c *Comparison) failedChecks() int {
+	n := 0
+	for _, e := range c.Checks {
+		if !e.OK {
+			n++
+		}
+	}
+	return n
 }
 
 // flavourText is the table of a flavour comparison: besides the load
@@ -200,9 +250,10 @@ func (c *Comparison) flavourText() string {
 	return b.String()
 }
 
-// Failed reports how many expectations failed across the runs.
+// Failed reports how many expectations and compare clauses failed across
+// the runs.
 func (c *Comparison) Failed() int {
-	n := 0
+	n := c.failedChecks()
 	for _, s := range append(c.Models, c.Flavours...) {
 		n += s.Failed()
 	}

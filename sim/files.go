@@ -5,8 +5,10 @@ import (
 	"fmt"
 	"os"
 
+	"github.com/reactorviz/reactorviz/reactor"
 	"github.com/reactorviz/reactorviz/reactor/trace/chrome"
 	"github.com/reactorviz/reactorviz/reactor/trace/jsonl"
+	"github.com/reactorviz/reactorviz/scenarios"
 )
 
 // traceFiles are the run's trace recordings, if any were asked for.
@@ -60,8 +62,11 @@ func (f *traceFiles) openJSONL(r *Run, path string) error {
 	}
 	cfg := fmt.Sprintf("io_ratio=%d rebuild_threshold=%d selector=%s trigger=%s",
 		r.sc.Loop.IORatio, r.RebuildThreshold(), r.sc.Loop.Selector, r.sc.Loop.Trigger)
+	if n := r.sc.Netty; n != "" && n != scenarios.Netty4143 {
+		cfg += " netty=" + string(n) // the default design goes unsaid, as in older traces
+	}
 	w := jsonl.NewWriter(file, jsonl.Header{Scenario: r.sc.Name, Model: string(r.sc.Model),
-		Started: r.coll.Clock().Epoch(), Config: cfg}, jsonl.Options{Source: r.coll})
+		Started: r.coll.Clock().Epoch(), Config: cfg, Engine: reactor.EngineVersion}, jsonl.Options{Source: r.coll})
 	r.coll.AddSink(w)
 	f.closers = append(f.closers, func() error {
 		return errors.Join(w.Close(), file.Close())

@@ -48,10 +48,42 @@ func TestTallyFollowsIORatioEvents(t *testing.T) {
 	} {
 		tl.Add(&e)
 	}
-	if got := tl.IORatios; len(got) != 3 || got[0] != 0 || got[1] != 80 || got[2] != 0 {
+	if got := tl.IORatios(); len(got) != 3 || got[0] != 0 || got[1] != 80 || got[2] != 0 {
 		t.Fatalf("IORatios %v, want [0 80 0]", got)
 	}
-	if tl.Stats[1] != (reactor.Stats{}) {
-		t.Fatalf("an io_ratio event counted as %+v", tl.Stats[1])
+	if tl.Counters[1].Stats != (reactor.Stats{}) {
+		t.Fatalf("an io_ratio event counted as %+v", tl.Counters[1].Stats)
+	}
+}
+
+// A trace records the loop design it ran, and its replay checks the
+// scenario's conditions against that design, not the built-in's default.
+func TestReplayKnowsTheLoopDesign(t *testing.T) {
+	sc, err := scenarios.Load("task-quantum")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, set := range [][2]string{{"duration", "700ms"}, {"netty", "4.1"}, {"expect", "[]"}} {
+		if err := sc.Set(set[0], set[1]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	path := filepath.Join(t.TempDir(), "t.jsonl")
+	r, err := New(sc, Options{TracePath: path})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r.Wait(); err != nil {
+		t.Fatal(err)
+	}
+	s, _, err := Replay(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Netty != "4.1" {
+		t.Errorf("replay says netty %q, want 4.1", s.Netty)
+	}
+	if headerNetty("io_ratio=50") != "4.1.43" {
+		t.Error("a trace that names no design ran the default, 4.1.43")
 	}
 }

@@ -7,85 +7,89 @@ import (
 	"os"
 	"strings"
 
-	"github.com/reactorviz/reactorviz/reactor"
+	"github.com/reactorviz/reactorviz/reactor/netty"
 	"github.com/reactorviz/reactorviz/reactor/trace"
+	"github.com/reactorviz/reactorviz/reactor/trace/counters"
 	"github.com/reactorviz/reactorviz/reactor/trace/jsonl"
 	"github.com/reactorviz/reactorviz/scenarios"
 )
 
 // Tally folds events into per-loop counters: the same counters a live run
-// reads from its loops, rebuilt from a trace alone. Every counter of
-// reactor.Stats that an event records is reproduced; with no dropped
-// events the result equals the live run's.
+// reads from its loops, rebuilt from a trace alone with the fold the UI's
+// model uses (counters.Loop and counters.Wheel). Every counter of Stats that
+// an event records is reproduced; with no dropped events the result equals
+// the live run's.
 type Tally struct {
-	Loops  []trace.LoopInfo
-	Stats  []reactor.Stats
-	TIDs   []int
-	States []trace.State
-	Events uint64
-	Last   int64 // time of the last event
-	// The wheel's ticks and expiries, one event each. Its cancellations
-	// and what is left pending are not events.
-	WheelTicks, WheelExpired int64
-
-	// IORatios is each loop's ioRatio as its io_ratio events left it; 0
-	// where it never changed, and the trace header's io_ratio holds.
-	IORatios []int
+	Loops    []trace.LoopInfo
+	Counters []counters.Loop // by trace loop index: counters, thread id, state
+	Events   uint64
+	Last     int64 // time of the last event
+	// The wheel's ticks and expiries. Its cancellations and what is left
+	// pending at the end are not events.
+	Wheel counters.Wheel
 }
 
 // Add folds one event.
 func (t *Tally) Add(e *trace.Event) {
 	i := int(e.Loop)
-	for len(t.Stats) <= i {
-		t.Stats = append(t.Stats, reactor.Stats{})
-		t.TIDs = append(t.TIDs, 0)
-		t.States = append(t.States, trace.StateNotStarted)
-		t.IORatios = append(t.IORatios, 0)
+	for len(t.Counters) <= i {
+		t.Counters = append(t.Counters, counters.NewLoop())
 	}
 	t.Events++
 	t.Last = max(t.Last, e.Time)
-	switch e.Kind {
-	case trace.KindWheelTick:
-		t.WheelTicks++
-		return
-	case trace.KindWheelExpire:
-		t.WheelExpired++
-		return
-	case trace.KindIORatio:
-		t.IORatios[i] = int(e.A)
-		return
-	case trace.KindState:
-		t.States[i] = trace.State(e.B)
-		if e.C != 0 {
-			t.TIDs[i] = int(e.C)
-		}
+	if t.Wheel.Fold(e) {
 		return
 	}
 	name := ""
 	if i < len(t.Loops) {
 		name = t.Loops[i].Name
 	}
-	t.Stats[i].Fold(e, name)
+	t.Counters[i].Fold(e, name)
+}
+
+// IORatios returns each loop's ioRatio as its io_ratio events left it; 0
+// where it never changed, and the trace header's io_ratio holds.
+func (t *Tally) IORatios() []int {
+	out := make([]int, len(t.Counters))
+	for i := range t.Counters {
+		out[i] = int(t.Counters[i].IORatio)
+	}
+	return out
 }
 
 // Replay reads a JSONL trace and rebuilds the run's summary from its
 // events: groups, loops and their counters. Client figures are not in a
 // trace and stay zero. A scenario's expectations can be checked against it
 // when the trace names a built-in scenario.
+//
+// A trace cut short (the run was killed: no end line, or a last line cut
+// off) is replayed up to its last complete event: the summary and tally
+// come back with an error wrapping jsonl.ErrTruncated that says where the
+// trace stops. Any other bad line is an error and nothing comes back.
 func Replay(path string) (*Summary, *Tally, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, nil, err
 	}
 	defer f.Close()
-	rd, err := jsonl.NewReader(f, path)
+	return ReplayFrom(f, path)
+}
+
+// ReplayFrom is Replay of a trace read from r; name is used in errors.
+func ReplayFrom(r io.Reader, name string) (*Summary, *Tally, error) {
+	rd, err := jsonl.NewReader(r, name)
 	if err != nil {
 		return nil, nil, err
 	}
 	t := &Tally{}
+	var cut error
 	for {
 		e, err := rd.Next()
 		if errors.Is(err, io.EOF) {
+			break
+		}
+		if errors.Is(err, jsonl.ErrTruncated) {
+			cut = err
 			break
 		}
 		if err != nil {
@@ -97,6 +101,7 @@ func Replay(path string) (*Summary, *Tally, error) {
 	t.Loops = rd.Loops()
 	h := rd.Header()
 	s := t.summary(h.Scenario, h.Model)
+	s.Netty = headerNetty(h.Config)
 	if end, ok := rd.End(); ok {
 		s.Events = EventSummary{Emitted: end.Emitted, Dropped: end.Dropped}
 		if end.Dropped > 0 {
@@ -104,7 +109,16 @@ func Replay(path string) (*Summary, *Tally, error) {
 		}
 	}
 	var exps []*scenarios.Expect
-	if sc, err := scenarios.Load(h.Scenario); err == nil && sc.Model == scenarios.Model(h.Model) {
+	sc, err := scenarios.Load(h.Scenario)
+	if err == nil && string(sc.Netty) != s.Netty {
+		// Conditions such as "if: netty == 4.2" read the design it ran.
+		err = sc.Set("netty", s.Netty)
+	}
+	if err == nil && sc.Model == scenarios.Model(h.Model) && cut != nil {
+		// The counters stop where the run did: an expectation about the
+		// whole run would fail for that alone.
+		s.Warnings = append(s.Warnings, fmt.Sprintf("the trace is cut short: the scenario's %d expectation(s) not checked", len(sc.Expect)))
+	} else if err == nil && sc.Model == scenarios.Model(h.Model) {
 		for _, e := range sc.Expect {
 			if traceHolds(e.Text) {
 				exps = append(exps, e)
@@ -114,7 +128,18 @@ func Replay(path string) (*Summary, *Tally, error) {
 		}
 	}
 	s.check(exps)
-	return s, t, nil
+	return s, t, cut
+}
+
+// headerNetty is the loop design a trace header's config words name; a
+// trace that names none ran the default, 4.1.43.
+func headerNetty(cfg string) string {
+	for _, w := range strings.Fields(cfg) {
+		if v, ok := strings.CutPrefix(w, "netty="); ok {
+			return v
+		}
+	}
+	return string(scenarios.Netty4143)
 }
 
 // traceHolds reports whether an expectation reads only what a trace
@@ -132,7 +157,7 @@ func traceHolds(expr string) bool {
 
 func (t *Tally) summary(scenario, model string) *Summary {
 	s := &Summary{Scenario: scenario, Model: model, DurationNS: t.Last, fromTrace: true,
-		Wheel: WheelSummary{Ticks: t.WheelTicks, Expired: t.WheelExpired}}
+		Wheel: WheelSummary{Ticks: t.Wheel.Ticks, Expired: t.Wheel.Expired}}
 	sizes := map[string]int{}
 	var order []string
 	for i, l := range t.Loops {
@@ -144,11 +169,12 @@ func (t *Tally) summary(scenario, model string) *Summary {
 		}
 		sizes[l.Group]++
 		ls := LoopSummary{Name: l.Name, Group: l.Group, State: trace.StateNotStarted.String()}
-		if i < len(t.Stats) {
-			ls.Stats, ls.TID = t.Stats[i], t.TIDs[i]
+		if i < len(t.Counters) {
+			c := &t.Counters[i]
+			ls.Stats, ls.TID = c.Stats, int(c.TID)
 			ls.TimersFired = ls.TimersDue
 			if ls.TID != 0 {
-				ls.State = t.States[i].String()
+				ls.State = c.State.String()
 			}
 		}
 		s.Loops = append(s.Loops, ls)
@@ -156,11 +182,7 @@ func (t *Tally) summary(scenario, model string) *Summary {
 	}
 	for _, g := range order {
 		n := sizes[g]
-		ch := reactor.ChooserGeneric
-		if n&(n-1) == 0 {
-			ch = reactor.ChooserPowerOfTwo
-		}
-		s.Groups = append(s.Groups, GroupSummary{Name: g, Size: n, Chooser: ch})
+		s.Groups = append(s.Groups, GroupSummary{Name: g, Size: n, Chooser: netty.Chooser(n)})
 	}
 	return s
 }

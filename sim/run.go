@@ -38,6 +38,10 @@ type Options struct {
 	// MaxConnections caps each server channel's open connections; 0 means
 	// 20 000.
 	MaxConnections int
+	// HoldWhilePaused stops the run clock while any loop is paused at its
+	// step gate, so a teacher who stops time to explain a phase does not
+	// see the run end, or the timeline move on, meanwhile (the TUI).
+	HoldWhilePaused bool
 }
 
 // Run is one run of a scenario.
@@ -49,6 +53,9 @@ type Run struct {
 	groups  []*reactor.EventLoopGroup
 	loops   []*reactor.EventLoop // index i is trace loop i
 	byName  map[string]*reactor.EventLoop
+	index   map[*reactor.EventLoop]int // position in loops
+	served  *servedBy
+	split   *splitSampler
 	boss    *reactor.EventLoopGroup
 	worker  *reactor.EventLoopGroup
 	client  *reactor.EventLoopGroup
@@ -65,6 +72,8 @@ type Run struct {
 	ended      time.Time     // when the clients were stopped
 	held       time.Duration // run clock time spent held
 	holdSince  time.Time     // zero unless the clock is held now
+	fired      []Fired       // timeline actions played, for the UI's captions
+	holds      []hold        // the clock's past holds, for ClockMap
 
 	stop     chan struct{}
 	stopOnce sync.Once
@@ -90,7 +99,7 @@ func (o Options) collectorOptions() trace.Options {
 
 // New prepares a run; nothing starts until Start.
 func New(sc *scenarios.Scenario, opts Options) (*Run, error) {
-	r := &Run{sc: sc, opts: opts, byName: map[string]*reactor.EventLoop{},
+	r := &Run{sc: sc, opts: opts, byName: map[string]*reactor.EventLoop{}, index: map[*reactor.EventLoop]int{},
 		faults: map[*reactor.EventLoop]*loopFaults{},
 		stop:   make(chan struct{}), done: make(chan struct{})}
 	r.coll = trace.NewCollector(opts.collectorOptions())
@@ -98,6 +107,8 @@ func New(sc *scenarios.Scenario, opts Options) (*Run, error) {
 		r.teardown()
 		return nil, err
 	}
+	r.served = newServedBy(len(r.loops))
+	r.split = newSplitSampler(r.loops, r.served.hists)
 	ensureProcs(len(r.loops) + 1) // + the wheel's thread
 	return r, nil
 }
@@ -143,9 +154,11 @@ func (r *Run) Elapsed() time.Duration {
 	if r.started.IsZero() {
 		return 0
 	}
-	el := time.Since(r.started) - r.held
+	// One reading for both terms, so a held clock stands exactly still.
+	now := time.Now()
+	el := now.Sub(r.started) - r.held
 	if !r.holdSince.IsZero() {
-		el -= time.Since(r.holdSince)
+		el -= now.Sub(r.holdSince)
 	}
 	if r.opts.Forever {
 		return el
@@ -166,9 +179,8 @@ func (r *Run) wallElapsed() time.Duration {
 	return time.Since(r.started)
 }
 
-// HoldClock stops (true) or restarts (false) the run clock. The UI holds
-// it while loops are paused, so a teacher who stops time to explain a
-// phase does not see the run end, or the timeline move on, meanwhile.
+// HoldClock stops (true) or restarts (false) the run clock. With
+// Options.HoldWhilePaused the run holds it itself while loops are paused.
 // Any goroutine.
 func (r *Run) HoldClock(hold bool) {
 	r.mu.Lock()
@@ -177,9 +189,27 @@ func (r *Run) HoldClock(hold bool) {
 	case hold && r.holdSince.IsZero():
 		r.holdSince = time.Now()
 	case !hold && !r.holdSince.IsZero():
-		r.held += time.Since(r.holdSince)
+		now := time.Now()
+		r.held += now.Sub(r.holdSince)
+		r.noteHold(r.holdSince, now)
 		r.holdSince = time.Time{}
 	}
+}
+
+// holdWhilePaused holds the clock while any loop is paused, when the
+// options ask for it. The run's sleeps call it each time they wake.
+func (r *Run) holdWhilePaused() {
+	if !r.opts.HoldWhilePaused {
+		return
+	}
+	paused := false
+	for _, l := range r.loops {
+		if l.GateStatus().Paused {
+			paused = true
+			break
+		}
+	}
+	r.HoldClock(paused)
 }
 
 // Done is closed when the run has ended, shut down and been summarised.
@@ -237,9 +267,10 @@ func (r *Run) Wait() (*Summary, error) {
 // drive plays the timeline and the clients' windows, then finishes.
 func (r *Run) drive() {
 	var wg sync.WaitGroup
-	wg.Add(2)
+	wg.Add(3)
 	go func() { defer wg.Done(); r.playTimeline() }()
 	go func() { defer wg.Done(); r.driveClients() }()
+	go func() { defer wg.Done(); r.split.run(r.stop) }()
 	if r.opts.Forever {
 		<-r.stop
 	} else {
@@ -275,6 +306,7 @@ func (r *Run) finish(cause error) {
 	if r.wheel != nil {
 		_, _ = r.wheel.Stop()
 	}
+	r.split.sample()
 	r.coll.Stop()
 	if err := r.files.close(); err != nil {
 		cause = errors.Join(cause, err)

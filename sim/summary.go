@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"sort"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -11,6 +12,7 @@ import (
 	"github.com/reactorviz/reactorviz/reactor"
 	"github.com/reactorviz/reactorviz/reactor/trace"
 	"github.com/reactorviz/reactorviz/scenarios"
+	"github.com/reactorviz/reactorviz/sim/load"
 )
 
 // Summary is the run summary (docs/scenarios.md, "Summary keys"). Its JSON
@@ -50,6 +52,28 @@ type LoopSummary struct {
 	State string `json:"state"`
 	reactor.Stats
 	TimersFired int64 `json:"timers_fired"`
+	// Time is where the loop's time went and what its clients saw; a
+	// summary rebuilt from a trace has none.
+	Time *LoopTime `json:"time,omitempty"`
+}
+
+// LoopTime is one loop's time split and the latency of the requests on
+// the channels it serves.
+type LoopTime struct {
+	SelectNanos int64      `json:"select_ns"` // blocked in select over the run
+	LastSecond  TimeShares `json:"last_second"`
+	Run         TimeShares `json:"run"`
+	// Clients is the latency of the requests on the channels the loop
+	// serves over the run, ClientsLastSecond over the last second; each
+	// only when some were answered.
+	Clients           *LoopClients `json:"clients,omitempty"`
+	ClientsLastSecond *LoopClients `json:"clients_last_second,omitempty"`
+}
+
+// LoopClients is what the clients of one loop's channels saw.
+type LoopClients struct {
+	Requests  int64          `json:"requests"`
+	LatencyUS LatencySummary `json:"latency_us"`
 }
 
 // ClientSummary is what the clients saw.
@@ -60,14 +84,23 @@ type ClientSummary struct {
 	BytesVerified int64          `json:"bytes_verified"`
 	ThroughputRPS float64        `json:"throughput_rps"`
 	LatencyUS     LatencySummary `json:"latency_us"`
+	// AcceptUS is the time from a connection's dial to its registration
+	// on the loop that serves it.
+	AcceptUS LatencySummary `json:"accept_us"`
 }
 
 // LatencySummary holds latency quantiles in microseconds.
 type LatencySummary struct {
-	P50 float64 `json:"p50"`
-	P90 float64 `json:"p90"`
-	P99 float64 `json:"p99"`
-	Max float64 `json:"max"`
+	P50  float64 `json:"p50"`
+	P90  float64 `json:"p90"`
+	P99  float64 `json:"p99"`
+	P999 float64 `json:"p999"`
+	Max  float64 `json:"max"`
+}
+
+func latencySummary(h *load.Histogram) LatencySummary {
+	return LatencySummary{P50: h.Quantile(0.5), P90: h.Quantile(0.9), P99: h.Quantile(0.99),
+		P999: h.Quantile(0.999), Max: h.Quantile(1)}
 }
 
 // EventSummary counts trace events.
@@ -104,20 +137,43 @@ func loopSummary(l *reactor.EventLoop) LoopSummary {
 	return LoopSummary{Name: l.Name(), Group: l.Group(), TID: l.TID(), State: state, Stats: st, TimersFired: st.TimersDue}
 }
 
+// loopTime is loop i's time split and its clients' latency so far.
+func (r *Run) loopTime(i int) *LoopTime {
+	last, all, lastClients := r.split.window(i)
+	t := &LoopTime{SelectNanos: r.loops[i].TimeSplit().SelectNanos, LastSecond: last, Run: all,
+		ClientsLastSecond: lastClients}
+	if h := &r.served.hists[i]; h.Count() > 0 {
+		t.Clients = &LoopClients{Requests: int64(h.Count()), LatencyUS: latencySummary(h)}
+	}
+	return t
+}
+
+// LoopTime returns loop i's time split and its clients' latency so far.
+// Any goroutine; it reads the loops' running sums and never stops them.
+func (r *Run) LoopTime(i int) *LoopTime {
+	if i < 0 || i >= len(r.loops) {
+		return nil
+	}
+	return r.loopTime(i)
+}
+
 func (r *Run) summarise() *Summary {
 	el := r.Elapsed()
 	s := &Summary{Scenario: r.sc.Name, Model: string(r.sc.Model), Netty: string(r.sc.Netty), DurationNS: int64(el)}
 	for _, g := range r.groups {
 		s.Groups = append(s.Groups, GroupSummary{Name: g.Name(), Size: g.Size(), Chooser: g.Chooser()})
 	}
-	for _, l := range r.loops {
-		s.Loops = append(s.Loops, loopSummary(l))
+	for i, l := range r.loops {
+		ls := loopSummary(l)
+		ls.Time = r.loopTime(i)
+		s.Loops = append(s.Loops, ls)
 		s.loopNames = append(s.loopNames, l.Name())
 	}
 	c := r.Clients()
 	s.Clients = ClientSummary{Connections: c.Connections, Requests: c.Requests, Errors: c.Errors,
 		BytesVerified: c.BytesVerified, ThroughputRPS: c.ThroughputRPS,
-		LatencyUS: LatencySummary{P50: c.P50us, P90: c.P90us, P99: c.P99us, Max: c.MaxUs}}
+		LatencyUS: LatencySummary{P50: c.P50us, P90: c.P90us, P99: c.P99us, P999: c.P999us, Max: c.MaxUs},
+		AcceptUS:  latencySummary(c.accept)}
 	s.Events.Emitted, s.Events.Dropped = r.coll.Stats()
 	if r.wheel != nil {
 		ws := r.wheel.Stats()
@@ -136,7 +192,11 @@ func (r *Run) summarise() *Summary {
 // check evaluates the expectations against the summary itself, so a
 // replayed summary is checked the same way.
 func (s *Summary) check(exps []*scenarios.Expect) {
-	s.resolved = flatten(s)
+	var unknown []string
+	s.resolved, unknown = flatten(s)
+	for _, k := range unknown {
+		s.Warnings = append(s.Warnings, "summary key "+k+" has no expectation key: expectations cannot name it")
+	}
 	s.Expect = s.Expect[:0]
 	s.expectFail = 0
 	rv := resolver{s}
@@ -161,9 +221,16 @@ func (r resolver) Lookup(path string) (scenarios.Value, bool) {
 // Loops implements scenarios.Resolver.
 func (r resolver) Loops() []string { return r.s.loopNames }
 
+// notExpectable are the summary's keys that no expectation reads: the
+// outcome of the expectations themselves.
+var notExpectable = map[string]bool{"expect": true, "warnings": true, "error": true}
+
 // flatten turns the summary into "worker-0.rebuilds", "clients.errors",
 // "groups.worker.chooser" ... → value, typed by the scenario key tables.
-func flatten(s *Summary) map[string]scenarios.Value {
+// A key of the summary's JSON that no table types is returned in unknown
+// (as loop.KEY for a loop's, groups.GROUP.KEY for a group's): a field added
+// without its expectation key, which an expectation could not name.
+func flatten(s *Summary) (values map[string]scenarios.Value, unknown []string) {
 	out := map[string]scenarios.Value{}
 	types := map[string]scenarios.Type{}
 	for _, k := range scenarios.LoopKeys() {
@@ -172,11 +239,15 @@ func flatten(s *Summary) map[string]scenarios.Value {
 	for _, k := range scenarios.RunKeys() {
 		types[k.Path] = k.Type
 	}
+	missing := map[string]bool{}
 	put := func(path, typeKey string, v any) {
-		if t, ok := types[typeKey]; ok {
-			if val, ok := toValue(v, t); ok {
-				out[path] = val
-			}
+		t, ok := types[typeKey]
+		if !ok {
+			missing[typeKey] = true
+			return
+		}
+		if val, ok := toValue(v, t); ok {
+			out[path] = val
 		}
 	}
 	for _, l := range s.Loops {
@@ -202,8 +273,15 @@ func flatten(s *Summary) map[string]scenarios.Value {
 	top := asMap(s)
 	delete(top, "loops")
 	delete(top, "groups")
+	for k := range notExpectable {
+		delete(top, k)
+	}
 	walk("", top)
-	return out
+	for k := range missing {
+		unknown = append(unknown, k)
+	}
+	sort.Strings(unknown)
+	return out, unknown
 }
 
 func asMap(v any) map[string]any {
@@ -263,13 +341,17 @@ func (s *Summary) Text() string {
 			l.Channels, bytesText(l.BytesRead), bytesText(l.BytesWritten))
 	}
 	tw.Flush()
+	s.timeText(&b)
 	if s.fromTrace {
 		b.WriteString("\nclients: not in a trace\n")
 	} else {
 		c := s.Clients
 		fmt.Fprintf(&b, "\nclients: %d connections, %d requests (%.0f req/s), %d errors, %s verified\n",
 			c.Connections, c.Requests, c.ThroughputRPS, c.Errors, bytesText(c.BytesVerified))
-		fmt.Fprintf(&b, "latency µs: p50 %.0f  p90 %.0f  p99 %.0f  max %.0f\n", c.LatencyUS.P50, c.LatencyUS.P90, c.LatencyUS.P99, c.LatencyUS.Max)
+		fmt.Fprintf(&b, "latency µs: p50 %.0f  p90 %.0f  p99 %.0f  p999 %.0f  max %.0f\n", c.LatencyUS.P50, c.LatencyUS.P90, c.LatencyUS.P99, c.LatencyUS.P999, c.LatencyUS.Max)
+		if a := c.AcceptUS; a.Max > 0 {
+			fmt.Fprintf(&b, "accept µs (dial to registration on its loop): p50 %.0f  p99 %.0f  max %.0f\n", a.P50, a.P99, a.Max)
+		}
 	}
 	if s.Events.Emitted == 0 && s.Events.Dropped == 0 {
 		b.WriteString("events: none collected (the engine emits events only for --trace, --chrome or the TUI)\n")
@@ -299,6 +381,33 @@ func (s *Summary) Text() string {
 		fmt.Fprintf(&b, "\nerror: %s\n", s.Error)
 	}
 	return b.String()
+}
+
+// timeText lists each started loop's share of the run blocked in select,
+// in I/O and in tasks, and what the clients of its channels saw.
+func (s *Summary) timeText(b *strings.Builder) {
+	var rows []LoopSummary
+	for _, l := range s.Loops {
+		if l.Time != nil && l.TID != 0 {
+			rows = append(rows, l)
+		}
+	}
+	if len(rows) == 0 {
+		return
+	}
+	b.WriteString("\ntime over the run, and the clients of each loop's channels:\n")
+	tw := tabwriter.NewWriter(b, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "loop\tselect %\tio %\ttask %\trequests\tp50 µs\tp99 µs\tp999 µs\t")
+	for _, l := range rows {
+		t := l.Time
+		if c := t.Clients; c != nil {
+			fmt.Fprintf(tw, "%s\t%.1f\t%.1f\t%.1f\t%d\t%.0f\t%.0f\t%.0f\t\n", l.Name, t.Run.Select, t.Run.IO, t.Run.Tasks,
+				c.Requests, c.LatencyUS.P50, c.LatencyUS.P99, c.LatencyUS.P999)
+			continue
+		}
+		fmt.Fprintf(tw, "%s\t%.1f\t%.1f\t%.1f\t-\t-\t-\t-\t\n", l.Name, t.Run.Select, t.Run.IO, t.Run.Tasks)
+	}
+	tw.Flush()
 }
 
 func observed(e scenarios.Result) string {

@@ -15,6 +15,7 @@ func (r *Run) playTimeline() {
 			return
 		}
 		r.apply(a)
+		r.noteFired(a)
 	}
 }
 
@@ -22,6 +23,7 @@ func (r *Run) playTimeline() {
 // stopped. The clock can be held, so it sleeps in steps and looks again.
 func (r *Run) sleepUntil(at time.Duration) bool {
 	for {
+		r.holdWhilePaused()
 		rem := at - r.Elapsed()
 		if rem <= 0 {
 			select {

@@ -61,6 +61,7 @@ func (r *Run) build() error {
 		for _, l := range g.Loops() {
 			r.loops = append(r.loops, l)
 			r.byName[l.Name()] = l
+			r.index[l] = len(r.loops) - 1
 			r.faults[l] = &loopFaults{}
 			if d := r.sc.Loop.SlowMotion; d > 0 {
 				l.SetSlowMotion(d)

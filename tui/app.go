@@ -106,7 +106,7 @@ func newShell(o Options) *shell {
 // ticker is gone.
 func (sh *shell) run(v view) error {
 	sh.v = v
-	sh.help.Set("help · "+v.title(), helpEntries(v.kind()))
+	sh.help.Set("help · "+v.title(), helpEntries(v.kind(), viewScenario(v)))
 	v.refresh()
 	if sh.opts.ready != nil {
 		sh.opts.ready(sh)
@@ -195,6 +195,9 @@ func (sh *shell) redraw() { sh.wake.Store(true) }
 func (sh *shell) say(msg string) {
 	sh.msg, sh.msgUntil = msg, time.Now().Add(4*time.Second)
 }
+
+// quiet clears the footer's message. UI goroutine.
+func (sh *shell) quiet() { sh.msg = "" }
 
 // openPrompt shows an input line in place of the footer. UI goroutine.
 func (sh *shell) openPrompt(label, text string, done func(string)) {

@@ -175,11 +175,10 @@ func (v *compareView) runOne(i int, timeout time.Duration) {
 // sampleColumn reads a run's live numbers and folds its model's snapshot.
 func sampleColumn(run Session, mdl *model.Model) column {
 	c := column{elapsed: run.Elapsed(), clients: run.Clients()}
-	snap := mdl.Snapshot(model.Query{Focus: -1})
-	engineCounters(snap, run.Loops())
+	f := model.NewFrame(mdl.Snapshot(model.Query{Focus: -1}), probeOf(run), model.Settings{IORatio: -1})
 	var st colStats
 	at := map[string]int{}
-	for _, l := range snap.Loops {
+	for _, l := range f.Rows {
 		if l.Group == "client" {
 			continue // the load generator, not the server under test
 		}

@@ -5,6 +5,7 @@ import (
 
 	"github.com/gdamore/tcell/v2"
 
+	"github.com/reactorviz/reactorviz/reactor/trace"
 	"github.com/reactorviz/reactorviz/tui/model"
 	"github.com/reactorviz/reactorviz/tui/widgets"
 )
@@ -25,6 +26,33 @@ type detailInfo struct {
 	atEnd     bool // paused at the end-of-iteration boundary, not before a phase
 	reason    string
 	wheel     widgets.WheelView
+	// wheelThread is set when the focus is the wheel's own thread: the
+	// pane shows the wheel instead of a loop.
+	wheelThread bool
+	wheelInfo   model.Wheel
+	// wheelFocusable is set when the focus can move to the wheel's thread
+	// (its events have been seen).
+	wheelFocusable bool
+}
+
+// detailOf is the detail pane's view of a frame's focused loop.
+func detailOf(f *model.Frame, focus int) detailInfo {
+	info := detailInfo{now: f.Now, ioRatio: f.Settings.IORatio, threshold: f.Settings.Threshold, wheel: f.Wheel, netty: f.Settings.Netty,
+		wheelFocusable: f.Snapshot.Wheel.Present}
+	if f.Snapshot.Wheel.Present && focus == f.Snapshot.Wheel.Index {
+		info.wheelThread, info.wheelInfo = true, f.Snapshot.Wheel
+		return info
+	}
+	r, ok := f.Row(focus)
+	if !ok {
+		return info
+	}
+	info.loop, info.ok, info.ioRatio, info.threshold = r.Loop, true, r.IORatio, r.Threshold
+	if r.Pause == model.PausePaused {
+		info.paused, info.gatePhase, info.reason = true, model.FromGate(r.PausePhase), r.PauseReason
+		info.atEnd = r.PausePhase == trace.PhaseEnd
+	}
+	return info
 }
 
 // detailPane shows the focused loop: its phase ring and counters, the head
@@ -49,6 +77,10 @@ func (d *detailPane) draw(scr tcell.Screen, x, y, w, h int) {
 		return
 	}
 	l := in.loop
+	if in.wheelThread {
+		d.drawWheelThread(scr, x, y, w, h)
+		return
+	}
 	if !in.ok {
 		widgets.Rule(scr, x, y, w, []widgets.Seg{widgets.S("detail", th.Title)}, th)
 		if h > 1 {
@@ -60,31 +92,67 @@ func (d *detailPane) draw(scr tcell.Screen, x, y, w, h int) {
 	if l.TID != 0 {
 		tid = "tid " + strconv.FormatInt(l.TID, 10)
 	}
-	widgets.Rule(scr, x, y, w, []widgets.Seg{
+	title := []widgets.Seg{
 		widgets.S(l.Name, th.Title),
 		widgets.S(" · "+tid+" · "+l.State.String(), th.Base),
-	}, th)
+	}
+	if in.wheelFocusable {
+		// The wheel is a thread of its own, not part of any loop.
+		title = append(title, widgets.S(" · the timer wheel: tab to its thread", th.Dim))
+	}
+	widgets.Rule(scr, x, y, w, title, th)
 	y, h = y+1, h-1
 	if h <= 0 {
 		return
 	}
-	colW := min(max((w-34)/3, 14), 24)
-	showWheel := in.wheel.Present
-	cols := 2
-	if showWheel {
-		cols = 3
-	}
-	infoW := w - cols*(colW+1)
+	// The counters take what the queue and heap columns leave: from
+	// 86 columns that is room for their full labels.
+	colW := min(max((w-60)/2, 14), 24)
+	infoW := w - 2*(colW+1)
 	d.drawInfo(scr, x, y, infoW, h)
 	cx := x + infoW + 1
 	d.drawQueue(scr, cx, y, colW, h)
 	cx += colW + 1
 	d.drawHeap(scr, cx, y, colW, h)
-	cx += colW + 1
-	if showWheel {
-		d.wheel.Set(in.wheel)
-		d.wheel.SetRect(cx, y, colW, h)
-		d.wheel.Draw(scr)
+}
+
+// drawWheelThread is the detail pane of the HashedWheelTimer's thread: its
+// ring, its numbers and the latest expiries.
+func (d *detailPane) drawWheelThread(scr tcell.Screen, x, y, w, h int) {
+	th, in := d.th, d.info
+	wi := in.wheelInfo
+	tid := "no thread"
+	if wi.TID != 0 {
+		tid = "tid " + strconv.FormatInt(wi.TID, 10)
+	}
+	head := " · HashedWheelTimer · " + tid
+	if wi.State != 0 {
+		head += " · " + wi.State.String()
+	}
+	widgets.Rule(scr, x, y, w, []widgets.Seg{widgets.S(wi.Name, th.Title), widgets.S(head, th.Base)}, th)
+	y, h = y+1, h-1
+	if h <= 0 {
+		return
+	}
+	ringW := min(40, w/2)
+	d.wheel.Set(in.wheel)
+	d.wheel.SetRect(x, y, ringW, h)
+	d.wheel.Draw(scr)
+	cx, cw := x+ringW+2, w-ringW-2
+	about := widgets.Wrap("A thread of its own, apart from every event loop: a timeout lands in slot "+
+		"(deadline / tick) & mask and waits remainingRounds laps; each tick expires the due ones of one slot (C17).", cw)
+	line := 0
+	for _, l := range about {
+		if line < h {
+			widgets.Put(scr, cx, y+line, cw, l, th.Dim)
+			line++
+		}
+	}
+	for i := len(wi.Recent) - 1; i >= 0 && line < h; i-- {
+		e := wi.Recent[i]
+		widgets.Put(scr, cx, y+line, cw, "expired #"+strconv.FormatInt(e.ID, 10)+" at tick "+
+			strconv.FormatInt(e.Tick, 10)+", slot "+strconv.FormatInt(e.Slot, 10), th.Base)
+		line++
 	}
 }
 
@@ -152,7 +220,12 @@ func infoGroups(in detailInfo, long bool) [][]counter {
 		sel += "/" + strconv.Itoa(in.threshold)
 	}
 	ratio := "?"
-	if in.ioRatio > 0 {
+	switch {
+	case in.netty == "4.2":
+		// SingleThreadIoEventLoop has no ioRatio: tasks get a quantum,
+		// which the task budget shows.
+		ratio = "none (4.2)"
+	case in.ioRatio > 0:
 		ratio = strconv.Itoa(in.ioRatio)
 	}
 	budget := "-"

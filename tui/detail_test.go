@@ -33,3 +33,21 @@ func TestDetailCountersWrapRatherThanCut(t *testing.T) {
 		t.Errorf("first lines %q; want the select counters, then prem on a line of its own", text[:2])
 	}
 }
+
+// Netty 4.2's loop has no ioRatio: the pane says so rather than show the
+// scenario's ratio, which that loop ignores.
+func TestDetailHasNoIORatioUnder42(t *testing.T) {
+	in := detailInfo{ok: true, ioRatio: 50, netty: "4.2"}
+	var text []string
+	for _, line := range infoLines(in, 120, widgets.NewTheme(true)) {
+		var b strings.Builder
+		for _, sg := range line {
+			b.WriteString(sg.Text)
+		}
+		text = append(text, b.String())
+	}
+	all := strings.Join(text, "\n")
+	if !strings.Contains(all, "ioRatio none (4.2)") || strings.Contains(all, "ioRatio 50") {
+		t.Errorf("detail under 4.2:\n%s", all)
+	}
+}

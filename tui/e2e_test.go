@@ -116,7 +116,9 @@ func TestE2ELive(t *testing.T) {
 	p.waitFor("▶ RUNNING")
 	p.waitFor("worker-0")
 	p.keys("?")
-	p.waitFor("Panes and the Netty concepts")
+	// The help opens on what the scenario is for, its notes from the file.
+	p.waitFor("This scenario: tour")
+	p.waitFor("notes")
 	// Escape alone: a key right after it would read as Alt+key.
 	p.keys("Escape")
 	p.waitFor("─ events")
@@ -166,6 +168,22 @@ func TestE2EReplay(t *testing.T) {
 	p.waitFor("event " + m[2] + "/" + m[2])
 	p.keys("Left", "Left")
 	p.waitFor("event " + strconv.Itoa(n-2) + "/" + m[2])
+	p.keys("q")
+	p.waitFor("EXIT=0")
+}
+
+// --paused opens the run with its clock held at the start and the
+// scenario's caption on screen; space runs it, and the timeline's first
+// action shows up in the caption line as it happens.
+func TestE2EPausedStartAndCaptions(t *testing.T) {
+	bin := buildCLI(t)
+	p := newPane(t, 120, 40, bin+" run task-deadline-64 --paused")
+	out := p.waitFor("at the start")
+	if !strings.Contains(out, "watch:") || !strings.Contains(out, "00:00.0/00:03.0") {
+		t.Errorf("the paused start shows no caption or a moving clock:\n%s", out)
+	}
+	p.keys("Space")
+	p.waitFor("t=1.0s: 50 000 tasks")
 	p.keys("q")
 	p.waitFor("EXIT=0")
 }

@@ -37,6 +37,9 @@ type fakeSession struct {
 	onStart   func(f *fakeSession) // feeds events, may end the run
 	onStop    func(f *fakeSession) // runs in Stop before the run ends
 	startErr  error
+	fired     []sim.Fired  // the timeline actions it reports as played
+	addrs     []string     // where it serves
+	held      atomic.Int64 // ns the run clock was held, for ClockMap
 
 	done     chan struct{}
 	doneOnce sync.Once
@@ -121,7 +124,13 @@ func (f *fakeSession) Wheel() *wheel.Timer           { return nil }
 func (f *fakeSession) Clients() sim.ClientStats      { return f.clients }
 func (f *fakeSession) RebuildThreshold() int         { return f.threshold }
 func (f *fakeSession) Summary() *sim.Summary         { return nil }
-func (f *fakeSession) feed(events ...trace.Event)    { f.sink.Consume(events) }
+func (f *fakeSession) ClockMap() func(int64) time.Duration {
+	held := f.held.Load()
+	return func(t int64) time.Duration { return time.Duration(t - held) }
+}
+func (f *fakeSession) Addrs() []string            { return f.addrs }
+func (f *fakeSession) Fired() []sim.Fired         { return f.fired }
+func (f *fakeSession) feed(events ...trace.Event) { f.sink.Consume(events) }
 
 func loopIndex(table []trace.LoopInfo, name string) uint16 {
 	for j, l := range table {

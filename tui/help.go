@@ -1,6 +1,9 @@
 package tui
 
 import (
+	"strings"
+
+	"github.com/reactorviz/reactorviz/scenarios"
 	"github.com/reactorviz/reactorviz/tui/widgets"
 )
 
@@ -14,7 +17,7 @@ type pane struct {
 
 var panes = []pane{
 	{name: "header", on: onLive | onReplay,
-		text: "Scenario, Reactor model, run clock, whether the loops run or are paused (and why: a key, a step, or the breakpoint that fired), slow motion or replay speed, and the events dropped. Tracing never blocks a loop: when a loop's ring is full the event is dropped and counted."},
+		text: "Scenario, Reactor model, run clock, whether the loops run or are paused (and why: a key, a step, or the breakpoint that fired), slow motion or replay speed, and the events dropped. Tracing never blocks a loop: when a loop's ring is full the event is dropped and counted. \"drop N\" counts those events the screen could not keep: the log and the mirrors miss them, but no task, read or write was lost; in a live run the tables' counters come from the loops themselves and stay exact."},
 	{name: "groups C1 C2 C24", on: onLive | onReplay,
 		text: "One panel per EventLoopGroup, a row per EventLoop. A group is a pool of loops; a loop is one thread with one selector (C1). The boss group accepts, the worker group does the channels' I/O: single = one loop does both, multi = one boss and a worker group, master-slave = several bosses and workers (C2). A client group drives connections through the engine's own bootstrap: connect → OP_CONNECT → finishConnect → OP_READ (C24)."},
 	{name: "boss idle C3 C5", on: onLive | onReplay,
@@ -38,7 +41,9 @@ var panes = []pane{
 	{name: "queue/heap C13 C14", on: onLive | onReplay,
 		text: "The head of the focused loop's task queue in FIFO order (⏲ marks a scheduled task moved over when due), and the top of its scheduled heap with each deadline."},
 	{name: "wheel C17", on: onLive | onReplay,
-		text: "The HashedWheelTimer on its own thread: a ring of slots (several slots per cell when the wheel is large), the cursor advancing one slot per tick. A timeout lands in slot (deadline / tick) & mask and waits remainingRounds laps; a digit counts the timeouts in a slot, + more than nine. Netty's event loops keep scheduled tasks in the heap, not in a wheel; the wheel is a separate utility for things like idle timeouts."},
+		text: "The HashedWheelTimer on its own thread, focused like a loop (tab past the last one) and drawn in its own detail pane: a ring of slots (several slots per cell when the wheel is large), the cursor advancing one slot per tick. A timeout lands in slot (deadline / tick) & mask and waits remainingRounds laps; a digit counts the timeouts in a slot, + more than nine. Netty's event loops keep scheduled tasks in the heap, not in a wheel; the wheel is a separate utility for things like idle timeouts."},
+	{name: "short labels", on: onLive | onReplay,
+		text: "Below 86 columns the detail pane shortens its labels: selCnt selectCnt, prem premature selects, migr channels migrated by a rebuild, wakeup w / c eventfd wakeups written / coalesced, budget the task time budget, panic task and handler panics, 64-chk 64-task deadline checks, hits deadline hits, exc exceptionCaught, in / out bytes read / written, acc connections accepted."},
 	{name: "events C9 C22", on: onLive | onReplay,
 		text: "The latest events, filtered with /. Epoll ops read IN/OUT/RDHUP/ET; under nio semantics a channel with interest 0 whose peer resets makes select return 0 again and again (the JDK bug, C9); native epoll semantics close it. Level-triggered loops read what is there; edge-triggered ones drain to EAGAIN (C22)."},
 	{name: "netty versions", on: onLive | onReplay,
@@ -51,8 +56,9 @@ var panes = []pane{
 
 // helpEntries builds the help overlay of a screen from the key table and
 // the pane list.
-func helpEntries(on screenKind) []widgets.HelpEntry {
-	out := []widgets.HelpEntry{{Heading: true, Text: "Keys"}}
+func helpEntries(on screenKind, sc *scenarios.Scenario) []widgets.HelpEntry {
+	out := scenarioEntries(sc)
+	out = append(out, widgets.HelpEntry{Heading: true, Text: "Keys"})
 	for _, b := range helpKeys(on) {
 		out = append(out, widgets.HelpEntry{Term: b.label, Text: b.help})
 	}
@@ -63,4 +69,49 @@ func helpEntries(on screenKind) []widgets.HelpEntry {
 		}
 	}
 	return out
+}
+
+// scenarioEntries open the help with what the scenario on screen is for:
+// its summary, its notes and its "watch" captions with their times, the
+// same text `reactorviz show` prints.
+func scenarioEntries(sc *scenarios.Scenario) []widgets.HelpEntry {
+	if sc == nil || (sc.Summary == "" && sc.Notes == "" && len(sc.Watch) == 0) {
+		return nil
+	}
+	out := []widgets.HelpEntry{{Heading: true, Text: "This scenario: " + sc.Name}}
+	if sc.Summary != "" {
+		out = append(out, widgets.HelpEntry{Term: "summary", Text: sc.Summary})
+	}
+	if sc.Notes != "" {
+		out = append(out, widgets.HelpEntry{Term: "notes", Text: unwrap(sc.Notes)})
+	}
+	for _, c := range sc.Watch {
+		out = append(out, widgets.HelpEntry{Term: "watch at " + seconds(c.At), Text: c.Text})
+	}
+	return out
+}
+
+// scenarioView is a screen that shows one scenario, live or recorded.
+type scenarioView interface {
+	scenario() *scenarios.Scenario
+}
+
+// viewScenario returns the scenario a screen shows, or nil.
+func viewScenario(v view) *scenarios.Scenario {
+	if sv, ok := v.(scenarioView); ok {
+		return sv.scenario()
+	}
+	return nil
+}
+
+// unwrap joins the lines of each paragraph of a scenario's text, which the
+// file wraps at its own width, so the help can wrap it at the screen's.
+func unwrap(text string) string {
+	var paras []string
+	for _, p := range strings.Split(text, "\n\n") {
+		if p = strings.Join(strings.Fields(p), " "); p != "" {
+			paras = append(paras, p)
+		}
+	}
+	return strings.Join(paras, "\n")
 }

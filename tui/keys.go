@@ -38,6 +38,10 @@ const (
 	actNextBreak
 	actPrevBreak
 	actSkip
+	actLogOlder
+	actLogNewer
+	actLogOldest
+	actLogLatest
 )
 
 // screenKind says which screen a key applies to.
@@ -92,7 +96,7 @@ var keyTable = []binding{
 	{act: actStepAll, keys: keys(runeKey('a')), label: "a", hint: "step all", on: onLive, footer: 6,
 		help: "Step every loop one phase (running loops are paused first), to watch boss and workers side by side."},
 	{act: actBreaks, keys: keys(runeKey('b')), label: "b", hint: "breaks", on: onLive | onReplay, footer: 7,
-		help: "Breakpoints: pause a loop at its next phase boundary after a selector rebuild, a premature select return, a 64-task deadline hit, a written wakeup, a task or handler panic, or when its task queue is deeper than N. The header says which one fired. In a replay they choose the events < and > jump to."},
+		help: "Breakpoints: pause a loop at its next phase boundary after a selector rebuild, a 64-task deadline hit, a wakeup written by another thread, a task or handler panic, or when its task queue grows deeper than N; right after a premature select return. The header says which one fired. In a replay the same rule chooses the events < and > jump to."},
 	{act: actPlay, keys: keys(runeKey(' ')), label: "space", hint: "play", on: onReplay, footer: 3,
 		help: "Play the trace at the chosen speed, or stop playing."},
 	{act: actBack, keys: keys(namedKey(tcell.KeyLeft), runeKey(',')), label: "←/,", hint: "back", on: onReplay, footer: 4,
@@ -120,7 +124,15 @@ var keyTable = []binding{
 	{act: actPrevLoop, keys: keys(namedKey(tcell.KeyBacktab), namedKey(tcell.KeyUp), runeKey('k')), label: "S-tab/↑", on: onLive | onReplay,
 		help: "Focus the previous loop."},
 	{act: actFilter, keys: keys(runeKey('/')), label: "/", hint: "filter", on: onLive | onReplay, footer: 11,
-		help: "Filter the event log by loop and kind: words such as \"worker-1\", \"wakeup\", \"task\", or \"loop:boss kind:accept\". An empty filter shows everything."},
+		help: "Filter the event log: a word that is part of a kind's name (\"wakeup\", \"task\") picks kinds, one that is part of a loop's name (\"worker-1\", \"boss\") picks loops, and any other word (\"premature\", \"epoll\", \"fault=spurious\") must appear in the event's details; \"worker-3 task\" is worker-3's task events. loop:NAME and kind:NAME say which is meant. An empty filter shows everything."},
+	{act: actLogOlder, keys: keys(namedKey(tcell.KeyPgUp)), label: "PgUp", on: onLive,
+		help: "Scroll the event log back a page. A scrolled log stands still while the run goes on (its title says so); End follows the run again."},
+	{act: actLogNewer, keys: keys(namedKey(tcell.KeyPgDn)), label: "PgDn", on: onLive,
+		help: "Scroll the event log forward a page; past the newest line it follows the run again."},
+	{act: actLogOldest, keys: keys(namedKey(tcell.KeyHome)), label: "Home", on: onLive,
+		help: "Scroll the event log to the oldest event it keeps."},
+	{act: actLogLatest, keys: keys(namedKey(tcell.KeyEnd)), label: "End", on: onLive,
+		help: "Let the event log follow the run again."},
 	{act: actSkip, keys: keys(runeKey('s')), label: "s", hint: "skip model", on: onCompare, footer: 3,
 		help: "End the running model early (graceful shutdown) and go on to the next."},
 	{act: actRestart, keys: keys(runeKey('r')), label: "r", hint: "restart", on: onLive, footer: 12,

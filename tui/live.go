@@ -14,6 +14,7 @@ import (
 
 	"github.com/reactorviz/reactorviz/reactor"
 	"github.com/reactorviz/reactorviz/reactor/trace"
+	"github.com/reactorviz/reactorviz/scenarios"
 	"github.com/reactorviz/reactorviz/sim"
 	"github.com/reactorviz/reactorviz/tui/model"
 	"github.com/reactorviz/reactorviz/tui/widgets"
@@ -54,6 +55,9 @@ func RunLive(newRun NewRun, o Options) error {
 	if err != nil {
 		return err
 	}
+	if o.Paused {
+		pauseAtStart(run)
+	}
 	sh := newShell(o)
 	v := newLiveView(sh, newRun, run, mdl)
 	v.startWatch(run)
@@ -67,6 +71,9 @@ func RunLive(newRun NewRun, o Options) error {
 		stopSession(last, o.stopTimeout())
 	}
 	v.watchers.Wait()
+	if o.Final != nil && last != nil {
+		o.Final(last)
+	}
 	return err
 }
 
@@ -115,18 +122,20 @@ type liveView struct {
 	watchers  sync.WaitGroup
 	lastDraw  atomic.Int64 // unix ns of the last refresh, for needsRedraw
 
+	// The settings the keys have set, which every new run starts with.
+	breaks model.Breaks
+	slow   time.Duration // the slow-motion delay
+
 	// The rest belongs to the UI goroutine.
 	focus   int
 	filter  model.Filter
-	breaks  model.Breaks
-	slow    time.Duration // the slow-motion delay the speed keys set
-	applied Session       // the run breaks and slow were last applied to
-	snap    *model.Snapshot
-	gates   []reactor.GateStatus
-	elapsed time.Duration
-	clients sim.ClientStats
+	frame   *model.Frame
 	header  *widgets.Bar
 	head    headerParts
+	caption captionView
+	served  serveRate
+	logAt   logScroll
+	atBreak map[int]bool // loops parked at a breakpoint in the last frame
 	body    *mainPanels
 }
 
@@ -146,6 +155,14 @@ func (v *liveView) title() string {
 		return "live"
 	}
 	return "live · " + v.run.Scenario().Name
+}
+
+func (v *liveView) scenario() *scenarios.Scenario {
+	run, _, _, _ := v.session()
+	if run == nil {
+		return nil
+	}
+	return run.Scenario()
 }
 
 // startWatch marks the run finished when it ends on its own.
@@ -189,129 +206,128 @@ func (v *liveView) loops() []*reactor.EventLoop {
 	return run.Loops()
 }
 
+// refresh takes a frame and hands it to the widgets. Nothing here acts on
+// the run: settings go to a run when it starts, and the run holds its own
+// clock while its loops are paused.
 func (v *liveView) refresh() {
 	v.lastDraw.Store(time.Now().UnixNano())
 	run, mdl, _, _ := v.session()
+	v.frame, v.focus = liveFrame(run, mdl, v.query())
+	if v.followBreakpoint() {
+		v.frame, v.focus = liveFrame(run, mdl, v.query())
+		v.followBreakpoint()
+	}
+	v.setCaption(run)
+	if run != nil {
+		onRunClock(run, v.frame.Log)
+	}
+	if !v.logAt.following() {
+		v.frame.Log = v.logAt.lines()
+	}
+	v.body.show(v.frame, v.focus, v.filter, emptyLog(v.filter, "no events yet"))
+	v.body.logTitleMore(v.logAt.title(v.sh.th))
+	v.setHeader(run)
+}
+
+// liveFrame is the frame of a live run: its model's fold, the collector's
+// drop count, and the loops' own counters and gates.
+func liveFrame(run Session, mdl *model.Model, q model.Query) (*model.Frame, int) {
+	set := model.Settings{IORatio: -1}
+	if run != nil {
+		set.Threshold = run.RebuildThreshold()
+		if sc := run.Scenario(); sc != nil && sc.Netty != "" && sc.Netty != scenarios.Netty4143 {
+			set.Netty = string(sc.Netty) // the header names the design; the pane flags a non-default one
+		}
+	}
+	f, focus := frameOf(mdl.Snapshot, q, probeOf(run), set)
 	if run != nil {
 		if d, ok := droppedOf(run); ok {
-			mdl.NoteDropped(d)
+			f.Dropped = max(f.Dropped, d)
 		}
 	}
-	v.snap = mdl.Snapshot(model.Query{Focus: v.focus, Head: detailHead, Log: max(v.body.logRows, minLogQuery), Filter: v.filter})
-	if v.focus < 0 || !v.hasLoop(v.focus) {
-		v.focus = defaultFocus(v.snap)
-		v.snap = mdl.Snapshot(model.Query{Focus: v.focus, Head: detailHead, Log: max(v.body.logRows, minLogQuery), Filter: v.filter})
-	}
-	if run != nil {
-		engineCounters(v.snap, run.Loops())
-	}
-	v.gates = v.gates[:0]
-	threshold := 0
-	var wv widgets.WheelView
-	if run != nil && run != v.applied {
-		// A restart started the run with the settings of its moment; what
-		// was changed while it started goes to the new run now.
-		v.applySettings(run)
-	}
-	if run != nil {
-		for _, l := range run.Loops() {
-			v.gates = append(v.gates, l.GateStatus())
-		}
-		if h, ok := run.(interface{ HoldClock(bool) }); ok {
-			// The run clock stands still while any loop is paused, so the
-			// run does not end, nor its timeline move on, under a pause.
-			h.HoldClock(anyPaused(v.gates))
-		}
-		v.elapsed = run.Elapsed()
-		v.clients = run.Clients()
-		threshold = run.RebuildThreshold()
-		wv = liveWheel(run)
-	}
-	row := func(l model.Loop) widgets.LoopRow {
-		r := widgets.LoopRow{Loop: l, Threshold: threshold}
-		if l.Index < len(v.gates) {
-			g := v.gates[l.Index]
-			r.Paused, r.AtGate, r.GatePhase = g.Paused, g.Waiting, g.Phase
-		}
-		return r
-	}
-	v.body.setLoops(v.snap, row, v.focus, v.snap.Time)
-	info := detailInfo{now: v.snap.Time, threshold: threshold, ioRatio: -1, wheel: wv}
-	if l, ok := focusedLoop(v.snap, v.focus); ok {
-		info.loop, info.ok = l, true
-		if run != nil && l.Index < len(run.Loops()) {
-			info.ioRatio = run.Loops()[l.Index].IORatio()
-			if f := run.Loops()[l.Index].Flavour(); f != reactor.Netty4143 {
-				info.netty = f.String() // the header names the design; the pane flags a non-default one
-			}
-		}
-		if l.Index < len(v.gates) {
-			// Parked at the gate: the gate says so, or the loop's latest
-			// gate event is a pause (the gate's own status can lag it).
-			switch g := v.gates[l.Index]; {
-			case g.Paused && g.Waiting:
-				info.paused, info.gatePhase, info.reason = true, model.FromGate(g.Phase), g.Reason
-				info.atEnd = g.Phase == trace.PhaseEnd
-			case g.Paused && l.Paused:
-				info.paused, info.gatePhase, info.reason = true, model.FromGate(l.PausePhase), l.PauseReason
-				info.atEnd = l.PausePhase == trace.PhaseEnd
-			}
-		}
-	}
-	v.body.detail.set(info)
-	empty := "no events yet"
-	if !v.filter.Empty() {
-		empty = "no event matches the filter"
-	}
-	v.body.log.Set(logTitle(v.sh.th, v.filter, v.snap.Events, v.snap.Dropped), v.snap.Log, empty)
-	v.setHeader()
+	return f, focus
 }
 
-func (v *liveView) hasLoop(i int) bool {
-	_, ok := focusedLoop(v.snap, i)
-	return ok
+func (v *liveView) query() model.Query {
+	return model.Query{Focus: v.focus, Head: detailHead, Log: max(v.body.logRows, minLogQuery), Filter: v.filter}
 }
 
-// liveWheel reads the wheel straight from the timer: its slots' counts are
-// not in the trace.
-func liveWheel(run Session) widgets.WheelView {
-	w := run.Wheel()
-	if w == nil {
-		return widgets.WheelView{}
+// followBreakpoint moves the focus to a loop that has just stopped at a
+// breakpoint, so the detail pane shows what made it stop. It reports
+// whether the focus moved.
+func (v *liveView) followBreakpoint() bool {
+	if v.atBreak == nil {
+		v.atBreak = map[int]bool{}
 	}
-	s := w.Snapshot()
-	wv := widgets.WheelView{Present: true, Size: len(s.Slots), Cursor: s.Cursor, Slots: s.Slots,
-		Tick: s.Tick, Pending: s.Pending, Queued: s.Queued, TickDur: s.TickDuration}
-	if s.Tick == 0 && s.Pending == 0 {
-		wv.Note = "idle"
+	moved := false
+	for _, r := range v.frame.Rows {
+		hit := model.AtBreakpoint(r)
+		if hit && !v.atBreak[r.Index] && r.Index != v.focus && !moved {
+			v.focus, moved = r.Index, true
+		}
+		v.atBreak[r.Index] = hit
 	}
-	return wv
+	return moved
+}
+
+// setCaption takes the caption for the run clock and flashes the rows of
+// the loops a timeline action just reached.
+func (v *liveView) setCaption(run Session) {
+	if run == nil {
+		v.caption = captionView{}
+		return
+	}
+	var fired []sim.Fired
+	if fs, ok := run.(firedSession); ok {
+		fired = fs.Fired()
+	}
+	now := run.Elapsed()
+	v.caption = captionAt(run.Scenario(), fired, now)
+	flashLoops(v.frame, fired, now)
+}
+
+// emptyLog is what the log says when it has nothing to show.
+func emptyLog(f model.Filter, none string) string {
+	if !f.Empty() {
+		return "no event matches the filter " + strconv.Quote(f.String()) + ": / changes it, an empty filter shows all"
+	}
+	return none
 }
 
 // setHeader gathers the top bar: what runs, whether it is paused and why,
 // the clock, the speed, the throughput and the drops.
-func (v *liveView) setHeader() {
-	run, _, state, err := v.session()
+func (v *liveView) setHeader(run Session) {
+	_, _, state, err := v.session()
 	h := headerParts{brand: "reactorviz", status: v.status(state, err)}
 	if run != nil && run.Scenario() != nil {
 		sc := run.Scenario()
 		h.what = sc.Name + " · " + string(sc.Model)
-		if sc.Netty != "" {
+		if m := scenarioMode(sc); m != "" {
+			h.what += " · " + m
+		}
+		if sc.Netty != "" && sc.Netty != scenarios.Netty4143 {
 			h.what += " · netty " + string(sc.Netty)
 		}
 	}
 	if run != nil {
-		clock := model.ClockTenths(int64(v.elapsed))
+		clock := model.ClockTenths(int64(run.Elapsed()))
 		if d := run.Duration(); d > 0 {
 			clock += "/" + model.ClockTenths(int64(d))
 		}
 		h.right = append(h.right, clock)
-		if v.snap != nil && v.snap.Dropped > 0 {
-			h.right = append(h.right, "drop "+model.Count(int64(v.snap.Dropped)))
+		if v.sh.opts.Serve {
+			v.served.note(time.Now(), v.frame)
+			if what, right, ok := serveWhat(run, v.frame, v.served.rate); ok {
+				h.what = what
+				h.right = append(h.right, right...)
+			}
+		}
+		if v.frame != nil && v.frame.Dropped > 0 {
+			h.right = append(h.right, "drop "+model.Count(int64(v.frame.Dropped)))
 		}
 		h.right = append(h.right, v.speed())
-		if v.clients.Requests > 0 {
-			h.right = append(h.right, model.Count(int64(v.clients.ThroughputRPS))+" rps")
+		if c := v.frame.Clients; c.Requests > 0 {
+			h.right = append(h.right, model.Count(int64(c.ThroughputRPS))+" rps")
 		}
 	}
 	v.head = h
@@ -331,21 +347,21 @@ func (v *liveView) status(state runState, err error) string {
 	}
 	paused, total := 0, 0
 	reason := ""
-	for i, g := range v.gates {
-		if !v.loopLive(i) {
+	for _, r := range v.frame.Rows {
+		if r.State >= trace.StateShuttingDown {
 			continue
 		}
 		total++
-		if !g.Paused {
+		if r.Pause == model.PauseRunning {
 			continue
 		}
 		paused++
 		// A breakpoint that fired says most; else the focused loop's reason.
 		switch {
-		case strings.HasPrefix(g.Reason, "breakpoint") && !strings.HasPrefix(reason, "breakpoint"):
-			reason = g.Reason + " (" + v.loopName(i) + ")"
-		case reason == "" && i == v.focus && g.Reason != userPause:
-			reason = g.Reason
+		case strings.HasPrefix(r.PauseReason, "breakpoint") && !strings.HasPrefix(reason, "breakpoint"):
+			reason = r.PauseReason + " (" + r.Name + ")"
+		case reason == "" && r.Index == v.focus && r.PauseReason != userPause:
+			reason = r.PauseReason
 		}
 	}
 	var s string
@@ -361,25 +377,6 @@ func (v *liveView) status(state runState, err error) string {
 		s += " · " + reason
 	}
 	return s
-}
-
-// loopLive reports whether loop i can still run (not shut down).
-func (v *liveView) loopLive(i int) bool {
-	for _, l := range v.snap.Loops {
-		if l.Index == i {
-			return l.State < trace.StateShuttingDown
-		}
-	}
-	return true
-}
-
-func (v *liveView) loopName(i int) string {
-	for _, l := range v.snap.Loops {
-		if l.Index == i {
-			return l.Name
-		}
-	}
-	return "loop " + strconv.Itoa(i)
 }
 
 func (v *liveView) expectations() string {
@@ -414,7 +411,9 @@ func (v *liveView) draw(scr tcell.Screen, x, y, w, h int) {
 	v.header.Set(v.head.segs(w, v.sh.th))
 	v.header.SetRect(x, y, w, 1)
 	v.header.Draw(scr)
-	v.body.draw(scr, x, y+1, w, h-1)
+	ch := captionRows(v.caption, w, h)
+	drawCaption(scr, v.sh.th, v.caption, x, y+1, w, ch)
+	v.body.draw(scr, x, y+1+ch, w, h-1-ch)
 }
 
 func (v *liveView) mouse(action tview.MouseAction, ev *tcell.EventMouse, setFocus func(tview.Primitive)) bool {
@@ -449,19 +448,21 @@ func (v *liveView) act(a action) {
 		v.sh.openMenu(widgets.NewCheckMenu(v.sh.th, "breakpoints (every loop)",
 			"space toggles · ←→ or digits set N · esc closes", breakItems(v.breaks)),
 			func(items []widgets.MenuItem) {
-				v.breaks = breaksOf(items)
-				applyBreaks(v.loops(), v.breaks)
+				v.setBreaks(breaksOf(items))
 			})
 	case actFaster, actSlower:
 		v.changeSpeed(a == actFaster)
 	case actNextLoop:
-		v.focus = focusStep(v.snap, v.focus, 1)
+		v.focus = focusStep(v.frame.Snapshot, v.focus, 1)
 	case actPrevLoop:
-		v.focus = focusStep(v.snap, v.focus, -1)
+		v.focus = focusStep(v.frame.Snapshot, v.focus, -1)
 	case actFilter:
-		v.sh.openPrompt("filter (loop, kind): ", v.filter.String(), func(s string) {
+		v.sh.openPrompt("filter (loop, kind, words of the details): ", v.filter.String(), func(s string) {
 			v.filter = model.ParseFilter(s)
+			v.logAt.follow()
 		})
+	case actLogOlder, actLogNewer, actLogOldest, actLogLatest:
+		v.scrollLog(a)
 	case actRestart:
 		v.restart()
 	case actQuit:
@@ -512,15 +513,31 @@ func (v *liveView) changeSpeed(faster bool) {
 	case !faster && slowSteps[i] == cur && i < len(slowSteps)-1:
 		i++
 	}
+	v.mu.Lock()
+	defer v.mu.Unlock()
 	v.slow = slowSteps[i]
-	setSlowMotion(v.loops(), v.slow)
+	if v.run != nil {
+		setSlowMotion(v.run.Loops(), v.slow)
+	}
 }
 
-// applySettings gives run the breakpoints and the speed the keys have set.
+// setBreaks keeps new breakpoints for every later run and gives them to
+// the current one. Under the lock, so a restart under way gives its new
+// run either these or, if it got there first, has its run given them here.
+func (v *liveView) setBreaks(b model.Breaks) {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	v.breaks = b
+	if v.run != nil {
+		applyBreaks(v.run.Loops(), b)
+	}
+}
+
+// applySettings gives a run that starts the breakpoints and the speed the
+// keys have set. Called with v.mu held.
 func (v *liveView) applySettings(run Session) {
 	applyBreaks(run.Loops(), v.breaks)
 	setSlowMotion(run.Loops(), v.slow)
-	v.applied = run
 }
 
 func setSlowMotion(loops []*reactor.EventLoop, d time.Duration) {
@@ -551,10 +568,8 @@ func breaksOf(items []widgets.MenuItem) model.Breaks {
 }
 
 func applyBreaks(loops []*reactor.EventLoop, b model.Breaks) {
-	rb := reactor.Breakpoints{Rebuild: b.Rebuild, Premature: b.Premature, DeadlineHit: b.DeadlineHit,
-		Wakeup: b.Wakeup, TaskPanic: b.TaskPanic, QueueAbove: b.QueueAbove}
 	for _, l := range loops {
-		l.SetBreakpoints(rb)
+		l.SetBreakpoints(b)
 	}
 }
 
@@ -569,7 +584,6 @@ func (v *liveView) restart() {
 	v.busy, v.state = true, runRestarting
 	old := v.run
 	v.mu.Unlock()
-	breaks, slow := v.breaks, v.slow
 	timeout := v.sh.opts.stopTimeout()
 	v.restarts.Add(1)
 	go func() {
@@ -580,8 +594,6 @@ func (v *liveView) restart() {
 		mdl := model.New(nil)
 		run, err := startRun(v.newRun, mdl)
 		if err == nil {
-			applyBreaks(run.Loops(), breaks)
-			setSlowMotion(run.Loops(), slow)
 			v.startWatch(run)
 		}
 		v.mu.Lock()
@@ -589,6 +601,10 @@ func (v *liveView) restart() {
 		if err != nil {
 			v.run, v.state, v.err = nil, runFailed, err
 		} else {
+			v.applySettings(run)
+			if v.sh.opts.Paused {
+				pauseAtStart(run)
+			}
 			v.run, v.mdl, v.state, v.err = run, mdl, runRunning, nil
 		}
 		quit := v.quitAfter
@@ -625,13 +641,4 @@ func (v *liveView) shutdown(run Session, timeout time.Duration) {
 		stopSession(run, timeout)
 	}
 	v.sh.stop()
-}
-
-func anyPaused(gates []reactor.GateStatus) bool {
-	for _, g := range gates {
-		if g.Paused {
-			return true
-		}
-	}
-	return false
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/reactorviz/reactorviz/reactor"
 	"github.com/reactorviz/reactorviz/reactor/trace"
 	"github.com/reactorviz/reactorviz/scenarios"
+	"github.com/reactorviz/reactorviz/sim"
 	"github.com/reactorviz/reactorviz/tui/model"
 )
 
@@ -26,10 +27,32 @@ type liveFixture struct {
 func (lf *liveFixture) newRun(sink trace.Sink) (Session, error) {
 	f := newFakeSession(lf.t, "tour", scenarios.ModelMulti, sink)
 	f.onStart = func(f *fakeSession) { f.feed(tourEvents(f)...) }
+	tourTimeline(f)
 	lf.mu.Lock()
 	lf.sessions = append(lf.sessions, f)
 	lf.mu.Unlock()
 	return f, nil
+}
+
+// tourTimeline gives the fake tour its watch notes and one timeline action
+// played a moment before the fake clock's 2.5 s, so its row still flashes.
+func tourTimeline(f *fakeSession) {
+	f.sc.Summary = "A walk through the main mechanisms, one at a time."
+	f.sc.Notes = "Each phase of the tour shows one mechanism; the captions say which."
+	f.sc.Loop.Selector, f.sc.Loop.Trigger = scenarios.SelectorNIO, scenarios.TriggerLevel
+	// One worker with its own ratio, as io-ratio sets them: the group's
+	// title names them all.
+	if err := f.loops[2].SetIORatio(10); err != nil {
+		panic(err)
+	}
+	f.sc.Watch = []scenarios.Caption{
+		{Text: "Three workers share the connections the boss accepts; each keeps its own selector."},
+		{At: 2 * time.Second, Text: "At 2s worker-3 gets 20 000 tasks from outside: its queue fills, " +
+			"and runAllTasks works it off in batches cut by the ioRatio budget, checked every 64 tasks."},
+	}
+	flood := scenarios.Submit{Step: scenarios.Step{At: 2 * time.Second}, Loop: "worker-3", Count: 20000,
+		Cost: 20 * time.Microsecond, From: scenarios.FromExternal}
+	f.fired = []sim.Fired{{At: 2*time.Second + 100*time.Millisecond, Action: flood, Loops: []int{4}}}
 }
 
 func (lf *liveFixture) session(i int) *fakeSession {
@@ -119,7 +142,7 @@ func TestLiveHelpOverlay(t *testing.T) {
 
 func TestLiveHelpExplainsEveryConcept(t *testing.T) {
 	var all strings.Builder
-	for _, e := range helpEntries(onLive) {
+	for _, e := range helpEntries(onLive, nil) {
 		all.WriteString(e.Term + " " + e.Text + "\n")
 	}
 	for _, c := range []string{"C1", "C2", "C3", "C4", "C5", "C6", "C7", "C8", "C9", "C10", "C11", "C12", "C13",
@@ -352,11 +375,11 @@ func TestEngineCountersReplaceTheFold(t *testing.T) {
 		{Index: 0, Counters: model.Counters{Stats: reactor.Stats{TasksRun: 1, QueueDepth: 3}}},
 		{Index: 1, Counters: model.Counters{Stats: reactor.Stats{TasksRun: 7}}},
 	}}
-	engineCounters(snap, []*reactor.EventLoop{started, idle})
-	if w := snap.Loops[0]; w.TasksRun != 5 || w.QueueDepth != 3 {
+	f := model.NewFrame(snap, runProbe{loops: []*reactor.EventLoop{started, idle}}, model.Settings{IORatio: -1})
+	if w := f.Rows[0]; w.TasksRun != 5 || w.QueueDepth != 3 {
 		t.Errorf("started loop: tasks_run %d, queue %d; want the loop's 5 and the fold's 3", w.TasksRun, w.QueueDepth)
 	}
-	if w := snap.Loops[1]; w.TasksRun != 7 {
+	if w := f.Rows[1]; w.TasksRun != 7 {
 		t.Errorf("never-started loop: tasks_run %d; want the fold's 7", w.TasksRun)
 	}
 }

@@ -19,22 +19,40 @@ const minLogQuery = 120
 // mainPanels is the body shared by the live and replay screens: a panel
 // per group, the detail pane of the focused loop, and the event log.
 type mainPanels struct {
-	th      *widgets.Theme
-	tables  []*widgets.LoopTable
-	groups  [][]int // per table, the trace index of each row
-	detail  *detailPane
-	log     *widgets.EventLog
-	logRows int
-	onFocus func(index int)
+	th       *widgets.Theme
+	tables   []*widgets.LoopTable
+	groups   [][]int // per table, the trace index of each row
+	detail   *detailPane
+	log      *widgets.EventLog
+	logRows  int
+	logTitle []widgets.Seg
+	onFocus  func(index int)
 }
 
 func newMainPanels(th *widgets.Theme) *mainPanels {
 	return &mainPanels{th: th, detail: newDetailPane(th), log: widgets.NewEventLog(th), logRows: 40}
 }
 
-// setLoops fills one table per group from a snapshot. row turns a loop into
-// its table row (the live screen adds its gate state).
-func (p *mainPanels) setLoops(snap *model.Snapshot, row func(l model.Loop) widgets.LoopRow, focus int, now int64) {
+// show hands one frame to the widgets: a table per group, the focused
+// loop's detail and the log. The live and replay screens draw only this.
+func (p *mainPanels) show(f *model.Frame, focus int, filter model.Filter, empty string) {
+	p.setLoops(f, focus)
+	p.detail.set(detailOf(f, focus))
+	p.logTitle = logTitle(p.th, filter, f.Events, f.Dropped)
+	p.log.Set(p.logTitle, f.Log, empty)
+}
+
+// logTitleMore adds to the log's title after show.
+func (p *mainPanels) logTitleMore(segs []widgets.Seg) {
+	if len(segs) > 0 {
+		p.logTitle = append(p.logTitle, segs...)
+		p.log.SetTitle(p.logTitle)
+	}
+}
+
+// setLoops fills one table per group from a frame.
+func (p *mainPanels) setLoops(f *model.Frame, focus int) {
+	snap, now := f.Snapshot, f.Now
 	for len(p.tables) < len(snap.Groups) {
 		t := widgets.NewLoopTable(p.th)
 		ti := len(p.tables)
@@ -50,17 +68,17 @@ func (p *mainPanels) setLoops(snap *model.Snapshot, row func(l model.Loop) widge
 	for gi, g := range snap.Groups {
 		rows := make([]widgets.LoopRow, 0, len(g.Loops))
 		idx := make([]int, 0, len(g.Loops))
-		f := -1
+		at := -1
 		for ri, li := range g.Loops {
 			l := snap.Loops[li]
-			rows = append(rows, row(l))
+			rows = append(rows, f.Rows[li])
 			idx = append(idx, l.Index)
 			if l.Index == focus {
-				f = ri
+				at = ri
 			}
 		}
 		p.groups = append(p.groups, idx)
-		p.tables[gi].Set(groupTitle(g, p.th), rows, f, now, gi == 0)
+		p.tables[gi].Set(append(groupTitle(g, p.th), ioRatioSegs(rows, p.th)...), rows, at, now, gi == 0)
 	}
 }
 
@@ -159,6 +177,10 @@ func focusStep(snap *model.Snapshot, focus, dir int) int {
 			order = append(order, snap.Loops[li].Index)
 		}
 	}
+	if snap.Wheel.Present {
+		// The wheel's thread comes last: its detail pane is the wheel.
+		order = append(order, snap.Wheel.Index)
+	}
 	if len(order) == 0 {
 		return -1
 	}
@@ -187,6 +209,16 @@ func defaultFocus(snap *model.Snapshot) int {
 	return -1
 }
 
+// focusable reports whether focus names a loop of the snapshot or its
+// wheel thread.
+func focusable(snap *model.Snapshot, focus int) bool {
+	if snap.Wheel.Present && focus == snap.Wheel.Index {
+		return true
+	}
+	_, ok := focusedLoop(snap, focus)
+	return ok
+}
+
 // focusedLoop returns the snapshot row of the focused loop.
 func focusedLoop(snap *model.Snapshot, focus int) (model.Loop, bool) {
 	for _, l := range snap.Loops {
@@ -208,7 +240,9 @@ func logTitle(th *widgets.Theme, f model.Filter, events, dropped uint64) []widge
 		segs = append(segs, widgets.S(" · last "+model.Count(model.LogCap)+" kept", th.Dim))
 	}
 	if dropped > 0 {
-		segs = append(segs, widgets.S(" · "+model.Count(int64(dropped))+" dropped", th.Bad))
+		// Dropped are trace events, not work: a loop never waits for the
+		// screen, so a full ring loses the event and counts it.
+		segs = append(segs, widgets.S(" · "+model.Count(int64(dropped))+" events dropped (no task lost)", th.Bad))
 	}
 	return segs
 }

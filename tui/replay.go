@@ -2,6 +2,7 @@ package tui
 
 import (
 	"errors"
+	"io"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -12,8 +13,8 @@ import (
 	"github.com/gdamore/tcell/v2"
 	"github.com/rivo/tview"
 
-	"github.com/reactorviz/reactorviz/reactor/trace"
 	"github.com/reactorviz/reactorviz/reactor/trace/jsonl"
+	"github.com/reactorviz/reactorviz/scenarios"
 	"github.com/reactorviz/reactorviz/tui/model"
 	"github.com/reactorviz/reactorviz/tui/widgets"
 )
@@ -33,23 +34,33 @@ func RunReplay(path string, o Options) error {
 	if err != nil {
 		return err
 	}
-	tr, err := jsonl.ReadAll(f, path)
-	f.Close()
+	defer f.Close()
+	return RunReplayFrom(f, path, "", o)
+}
+
+// RunReplayFrom is RunReplay of a trace read from r; name is used in
+// errors and the header. A non-empty banner marks a built-in recording
+// (package recordings): the header says RECORDING rather than REPLAY and
+// shows the banner, since what the learner watches is not a run of this
+// machine.
+func RunReplayFrom(r io.Reader, name, banner string, o Options) error {
+	tr, err := jsonl.ReadAll(r, name)
 	if tr == nil || (err != nil && len(tr.Events) == 0) {
 		if err == nil {
-			err = errors.New(path + ": not a trace")
+			err = errors.New(name + ": not a trace")
 		}
 		return err
 	}
-	return runReplayTrace(filepath.Base(path), tr, err, o)
+	return runReplayView(filepath.Base(name), banner, tr, err, o)
 }
 
-// runReplayTrace shows a trace already read; readErr, if any, is why the
+// runReplayView shows a trace already read; readErr, if any, is why the
 // trace ends early.
-func runReplayTrace(name string, tr *jsonl.Trace, readErr error, o Options) error {
+func runReplayView(name, banner string, tr *jsonl.Trace, readErr error, o Options) error {
 	rep := model.NewReplay(tr.Header.Loops, tr.Events, tr.End.Dropped)
 	sh := newShell(o)
 	v := newReplayView(sh, name, tr.Header, rep)
+	v.banner = banner
 	if readErr != nil {
 		sh.say(errText(readErr))
 	}
@@ -57,10 +68,11 @@ func runReplayTrace(name string, tr *jsonl.Trace, readErr error, o Options) erro
 }
 
 type replayView struct {
-	sh   *shell
-	name string
-	hdr  jsonl.Header
-	rep  *model.Replay
+	sh     *shell
+	name   string
+	banner string // set for a built-in recording: the header says so
+	hdr    jsonl.Header
+	rep    *model.Replay
 
 	playing   atomic.Bool // read by the ticker goroutine
 	speed     int         // index into replaySpeeds
@@ -68,10 +80,17 @@ type replayView struct {
 	playTrace int64       // the trace time at playWall
 	quitting  atomic.Bool
 
+	sc      *scenarios.Scenario // the built-in scenario the trace names, for captions
+	caption captionView
+	marks   []int        // positions of breakpoint events, for the progress bar
+	marksOf model.Breaks // the breakpoints marks was found for
+	marked  bool
+
 	focus  int
 	filter model.Filter
 	breaks model.Breaks
 	snap   *model.Snapshot
+	frame  *model.Frame
 	header *widgets.Bar
 	bar    *widgets.Bar
 	body   *mainPanels
@@ -81,16 +100,27 @@ func newReplayView(sh *shell, name string, hdr jsonl.Header, rep *model.Replay) 
 	v := &replayView{sh: sh, name: name, hdr: hdr, rep: rep, speed: 2, focus: -1,
 		header: widgets.NewBar(sh.th, sh.th.Header), bar: widgets.NewBar(sh.th, sh.th.Base),
 		body:   newMainPanels(sh.th),
-		breaks: model.Breaks{Rebuild: true, Premature: true, DeadlineHit: true, TaskPanic: true}}
+		breaks: model.Breaks{Rebuild: true, Premature: true, DeadlineHit: true, TaskPanic: true},
+		sc:     recordedScenario(hdr.Scenario)}
 	v.body.onFocus = func(i int) { v.focus = i }
 	return v
 }
 
 func (v *replayView) kind() screenKind { return onReplay }
 
+func (v *replayView) scenario() *scenarios.Scenario { return v.sc }
+
 func (v *replayView) title() string { return "replay · " + v.name }
 
 func (v *replayView) needsRedraw() bool { return v.playing.Load() }
+
+// emptyReplayLog is what the log says when nothing up to here is shown.
+func emptyReplayLog(f model.Filter) string {
+	if !f.Empty() {
+		return "no event up to here matches the filter"
+	}
+	return "before the first event"
+}
 
 func (v *replayView) refresh() {
 	if v.playing.Load() {
@@ -102,57 +132,38 @@ func (v *replayView) refresh() {
 		}
 	}
 	q := model.Query{Focus: v.focus, Head: detailHead, Log: max(v.body.logRows, minLogQuery), Filter: v.filter}
-	v.snap = v.rep.Snapshot(q)
-	if _, ok := focusedLoop(v.snap, v.focus); !ok {
-		v.focus = defaultFocus(v.snap)
-		q.Focus = v.focus
-		v.snap = v.rep.Snapshot(q)
-	}
-	now := v.rep.Time()
-	ioRatio, threshold := headerConfig(v.hdr.Config)
-	v.body.setLoops(v.snap, func(l model.Loop) widgets.LoopRow { return widgets.LoopRow{Loop: l, Threshold: threshold} }, v.focus, now)
-	info := detailInfo{now: now, ioRatio: ioRatio, threshold: threshold, wheel: replayWheel(v.snap.Wheel)}
-	if l, ok := focusedLoop(v.snap, v.focus); ok {
-		info.loop, info.ok = l, true
-		if l.IORatio > 0 {
-			info.ioRatio = l.IORatio // changed at run time: the header has the start
-		}
-		if l.Paused {
-			info.paused, info.gatePhase, info.reason = true, model.FromGate(l.PausePhase), l.PauseReason
-			info.atEnd = l.PausePhase == trace.PhaseEnd
-		}
-	}
-	v.body.detail.set(info)
-	empty := "before the first event"
-	if !v.filter.Empty() {
-		empty = "no event up to here matches the filter"
-	}
-	v.body.log.Set(logTitle(v.sh.th, v.filter, v.snap.Events, v.snap.Dropped), v.snap.Log, empty)
+	v.frame, v.focus = frameOf(v.rep.Snapshot, q, nil, headerConfig(v.hdr.Config))
+	v.frame.Now = v.rep.Time()
+	v.snap = v.frame.Snapshot
+	now := time.Duration(v.rep.Time())
+	fired := timelineUpTo(v.sc, v.hdr.Loops, now)
+	v.caption = captionAt(v.sc, fired, now)
+	flashLoops(v.frame, fired, now)
+	v.body.show(v.frame, v.focus, v.filter, emptyReplayLog(v.filter))
 	v.setBars()
 }
 
 // replayWheel draws the wheel from its events: the cursor, and the slots
 // where timeouts expired lately. Slot occupancy is not in the trace.
-func replayWheel(w model.Wheel) widgets.WheelView {
-	if !w.Present {
-		return widgets.WheelView{}
-	}
-	wv := widgets.WheelView{Present: true, Size: w.Size, Cursor: int(w.Slot), Tick: w.Tick, Pending: w.Pending}
-	for _, e := range w.Recent {
-		if w.Tick-e.Tick < int64(w.Size) {
-			wv.Marks = append(wv.Marks, int(e.Slot))
-		}
-	}
-	wv.Note = model.Count(w.Expired) + " expired"
-	return wv
-}
-
 func (v *replayView) setBars() {
 	th := v.sh.th
 	hs := th.Header
 	left := []widgets.Seg{widgets.S(" reactorviz ", hs.Bold(true)), widgets.S("REPLAY ", hs.Bold(true))}
+	if v.banner != "" {
+		left[1] = widgets.S("RECORDING ", hs.Bold(true).Reverse(true))
+	}
 	if v.hdr.Scenario != "" {
-		left = append(left, widgets.S(v.hdr.Scenario+" · "+v.hdr.Model+" ", hs))
+		what := v.hdr.Scenario + " · " + v.hdr.Model
+		if m := headerMode(v.hdr.Config); m != "" {
+			what += " · " + m
+		}
+		if n := v.frame.Settings.Netty; n != "" {
+			what += " · netty " + n
+		}
+		left = append(left, widgets.S(what+" ", hs))
+	}
+	if v.banner != "" {
+		left = append(left, widgets.S("· "+v.banner+" ", hs))
 	}
 	if v.snap.Paused > 0 {
 		left = append(left, widgets.S("· "+strconv.Itoa(v.snap.Paused)+" paused in the recording ", hs))
@@ -209,13 +220,34 @@ func (v *replayView) draw(scr tcell.Screen, x, y, w, h int) {
 	v.header.Draw(scr)
 	v.bar.SetRect(x, y+1, w, 1)
 	v.bar.Draw(scr)
-	// A progress line under the bar: how far into the trace we are.
-	if n := v.rep.Len(); n > 0 {
-		done := int(int64(w) * int64(v.rep.Pos()) / int64(n))
-		widgets.Fill(scr, x, y+2, done, '━', v.sh.th.Accent)
-		widgets.Fill(scr, x+done, y+2, w-done, '─', v.sh.th.Dim)
+	v.drawProgress(scr, x, y+2, w)
+	ch := captionRows(v.caption, w, h)
+	drawCaption(scr, v.sh.th, v.caption, x, y+3, w, ch)
+	v.body.draw(scr, x, y+3+ch, w, h-3-ch)
+}
+
+// maxMarks bounds the breakpoint events looked for: a premature-select
+// breakpoint can fire on thousands of events, and the bar has a cell per
+// column anyway.
+const maxMarks = 1 << 14
+
+// drawProgress draws how far into the trace we are, with a mark on every
+// column where a breakpoint event lies, so < and > have somewhere to go.
+func (v *replayView) drawProgress(scr tcell.Screen, x, y, w int) {
+	n := v.rep.Len()
+	if n <= 0 || w <= 0 {
+		return
 	}
-	v.body.draw(scr, x, y+3, w, h-3)
+	done := int(int64(w) * int64(v.rep.Pos()) / int64(n))
+	widgets.Fill(scr, x, y, done, '━', v.sh.th.Accent)
+	widgets.Fill(scr, x+done, y, w-done, '─', v.sh.th.Dim)
+	if !v.marked || v.marksOf != v.breaks {
+		v.marks, v.marksOf, v.marked = v.rep.BreakPositions(v.breaks, maxMarks), v.breaks, true
+	}
+	for _, pos := range v.marks {
+		col := min(int(int64(w)*int64(pos-1)/int64(n)), w-1)
+		scr.SetContent(x+col, y, '┃', nil, v.sh.th.Warn)
+	}
 }
 
 func (v *replayView) mouse(action tview.MouseAction, ev *tcell.EventMouse, setFocus func(tview.Primitive)) bool {
@@ -224,6 +256,8 @@ func (v *replayView) mouse(action tview.MouseAction, ev *tcell.EventMouse, setFo
 
 func (v *replayView) seek(n int) {
 	v.setPlaying(false)
+	// A message about another event would contradict the counter above.
+	v.sh.quiet()
 	v.rep.Seek(n)
 }
 
@@ -298,7 +332,7 @@ func (v *replayView) jumpBreak(forward bool) {
 		v.sh.say("no breakpoints chosen: press b")
 		return
 	}
-	pos, ok := v.rep.Find(forward, v.breaks.Match)
+	pos, _, ok := v.rep.FindBreak(forward, v.breaks)
 	if !ok {
 		dir := "after"
 		if !forward {
@@ -309,6 +343,7 @@ func (v *replayView) jumpBreak(forward bool) {
 	}
 	v.seek(pos)
 	if e, ok := v.rep.Event(pos - 1); ok {
+		v.focus = int(e.Loop) // the loop that hit it, as a live breakpoint does
 		v.sh.say("event " + strconv.Itoa(pos) + ": " + v.snapLoopName(e.Loop) + " " + model.Describe(&e))
 	}
 }
@@ -334,22 +369,27 @@ func parseGoto(s string, rep *model.Replay) (int, bool) {
 	return 0, false
 }
 
-// headerConfig reads the loops' starting ioRatio and rebuild threshold from
-// a trace header's config words; -1 and 0 when the trace does not say.
-func headerConfig(cfg string) (ioRatio, threshold int) {
-	ioRatio = -1
+// headerConfig reads the loops' starting ioRatio, rebuild threshold and
+// loop design from a trace header's config words; ioRatio -1, threshold 0
+// and no design when the trace does not say.
+func headerConfig(cfg string) model.Settings {
+	set := model.Settings{IORatio: -1}
 	for _, w := range strings.Fields(cfg) {
 		k, v, _ := strings.Cut(w, "=")
+		if k == "netty" {
+			set.Netty = v
+			continue
+		}
 		n, err := strconv.Atoi(v)
 		if err != nil {
 			continue
 		}
 		switch k {
 		case "io_ratio":
-			ioRatio = n
+			set.IORatio = n
 		case "rebuild_threshold":
-			threshold = n
+			set.Threshold = n
 		}
 	}
-	return ioRatio, threshold
+	return set
 }

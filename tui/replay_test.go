@@ -12,6 +12,7 @@ import (
 
 	"github.com/reactorviz/reactorviz/reactor/trace"
 	"github.com/reactorviz/reactorviz/reactor/trace/jsonl"
+	"github.com/reactorviz/reactorviz/tui/model"
 )
 
 // replayScript is the tour plus what a replay is for: worker-1's selector
@@ -48,7 +49,8 @@ func writeTrace(t *testing.T, events []trace.Event) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	w := jsonl.NewWriter(f, jsonl.Header{Scenario: "tour", Model: "multi", Loops: fakeTopology}, jsonl.Options{})
+	w := jsonl.NewWriter(f, jsonl.Header{Scenario: "tour", Model: "multi", Loops: fakeTopology,
+		Config: "io_ratio=50 rebuild_threshold=512 selector=nio trigger=level"}, jsonl.Options{})
 	w.Consume(events)
 	if err := w.Close(); err != nil {
 		t.Fatal(err)
@@ -77,9 +79,15 @@ func TestReplayScreen(t *testing.T) {
 	if got := hs.frame(); !strings.Contains(got, "select_cnt=300 premature") {
 		t.Errorf("> did not stop at the premature select:\n%s", got)
 	}
-	// From the end, < goes back to the rebuild; one event on, worker-1
-	// is parked at its gate by the rebuild breakpoint.
-	hs.press(keyEv(tcell.KeyEnd), runeEv('<'), runeEv('.'), keyEv(tcell.KeyTab))
+	// From the end, < goes back to the rebuild and focuses the loop that
+	// hit it; one event on, worker-1 is parked at its gate by the rebuild
+	// breakpoint. The step clears the jump's message, which named the
+	// event before.
+	hs.press(keyEv(tcell.KeyEnd), runeEv('<'))
+	if got := hs.frame(); !strings.Contains(got, "─ worker-1 · tid") || !strings.Contains(got, "event 135: worker-1 rebuild_end") {
+		t.Errorf("< did not focus worker-1 and say where it stopped:\n%s", got)
+	}
+	hs.press(runeEv('.'))
 	golden(t, "replay_rebuild", hs.frame())
 	if err := hs.quit(); err != nil {
 		t.Fatal(err)
@@ -195,6 +203,34 @@ func TestReplayShowsALoopsChangedIORatio(t *testing.T) {
 	if m := ratio.FindStringSubmatch(after); m == nil || m[1] != "10" {
 		t.Errorf("after the io_ratio event the detail shows %v; want ioRatio 10:\n%s", m, after)
 	}
+	if err := hs.quit(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// A trace's header config gives the replay its settings, the loop design
+// included, which the header and detail pane then name.
+func TestHeaderConfigReadsTheLoopDesign(t *testing.T) {
+	got := headerConfig("io_ratio=50 rebuild_threshold=512 selector=nio trigger=level netty=4.2")
+	if want := (model.Settings{IORatio: 50, Threshold: 512, Netty: "4.2"}); got != want {
+		t.Errorf("headerConfig = %+v, want %+v", got, want)
+	}
+	if got := headerConfig(""); got != (model.Settings{IORatio: -1}) {
+		t.Errorf("headerConfig of nothing = %+v", got)
+	}
+}
+
+// The timer wheel is a thread of its own: it is focused like a loop, last
+// in the order, and its detail pane is the wheel, drawn nowhere else.
+func TestReplayWheelThread(t *testing.T) {
+	checkGoroutines(t)
+	hs := startReplay(t, writeTrace(t, replayScript()), 100, 34)
+	hs.press(keyEv(tcell.KeyEnd))
+	if got := hs.frame(); !strings.Contains(got, "tab to its thread") || strings.Contains(got, "HashedWheelTimer ·") {
+		t.Errorf("a loop's pane should point to the wheel, not draw it:\n%s", got)
+	}
+	hs.press(keyEv(tcell.KeyBacktab), keyEv(tcell.KeyBacktab))
+	golden(t, "replay_wheel_thread", hs.frame())
 	if err := hs.quit(); err != nil {
 		t.Fatal(err)
 	}

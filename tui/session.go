@@ -75,6 +75,16 @@ type Options struct {
 	NoColor bool
 	// Mouse enables clicking a loop row to focus it.
 	Mouse bool
+	// Paused opens a live run, and every restart of it, paused at its
+	// start, so a learner can read the screen before anything happens.
+	Paused bool
+	// Serve marks a run that serves outside clients: the header names the
+	// protocol and address and what the server reads, as no clients of
+	// the run's own report anything.
+	Serve bool
+	// Final, if set, is called with the last run after the terminal is
+	// restored, so serve can print the summary its headless form prints.
+	Final func(Session)
 	// StopTimeout bounds the wait for a run's graceful shutdown on quit or
 	// restart; default 30 s.
 	StopTimeout time.Duration
@@ -112,6 +122,7 @@ func Live(sc *scenarios.Scenario, opts sim.Options, o Options) error {
 	return RunLive(func(sink trace.Sink) (Session, error) {
 		ro := opts
 		ro.Sinks = append(append([]trace.Sink(nil), opts.Sinks...), sink)
+		ro.HoldWhilePaused = true
 		if ro.RingSize == 0 {
 			ro.RingSize = liveRingSize
 		}
@@ -167,21 +178,68 @@ func droppedOf(s Session) (uint64, bool) {
 	return cs.Collector().Dropped(), true
 }
 
-// engineCounters puts each started loop's own counters in place of those
-// folded from its events. A ring that overflows (a selector spinning a
-// million times a second, a flood of submissions) drops events, and a fold
-// of what is left undercounts; the loop's counters are exact, and reading
-// them never stops it. The queue depth stays the fold's: the queue head
-// and the sparkline are drawn from it. The live and compare screens both
-// use it; a replay has only the fold.
-func engineCounters(s *model.Snapshot, loops []*reactor.EventLoop) {
-	for i := range s.Loops {
-		l := &s.Loops[i]
-		if l.Index >= len(loops) || loops[l.Index].TID() == 0 {
-			continue // never started: no counter has moved
-		}
-		depth := l.QueueDepth
-		l.Stats = loops[l.Index].Stats()
-		l.QueueDepth = depth
+// runProbe reads a live run for its frames: each loop's own counters
+// (atomics read without stopping it), its gate and its ioRatio, the
+// wheel's slots and the clients' figures. A loop counts as started by its
+// thread id, which a shut-down loop keeps.
+type runProbe struct {
+	loops []*reactor.EventLoop
+	run   Session
+}
+
+// probeOf returns the probe of a run, or nil without one.
+func probeOf(run Session) model.Probe {
+	if run == nil {
+		return nil
 	}
+	return runProbe{loops: run.Loops(), run: run}
+}
+
+// Loop implements model.Probe.
+func (p runProbe) Loop(i int) (model.LoopProbe, bool) {
+	if i < 0 || i >= len(p.loops) {
+		return model.LoopProbe{}, false
+	}
+	l := p.loops[i]
+	g := l.GateStatus()
+	return model.LoopProbe{Started: l.TID() != 0, Stats: l.Stats(), IORatio: l.IORatio(),
+		Gate: model.Gate{Paused: g.Paused, Waiting: g.Waiting, Phase: g.Phase, Reason: g.Reason}}, true
+}
+
+// Wheel implements model.Probe: the slots' counts are not in the trace.
+func (p runProbe) Wheel() (model.WheelView, bool) {
+	if p.run == nil {
+		return model.WheelView{}, false
+	}
+	w := p.run.Wheel()
+	if w == nil {
+		return model.WheelView{}, false
+	}
+	s := w.Snapshot()
+	wv := model.WheelView{Present: true, Size: len(s.Slots), Cursor: s.Cursor, Slots: s.Slots,
+		Tick: s.Tick, Pending: s.Pending, Queued: s.Queued, TickDur: s.TickDuration}
+	if s.Tick == 0 && s.Pending == 0 {
+		wv.Note = "idle"
+	}
+	return wv, true
+}
+
+// Clients implements model.Probe.
+func (p runProbe) Clients() model.Clients {
+	if p.run == nil {
+		return model.Clients{}
+	}
+	c := p.run.Clients()
+	return model.Clients{Requests: c.Requests, ThroughputRPS: c.ThroughputRPS}
+}
+
+// frameOf takes a snapshot for the focused loop, or for the default focus
+// when that loop is gone, and builds its frame. It returns the focus used.
+func frameOf(snapshot func(model.Query) *model.Snapshot, q model.Query, p model.Probe, set model.Settings) (*model.Frame, int) {
+	s := snapshot(q)
+	if q.Focus < 0 || !focusable(s, q.Focus) {
+		q.Focus = defaultFocus(s)
+		s = snapshot(q)
+	}
+	return model.NewFrame(s, p, set), q.Focus
 }

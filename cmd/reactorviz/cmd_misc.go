@@ -18,6 +18,10 @@ func cmdList(e *env, args []string) error {
 	for _, s := range scenarios.Builtin() {
 		fmt.Fprintf(tw, "%s\t%s\t%s\n", s.Name, s.Model, s.Summary)
 	}
+	fmt.Fprintln(tw, "\nCOMPARE WORKLOAD\t\t(reactorviz compare NAME)")
+	for _, s := range scenarios.Workloads() {
+		fmt.Fprintf(tw, "%s\t%s\t%s\n", s.Name, "all", s.Summary)
+	}
 	return tw.Flush()
 }
 
@@ -28,6 +32,9 @@ func cmdShow(e *env, args []string) error {
 		return err
 	}
 	src, ok := scenarios.BuiltinSource(pos[0])
+	if !ok {
+		src, ok = scenarios.WorkloadSource(pos[0])
+	}
 	if !ok {
 		return usageErr("unknown scenario %q (see 'reactorviz list')", pos[0])
 	}

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"slices"
 	"strings"
 	"time"
@@ -23,7 +24,8 @@ type runFlags struct {
 // uiFlags are the flags of the commands whose TUI has loop rows to click:
 // run, replay and serve.
 type uiFlags struct {
-	mouse bool
+	mouse  bool
+	paused bool // run only: open the run paused at its start
 }
 
 func (u *uiFlags) register(f *flags) {
@@ -47,6 +49,7 @@ func cmdRun(e *env, args []string) error {
 	rf.register(f)
 	var ui uiFlags
 	ui.register(f)
+	f.BoolVar(&ui.paused, "paused", false, "TUI: open the run paused at its start (space runs it, n steps the focused loop)")
 	tracePath := f.String("trace", "", "record every event to a JSONL trace `file` (replay reads it)")
 	chromePath := f.String("chrome", "", "write a Chrome/Perfetto trace `file` (open it in ui.perfetto.dev)")
 	pos, err := f.parse(e, args, 1, 1)
@@ -58,6 +61,9 @@ func cmdRun(e *env, args []string) error {
 		return err
 	}
 	printWarnings(e, sc)
+	if err := needLive("run"); err != nil {
+		return err
+	}
 	opts := sim.Options{TracePath: *tracePath, ChromePath: *chromePath}
 	if rf.tui(e) && liveTUI != nil {
 		return liveTUI(sc, opts, ui)
@@ -70,7 +76,7 @@ func cmdRun(e *env, args []string) error {
 var (
 	liveTUI    func(sc *scenarios.Scenario, opts sim.Options, ui uiFlags) error
 	compareTUI func(sc *scenarios.Scenario, models []string) error
-	replayTUI  func(path string, ui uiFlags) error
+	replayTUI  func(r io.Reader, name, banner string, ui uiFlags) error
 )
 
 func runHeadless(e *env, sc *scenarios.Scenario, opts sim.Options, asJSON bool) error {
@@ -142,7 +148,21 @@ func progress(e *env, name string, r *sim.Run) func() {
 // loadScenario reads a built-in or a file and applies --duration and --set.
 // Every problem is a usage error (exit 2), printed FILE:LINE:COL: message.
 func loadScenario(nameOrPath string, sets []string, d time.Duration) (*scenarios.Scenario, error) {
-	sc, err := scenarios.Load(nameOrPath)
+	return configure(scenarios.Load, nameOrPath, sets, d)
+}
+
+// loadWorkload is loadScenario for compare: a compare workload's name
+// (cpu-bound, accept-storm, blocking-handler) wins over a scenario's.
+func loadWorkload(nameOrPath string, sets []string, d time.Duration) (*scenarios.Scenario, error) {
+	load := scenarios.Load
+	if _, ok := scenarios.WorkloadSource(nameOrPath); ok {
+		load = scenarios.LoadWorkload
+	}
+	return configure(load, nameOrPath, sets, d)
+}
+
+func configure(load func(string) (*scenarios.Scenario, error), nameOrPath string, sets []string, d time.Duration) (*scenarios.Scenario, error) {
+	sc, err := load(nameOrPath)
 	if err != nil {
 		return nil, &exitError{exitUsage, err}
 	}
@@ -199,7 +219,7 @@ func cmdCompare(e *env, args []string) error {
 	if len(pos) == 1 {
 		name = pos[0]
 	}
-	sc, err := loadScenario(name, rf.sets, rf.duration)
+	sc, err := loadWorkload(name, rf.sets, rf.duration)
 	if err != nil {
 		return err
 	}
@@ -213,6 +233,9 @@ func cmdCompare(e *env, args []string) error {
 	}
 	ms, err := parseModels(*models)
 	if err != nil {
+		return err
+	}
+	if err := needLive("compare"); err != nil {
 		return err
 	}
 	if rf.tui(e) && compareTUI != nil && *chromePath == "" {

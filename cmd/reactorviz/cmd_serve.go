@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"io"
 	"net"
 	"net/netip"
 	"os"
@@ -43,12 +44,15 @@ func cmdServe(e *env, args []string) error {
 	if err := checkServe(&o, *allowRemote, *noTrace); err != nil {
 		return err
 	}
+	if err := needLive("serve"); err != nil {
+		return err
+	}
 	tui := !*headless && !*asJSON && e.stdoutTTY && serveTUI != nil
 	if *cpuProfile != "" && tui {
 		return usageErr("serve: --cpuprofile needs --headless or --json (the UI would be in the profile)")
 	}
 	if tui {
-		return serveTUI(o, *d, ui)
+		return serveTUI(o, *d, ui, e.stdout)
 	}
 	if *cpuProfile != "" {
 		stop, err := startCPUProfile(*cpuProfile)
@@ -78,8 +82,9 @@ func startCPUProfile(path string) (func(), error) {
 	}, nil
 }
 
-// serveTUI opens the live view on a serving engine; set by tui.go.
-var serveTUI func(o sim.ServeOptions, d time.Duration, ui uiFlags) error
+// serveTUI opens the live view on a serving engine, and on quit prints the
+// summary the headless serve prints to out; set by tui.go.
+var serveTUI func(o sim.ServeOptions, d time.Duration, ui uiFlags, out io.Writer) error
 
 func checkServe(o *sim.ServeOptions, allowRemote, noTrace bool) error {
 	switch {

@@ -11,7 +11,7 @@ import (
 	"io"
 	"os"
 
-	"github.com/reactorviz/reactorviz/scenarios"
+	"github.com/reactorviz/reactorviz/reactor"
 	"golang.org/x/term"
 )
 
@@ -55,7 +55,7 @@ func init() {
 	commands = []command{
 		{"run", "NAME|FILE", "run a scenario in the TUI, or headless with --headless", cmdRun},
 		{"compare", "[NAME|FILE]", "the same workload on single, multi and master-slave, or on Netty 4.1.43, 4.1 and 4.2", cmdCompare},
-		{"replay", "FILE.jsonl", "open a recorded trace (TUI, or --headless summary)", cmdReplay},
+		{"replay", "NAME|FILE.jsonl", "open a built-in recording or a recorded trace (TUI, or --headless summary)", cmdReplay},
 		{"serve", "", "serve echo, http or resp to outside clients (curl, wrk, redis-benchmark)", cmdServe},
 		{"list", "", "list the built-in scenarios", cmdList},
 		{"show", "NAME", "print a built-in scenario's YAML", cmdShow},
@@ -98,10 +98,7 @@ func run(e *env, args []string) int {
 
 func dispatch(e *env, args []string) error {
 	if len(args) == 0 {
-		if e.stdoutTTY {
-			return cmdRun(e, []string{scenarios.Default})
-		}
-		return cmdRun(e, []string{scenarios.Default, "--headless"})
+		return defaultCommand(e)
 	}
 	switch args[0] {
 	case "-h", "--help", "-help":
@@ -127,6 +124,9 @@ its event loops at work: boss and worker threads, task queues, timers.
 usage:
   reactorviz                        the guided tour in the TUI (headless without a terminal)
 `)
+	if !reactor.Live {
+		fmt.Fprint(e.stdout, "                                    (this build: its recording; live runs need Linux)\n")
+	}
 	for _, c := range commands {
 		fmt.Fprintf(e.stdout, "  reactorviz %-22s %s\n", c.name+" "+c.args, c.summary)
 	}

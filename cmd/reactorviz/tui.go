@@ -1,6 +1,8 @@
 package main
 
 import (
+	"fmt"
+	"io"
 	"time"
 
 	"github.com/reactorviz/reactorviz/scenarios"
@@ -17,10 +19,10 @@ func init() {
 	compareTUI = func(sc *scenarios.Scenario, models []string) error {
 		return uiErr(tui.Compare(sc, models, tui.Options{}))
 	}
-	replayTUI = func(path string, ui uiFlags) error {
-		return uiErr(tui.RunReplay(path, ui.options()))
+	replayTUI = func(r io.Reader, name, banner string, ui uiFlags) error {
+		return uiErr(tui.RunReplayFrom(r, name, banner, ui.options()))
 	}
-	serveTUI = func(o sim.ServeOptions, d time.Duration, ui uiFlags) error {
+	serveTUI = func(o sim.ServeOptions, d time.Duration, ui uiFlags, out io.Writer) error {
 		sc, err := sim.ServeScenario(o)
 		if err != nil {
 			return runtimeErr(err)
@@ -32,11 +34,18 @@ func init() {
 				return &exitError{exitUsage, err}
 			}
 		}
-		return uiErr(tui.Live(sc, opts, ui.options()))
+		to := ui.options()
+		to.Serve = true
+		to.Final = func(s tui.Session) {
+			if sum := s.Summary(); sum != nil {
+				fmt.Fprint(out, sum.Text())
+			}
+		}
+		return uiErr(tui.Live(sc, opts, to))
 	}
 }
 
-func (u uiFlags) options() tui.Options { return tui.Options{Mouse: u.mouse} }
+func (u uiFlags) options() tui.Options { return tui.Options{Mouse: u.mouse, Paused: u.paused} }
 
 // uiErr marks a UI failure (no terminal, a bind error) as a runtime error.
 func uiErr(err error) error {

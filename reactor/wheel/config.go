@@ -6,14 +6,15 @@ import (
 	"math/bits"
 	"time"
 
+	"github.com/reactorviz/reactorviz/reactor/netty"
 	"github.com/reactorviz/reactorviz/reactor/trace"
 )
 
 // Netty's defaults and limits for HashedWheelTimer (its constructors).
 const (
-	DefaultTick          = 100 * time.Millisecond
-	MinTick              = time.Millisecond
-	DefaultTicksPerWheel = 512
+	DefaultTick          = netty.WheelTick
+	MinTick              = netty.MinWheelTick
+	DefaultTicksPerWheel = netty.TicksPerWheel
 	MaxTicksPerWheel     = 1 << 30
 	// MaxTransferPerTick bounds how many queued timeouts one tick moves into
 	// slots, so a scheduling burst spreads over several ticks.

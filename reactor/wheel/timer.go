@@ -7,8 +7,6 @@ import (
 	"slices"
 	"sync/atomic"
 	"time"
-
-	"golang.org/x/sys/unix"
 )
 
 // Worker states, numbered as Netty's WORKER_STATE_* constants.
@@ -190,7 +188,7 @@ func (t *Timer) Stop() ([]*Timeout, error) {
 // is locked to its goroutine, so its tid identifies it while it lives; the
 // tid is read before done is checked so a reused tid cannot match.
 func (t *Timer) onWheelThread() bool {
-	me := int64(unix.Gettid())
+	me := int64(gettid())
 	if me != t.tid.Load() {
 		return false
 	}

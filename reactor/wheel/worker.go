@@ -7,8 +7,6 @@ import (
 	"runtime/debug"
 	"time"
 
-	"golang.org/x/sys/unix"
-
 	"github.com/reactorviz/reactorviz/reactor/trace"
 )
 
@@ -17,7 +15,7 @@ func (t *Timer) run() {
 	// Locked for life and never unlocked: the OS thread ends with the
 	// goroutine, so the tid shown for the wheel never runs anything else.
 	runtime.LockOSThread()
-	t.tid.Store(int64(unix.Gettid()))
+	t.tid.Store(int64(gettid()))
 	t.startTime = t.clock.Now()
 	close(t.started)
 	// Deferred so that even a task calling runtime.Goexit leaves the timer

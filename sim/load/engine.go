@@ -3,6 +3,8 @@ package load
 import (
 	"time"
 
+	"golang.org/x/sys/unix"
+
 	"github.com/reactorviz/reactorviz/reactor"
 )
 
@@ -17,7 +19,7 @@ func StartEngine(spec Spec, group *reactor.EventLoopGroup) (*Group, error) {
 	}
 	for i := 0; i < spec.Connections; i++ {
 		conn := spec.First + i
-		h := &engineClient{g: g, conn: conn}
+		h := &engineClient{g: g, conn: conn, dialed: time.Now()}
 		b := &reactor.Bootstrap{Group: group, Init: func(ch *reactor.Channel) {
 			ch.Pipeline().AddLast("client", h)
 		}}
@@ -44,45 +46,104 @@ func StartEngine(spec Spec, group *reactor.EventLoopGroup) (*Group, error) {
 // loop only, so it needs no locks.
 type engineClient struct {
 	reactor.HandlerAdapter
-	g     *Group
-	conn  int
-	ch    *reactor.Channel
-	seq   int
-	buf   []byte
-	start time.Time
-	due   int // answers outstanding in the current batch
-	done  bool
+	g      *Group
+	conn   int
+	ch     *reactor.Channel
+	seq    int // next request to send
+	recv   int // next answer expected
+	buf    []byte
+	start  time.Time
+	due    int // answers outstanding in the current batch (closed loop)
+	done   bool
+	route  *Histogram
+	found  bool
+	dialed time.Time
+	// Open loop: when each sent request was due, oldest first, and when
+	// the next batch is.
+	sent []time.Time
+	next time.Time
 }
 
-func (h *engineClient) ChannelActive(ctx *reactor.Context) { h.send(ctx) }
+func (h *engineClient) open() bool { return h.g.spec.Open && h.g.spec.Interval > 0 }
 
-func (h *engineClient) send(ctx *reactor.Context) {
-	if h.done || h.g.stopped() || (h.g.spec.Requests > 0 && h.seq >= h.g.spec.Requests) {
+func (h *engineClient) ChannelActive(ctx *reactor.Context) {
+	if !h.open() {
+		h.send(ctx)
 		return
 	}
+	h.next = time.Now().Add(h.g.spec.Interval)
+	h.scheduleTick(ctx)
+}
+
+func (h *engineClient) finished() bool {
+	return h.done || h.g.stopped() || (h.g.spec.Requests > 0 && h.seq >= h.g.spec.Requests)
+}
+
+func (h *engineClient) batch() []byte {
 	var req []byte
 	for k := 0; k < h.g.spec.Pipeline; k++ {
 		req = h.g.ex.request(req, h.conn, h.seq+k)
 	}
+	return req
+}
+
+func (h *engineClient) send(ctx *reactor.Context) {
+	if h.finished() {
+		return
+	}
+	req := h.batch()
 	h.due = h.g.spec.Pipeline
 	h.start = time.Now()
 	ctx.WriteAndFlush(req)
 }
 
+// scheduleTick arms the next open-loop batch as a scheduled task on the
+// client loop; a late loop gets delay 0 and catches up.
+func (h *engineClient) scheduleTick(ctx *reactor.Context) {
+	_, _ = ctx.EventLoop().Schedule("client-send", time.Until(h.next), func() { h.tick(ctx) })
+}
+
+// tick sends the batch due at h.next whatever is still unanswered.
+func (h *engineClient) tick(ctx *reactor.Context) {
+	if h.finished() {
+		return
+	}
+	req := h.batch()
+	for k := 0; k < h.g.spec.Pipeline; k++ {
+		h.sent = append(h.sent, h.next)
+	}
+	h.seq += h.g.spec.Pipeline
+	ctx.WriteAndFlush(req)
+	h.next = h.next.Add(h.g.spec.Interval)
+	h.scheduleTick(ctx)
+}
+
+func (h *engineClient) routeOnce(ctx *reactor.Context) *Histogram {
+	if !h.found {
+		h.found = true
+		if sa, err := unix.Getsockname(ctx.Channel().FD()); err == nil {
+			switch in := sa.(type) {
+			case *unix.SockaddrInet4:
+				h.route = h.g.route(in.Port, h.dialed)
+			case *unix.SockaddrInet6:
+				h.route = h.g.route(in.Port, h.dialed)
+			}
+		}
+	}
+	return h.route
+}
+
 func (h *engineClient) ChannelRead(ctx *reactor.Context, msg []byte) {
 	h.buf = append(h.buf, msg...)
+	if h.open() {
+		h.readOpen(ctx)
+		return
+	}
 	n := h.g.ex.responseLen()
 	for h.due > 0 && len(h.buf) >= n {
-		if !h.g.ex.check(h.buf[:n], h.conn, h.seq) {
-			h.g.fail()
-			h.done = true
-			ctx.Close()
+		if !h.answer(ctx, h.seq, time.Since(h.start)) {
 			return
 		}
-		h.g.c.hist.Record(time.Since(h.start))
-		h.g.c.requests.Add(1)
-		h.g.c.verified.Add(int64(n))
-		h.buf = h.buf[n:]
 		h.seq++
 		h.due--
 	}
@@ -95,6 +156,34 @@ func (h *engineClient) ChannelRead(ctx *reactor.Context, msg []byte) {
 		return
 	}
 	h.send(ctx)
+}
+
+// readOpen matches answers to the due times of the requests sent, in
+// order: a TCP connection answers in the order it was asked.
+func (h *engineClient) readOpen(ctx *reactor.Context) {
+	whole, n := h.buf, h.g.ex.responseLen()
+	for len(h.sent) > 0 && len(h.buf) >= n {
+		if !h.answer(ctx, h.recv, time.Since(h.sent[0])) {
+			return
+		}
+		h.recv++
+		h.sent = h.sent[1:]
+	}
+	h.buf = append(whole[:0], h.buf...) // keep a partial answer for the next read
+}
+
+// answer checks the next answer at the head of the buffer and records it.
+func (h *engineClient) answer(ctx *reactor.Context, seq int, took time.Duration) bool {
+	n := h.g.ex.responseLen()
+	if !h.g.ex.check(h.buf[:n], h.conn, seq) {
+		h.g.fail()
+		h.done = true
+		ctx.Close()
+		return false
+	}
+	h.g.record(took, n, h.routeOnce(ctx))
+	h.buf = h.buf[n:]
+	return true
 }
 
 func (h *engineClient) ChannelInactive(ctx *reactor.Context) {

@@ -53,6 +53,13 @@ func (h *Histogram) Record(d time.Duration) {
 	h.mu.Unlock()
 }
 
+// Count returns the number of samples recorded.
+func (h *Histogram) Count() uint64 {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.n
+}
+
 // Merge adds every sample of o.
 func (h *Histogram) Merge(o *Histogram) {
 	o.mu.Lock()
@@ -78,13 +85,64 @@ func (h *Histogram) Quantile(q float64) float64 {
 	if q >= 1 {
 		return float64(h.max) / float64(time.Microsecond)
 	}
-	rank := uint64(q * float64(h.n))
+	return quantile(&h.counts, h.n, q)
+}
+
+func quantile(counts *[histBuckets]uint64, n uint64, q float64) float64 {
+	rank := uint64(q * float64(n))
 	var seen uint64
-	for i, c := range h.counts {
+	last := 0
+	for i, c := range counts {
+		if c == 0 {
+			continue
+		}
 		seen += c
+		last = i
 		if seen > rank {
 			return float64(lowerBound(i))
 		}
 	}
-	return float64(h.max) / float64(time.Microsecond)
+	return float64(lowerBound(last))
+}
+
+// Counts is a copy of a histogram's buckets at one moment. Two of them
+// subtract, so a reader that keeps a few can tell the latency of the last
+// second from that of the whole run.
+type Counts struct {
+	counts [histBuckets]uint64
+	n      uint64
+}
+
+// Snapshot copies the histogram's buckets.
+func (h *Histogram) Snapshot() *Counts {
+	c := &Counts{}
+	h.mu.Lock()
+	c.counts, c.n = h.counts, h.n
+	h.mu.Unlock()
+	return c
+}
+
+// Since returns the samples recorded between old and c; old may be nil.
+func (c *Counts) Since(old *Counts) *Counts {
+	d := *c
+	if old == nil {
+		return &d
+	}
+	for i := range d.counts {
+		d.counts[i] -= min(old.counts[i], d.counts[i])
+	}
+	d.n -= min(old.n, d.n)
+	return &d
+}
+
+// N returns the number of samples.
+func (c *Counts) N() uint64 { return c.n }
+
+// Quantile returns the latency at q (0..1) in µs, as the lower bound of its
+// bucket (for q = 1, of the highest bucket used); 0 with no samples.
+func (c *Counts) Quantile(q float64) float64 {
+	if c.n == 0 {
+		return 0
+	}
+	return quantile(&c.counts, c.n, min(q, 0.999999999))
 }

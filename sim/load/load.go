@@ -1,6 +1,7 @@
 // Package load drives client connections at a server over loopback: echo,
 // HTTP or RESP requests, at a fixed rate or as fast as answers come back,
-// with pipelining. Every answer is checked byte for byte and every
+// with pipelining; at a fixed rate, closed loop (wait for the answers) or
+// open loop (send on schedule whatever happens). Every answer is checked byte for byte and every
 // request's latency recorded.
 package load
 
@@ -16,10 +17,23 @@ type Spec struct {
 	Addrs       []string // connection i dials Addrs[i % len(Addrs)]
 	Connections int
 	Payload     int           // echo request size
-	Interval    time.Duration // between two request batches of one connection; 0: closed loop
+	Interval    time.Duration // between two request batches of one connection; 0: as fast as answers come
 	Pipeline    int           // requests written before reading their answers (≥ 1)
 	Requests    int           // per connection; 0: until Stop
 	First       int           // index of the first connection, so payloads differ across groups
+	// Open sends on the Interval schedule whatever the server does, and
+	// measures each request from the time it was due to be sent, as wrk2
+	// does: a stalled server then shows in the latency instead of
+	// silently slowing the clients down (coordinated omission). Without
+	// it a connection waits for its answers before the next batch.
+	Open bool
+	// Route, if set, is asked once per connection, at its first answer,
+	// given the connection's local port: for a second histogram to record
+	// that connection's latencies in (the one of the loop serving it; nil
+	// for none), and when the server registered the connection on that
+	// loop (zero if unknown), which, less the time the dial began, is the
+	// connection's accept latency.
+	Route func(localPort int) (*Histogram, time.Time)
 }
 
 // Stats is a live snapshot of a client group.
@@ -34,6 +48,7 @@ type Stats struct {
 type counters struct {
 	conns, requests, errors, verified atomic.Int64
 	hist                              Histogram
+	accept                            Histogram // dial begun → registered on its I/O loop
 }
 
 func (c *counters) snapshot() Stats {
@@ -67,6 +82,11 @@ func (g *Group) Stats() Stats { return g.c.snapshot() }
 
 // Latency returns the group's latency histogram.
 func (g *Group) Latency() *Histogram { return &g.c.hist }
+
+// AcceptLatency returns the histogram of the time from a connection's
+// dial to its registration on the server loop that serves it: the wait in
+// the accept queue, the accept, and the handoff to the I/O loop.
+func (g *Group) AcceptLatency() *Histogram { return &g.c.accept }
 
 // Stop closes every connection and waits for the group's goroutines. Errors
 // caused by the stop itself are not counted.
@@ -103,6 +123,30 @@ func (g *Group) onStop(fn func()) {
 	}
 	g.mu.Unlock()
 	fn()
+}
+
+// record adds one answered request of a connection; route is the
+// connection's per-loop histogram, or nil.
+func (g *Group) record(d time.Duration, n int, route *Histogram) {
+	g.c.hist.Record(d)
+	if route != nil {
+		route.Record(d)
+	}
+	g.c.requests.Add(1)
+	g.c.verified.Add(int64(n))
+}
+
+// route looks up the per-loop histogram of the connection with that local
+// port, and records its accept latency.
+func (g *Group) route(localPort int, dialed time.Time) *Histogram {
+	if g.spec.Route == nil || localPort == 0 {
+		return nil
+	}
+	h, registered := g.spec.Route(localPort)
+	if !registered.IsZero() && !dialed.IsZero() {
+		g.c.accept.Record(registered.Sub(dialed))
+	}
+	return h
 }
 
 func (g *Group) fail() {

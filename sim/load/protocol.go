@@ -73,3 +73,14 @@ func (respExchange) request(dst []byte, _, seq int) []byte {
 }
 func (respExchange) responseLen() int                { return len(codec.RESPPong) }
 func (respExchange) check(got []byte, _, _ int) bool { return string(got) == codec.RESPPong }
+
+// RequestSize is the mean size of one request of protocol, for a server
+// that counts requests by bytes; 0 for an unknown protocol.
+func RequestSize(protocol string, payload int) int {
+	ex, err := newExchange(protocol, payload)
+	if err != nil {
+		return 0
+	}
+	a, b := ex.request(nil, 0, 0), ex.request(nil, 0, 1)
+	return max((len(a)+len(b))/2, 1)
+}

@@ -1,7 +1,6 @@
 package model
 
 import (
-	"sync"
 	"testing"
 	"time"
 
@@ -15,16 +14,7 @@ import (
 // timers run last: no later submission resets the depth behind them.
 func TestQueueMirrorFollowsARealLoop(t *testing.T) {
 	leaktest.Check(t)
-	coll := trace.NewCollector(trace.Options{RingSize: 1 << 12, Interval: time.Millisecond})
-	var mu sync.Mutex
-	var events []trace.Event
-	coll.AddSink(trace.SinkFunc(func(b []trace.Event) {
-		mu.Lock()
-		events = append(events, b...)
-		mu.Unlock()
-	}))
-	coll.Start()
-	defer coll.Stop()
+	coll, rec := newRecorder(t, 1<<12)
 	l, err := reactor.NewEventLoop("worker-0", "worker", reactor.Config{Collector: coll})
 	if err != nil {
 		t.Fatal(err)
@@ -39,10 +29,8 @@ func TestQueueMirrorFollowsARealLoop(t *testing.T) {
 	}
 	leaktest.WaitFor(t, "every timer's task_run", func() bool {
 		coll.Flush()
-		mu.Lock()
-		defer mu.Unlock()
 		n := 0
-		for _, e := range events {
+		for _, e := range rec.Events() {
 			if e.Kind == trace.KindTaskRun && e.Str == "tick" {
 				n++
 			}
@@ -51,9 +39,7 @@ func TestQueueMirrorFollowsARealLoop(t *testing.T) {
 	})
 
 	m := New(coll.Loops())
-	mu.Lock()
-	m.Consume(events)
-	mu.Unlock()
+	m.Consume(rec.Events())
 	w := loopByName(t, m.Snapshot(Query{Focus: 0, Head: 8}), "worker-0")
 	if w.QueueDepth != 0 || len(w.QueueHead) != 0 || w.QueueHidden != 0 {
 		t.Fatalf("after every timer ran: depth %d, head %+v, hidden %d; want an empty queue",

@@ -44,13 +44,6 @@ func (m *Model) Consume(batch []trace.Event) {
 	m.dirty.Store(true)
 }
 
-// NoteDropped records the run's own count of lost events.
-func (m *Model) NoteDropped(n uint64) {
-	m.mu.Lock()
-	m.st.NoteDropped(n)
-	m.mu.Unlock()
-}
-
 // TakeDirty reports whether events arrived since the last call, and clears
 // the mark. The UI's ticker redraws only when it is set (or time moved).
 func (m *Model) TakeDirty() bool { return m.dirty.Swap(false) }
@@ -71,9 +64,7 @@ func (m *Model) Snapshot(q Query) *Snapshot {
 	if q.Log > 0 {
 		names := m.st.names()
 		mt := q.Filter.compile(names)
-		for _, e := range m.log.tail(q.Log, mt.match) {
-			s.Log = append(s.Log, LogLine{Event: e, Loop: m.st.LoopName(e.Loop)})
-		}
+		s.Log = m.log.lines(q.Log, mt.match, m.st.LoopName)
 	}
 	return s
 }

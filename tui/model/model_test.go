@@ -349,13 +349,20 @@ func TestLogFilter(t *testing.T) {
 		ev(2, 3, trace.KindWakeup, nil),
 		ev(1, 4, trace.KindTaskRun, nil),
 		ev(2, 5, trace.KindTaskSubmit, nil),
+		ev(2, 6, trace.KindSelectEnd, func(e *trace.Event) { e.Flag, e.C = true, 7 }),
 	})
 	tests := []struct {
 		filter string
 		want   []trace.Kind
 	}{
-		{filter: "", want: []trace.Kind{trace.KindWakeup, trace.KindTaskRun, trace.KindTaskSubmit}},
-		{filter: "worker-1", want: []trace.Kind{trace.KindWakeup, trace.KindTaskSubmit}},
+		{filter: "", want: []trace.Kind{trace.KindTaskRun, trace.KindTaskSubmit, trace.KindSelectEnd}},
+		// A word that names no kind and no loop is looked for in the
+		// details, and every such word must be there.
+		{filter: "premature", want: []trace.Kind{trace.KindSelectEnd}},
+		{filter: "premature select_cnt=7", want: []trace.Kind{trace.KindSelectEnd}},
+		{filter: "premature select_cnt=8", want: nil},
+		{filter: "worker-0 premature", want: nil},
+		{filter: "worker-1", want: []trace.Kind{trace.KindWakeup, trace.KindTaskSubmit, trace.KindSelectEnd}},
 		{filter: "wakeup", want: []trace.Kind{trace.KindWakeup, trace.KindWakeup}},
 		{filter: "worker-0 task", want: []trace.Kind{trace.KindTaskRun}},
 		{filter: "kind:accept loop:boss", want: []trace.Kind{trace.KindAccept}},
@@ -457,16 +464,18 @@ func TestReplayBackwardsEqualsForwardFold(t *testing.T) {
 		want := st.snapshot(q)
 		// The log of a fresh fold: the last matching events before n.
 		mt := q.Filter.compile(st.names())
-		var log []trace.Event
-		for i := n - 1; i >= 0 && len(log) < q.Log; i-- {
-			if mt.match(&events[i]) {
-				log = append(log, events[i])
+		var log []LogLine
+		for i := n - 1; i >= 0; i-- {
+			if !mt.match(&events[i]) {
+				continue
 			}
+			if len(log) >= q.Log && !folds(log, &events[i]) {
+				break
+			}
+			log = pushOlder(log, &events[i], st.LoopName)
 		}
-		reverse(log)
-		for _, e := range log {
-			want.Log = append(want.Log, LogLine{Event: e, Loop: st.LoopName(e.Loop)})
-		}
+		reverseLines(log)
+		want.Log = log
 		if !reflect.DeepEqual(got, want) {
 			t.Fatalf("state at event %d differs between seek (from %d) and a fresh fold", n, r.Pos())
 		}
@@ -482,16 +491,16 @@ func TestReplayFindAndSeekTime(t *testing.T) {
 	}
 	r := NewReplay(testLoops, events, 0)
 	br := Breaks{Premature: true}
-	pos, ok := r.Find(true, br.Match)
+	pos, _, ok := r.FindBreak(true, br)
 	if !ok || pos != 2 {
 		t.Fatalf("first premature at %d %v; want 2", pos, ok)
 	}
 	r.Seek(pos)
-	if pos, ok = r.Find(true, br.Match); !ok || pos != 4 {
+	if pos, _, ok = r.FindBreak(true, br); !ok || pos != 4 {
 		t.Fatalf("next premature at %d %v; want 4", pos, ok)
 	}
 	r.Seek(4)
-	if pos, ok = r.Find(false, br.Match); !ok || pos != 2 {
+	if pos, _, ok = r.FindBreak(false, br); !ok || pos != 2 {
 		t.Fatalf("previous premature at %d %v; want 2", pos, ok)
 	}
 	r.Seek(0)
@@ -570,5 +579,28 @@ func TestFoldRing(t *testing.T) {
 	w := loopByName(t, m.Snapshot(Query{Focus: -1}), "worker-0")
 	if want := (Ring{Enters: 1, SQ: 2, CQ: 3, InFlight: 3}); w.Ring != want {
 		t.Errorf("ring %+v, want %+v", w.Ring, want)
+	}
+}
+
+// A run of wheel ticks takes one log line with its count, so the events of
+// a stepped loop stay on screen while the wheel ticks on.
+func TestLogFoldsWheelTicks(t *testing.T) {
+	m := New(testLoops)
+	var batch []trace.Event
+	for i := range 50 {
+		batch = append(batch, ev(3, int64(i), trace.KindWheelTick, func(e *trace.Event) { e.A = int64(i) }))
+	}
+	batch = append(batch, ev(1, 60, trace.KindTaskRun, nil))
+	batch = append(batch, ev(3, 61, trace.KindWheelTick, func(e *trace.Event) { e.A = 50 }))
+	m.Consume(batch)
+	s := m.Snapshot(Query{Focus: -1, Log: 3})
+	if len(s.Log) != 3 {
+		t.Fatalf("log has %d lines: %+v", len(s.Log), s.Log)
+	}
+	if l := s.Log[0]; l.Event.Kind != trace.KindWheelTick || l.Repeat != 49 || l.Event.A != 49 {
+		t.Errorf("first line %+v, want the 50 ticks folded into the latest", l)
+	}
+	if l := s.Log[2]; l.Event.Kind != trace.KindWheelTick || l.Repeat != 0 {
+		t.Errorf("last line %+v, want one tick", l)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"sort"
 
 	"github.com/reactorviz/reactorviz/reactor/trace"
+	"github.com/reactorviz/reactorviz/reactor/trace/counters"
 )
 
 // Replay bounds: how often the fold is checkpointed, and how far back the
@@ -148,55 +149,103 @@ func (r *Replay) Snapshot(q Query) *Snapshot {
 		return s
 	}
 	mt := q.Filter.compile(r.cur.names())
-	var found []trace.Event
+	var found []LogLine
 	i := r.pos - 1
-	for ; i >= 0 && len(found) < q.Log && r.pos-1-i < replayLogScan; i-- {
-		if mt.match(&r.events[i]) {
-			found = append(found, r.events[i])
+	for ; i >= 0 && r.pos-1-i < replayLogScan; i-- {
+		e := &r.events[i]
+		if !mt.match(e) {
+			continue
 		}
+		if len(found) >= q.Log && !folds(found, e) {
+			break
+		}
+		found = pushOlder(found, e, r.cur.LoopName)
 	}
 	s.LogScanned = i >= 0 && len(found) < q.Log
-	reverse(found)
-	for _, e := range found {
-		s.Log = append(s.Log, LogLine{Event: e, Loop: r.cur.LoopName(e.Loop)})
-	}
+	reverseLines(found)
+	s.Log = found
 	return s
 }
 
 // Breaks are the conditions the breakpoint menu offers. In a live run the
-// loops' step gates judge them; in a replay they pick the events to jump to.
-type Breaks struct {
-	Rebuild     bool
-	Premature   bool
-	DeadlineHit bool
-	Wakeup      bool
-	TaskPanic   bool
-	QueueAbove  int // 0: off
-}
+// loops' step gates judge them; in a replay FindBreak picks the events to
+// jump to. Both apply the one rule of counters.Breakpoints.
+type Breaks = counters.Breakpoints
 
-// Any reports whether any condition is on.
-func (b Breaks) Any() bool {
-	return b.Rebuild || b.Premature || b.DeadlineHit || b.Wakeup || b.TaskPanic || b.QueueAbove > 0
-}
-
-// Match reports whether an event is where a breakpoint would fire. Pauses
-// recorded as breakpoint hits in the trace count too.
-func (b Breaks) Match(e *trace.Event) bool {
-	switch e.Kind {
-	case trace.KindRebuildEnd:
-		return b.Rebuild
-	case trace.KindSelectEnd:
-		return b.Premature && e.Flag
-	case trace.KindDeadlineCheck:
-		return b.DeadlineHit && e.Flag
-	case trace.KindWakeup:
-		return b.Wakeup && e.Flag
-	case trace.KindTaskPanic, trace.KindException:
-		return b.TaskPanic
-	case trace.KindTaskSubmit:
-		return b.QueueAbove > 0 && e.B > int64(b.QueueAbove)
-	case trace.KindTasksBegin:
-		return b.QueueAbove > 0 && e.A > int64(b.QueueAbove)
+// FindBreak returns the position (1-based, as Pos) of the first event after
+// the current one at which a breakpoint fires, searching forward, or of the
+// latest before the current one, searching backward. An event fires when
+// folding it into its loop's counters makes b's rule fire, the rule the
+// live gate applies at each boundary; reason is the rule's. ok is false
+// when there is none.
+func (r *Replay) FindBreak(forward bool, b Breaks) (pos int, reason string, ok bool) {
+	if !b.Any() {
+		return 0, "", false
 	}
-	return false
+	if forward {
+		return r.breakIn(r.cur, r.pos, len(r.events), b, true)
+	}
+	end := r.pos - 1 // the current event is events[pos-1]
+	if end <= 0 {
+		return 0, "", false
+	}
+	// Walk back one checkpoint interval at a time, each folded forward
+	// from its checkpoint, and take the latest hit of the nearest one.
+	for k := min((end-1)/r.every, len(r.ckpts)-1); k >= 0; k-- {
+		if pos, reason, ok := r.breakIn(r.ckpts[k], k*r.every, min(end, (k+1)*r.every), b, false); ok {
+			return pos, reason, true
+		}
+	}
+	return 0, "", false
+}
+
+// breakIn folds events[from:to] into the counters of st, which stands at
+// from, and returns the first (or, with first false, the last) position at
+// which b fires, and why.
+func (r *Replay) breakIn(st *State, from, to int, b Breaks, first bool) (pos int, reason string, ok bool) {
+	r.scanBreaks(st, from, to, b, func(p int, why string) bool {
+		pos, reason, ok = p, why, true
+		return !first
+	})
+	return pos, reason, ok
+}
+
+// scanBreaks folds events[from:to] into the counters of st, which stands
+// at from, and calls hit with each position at which b fires, until hit
+// returns false.
+func (r *Replay) scanBreaks(st *State, from, to int, b Breaks, hit func(pos int, why string) bool) {
+	loops := make([]counters.Loop, len(st.loops))
+	for i, l := range st.loops {
+		loops[i] = counters.NewLoop()
+		if l != nil {
+			loops[i] = l.fold
+		}
+	}
+	for i := from; i < to; i++ {
+		e := &r.events[i]
+		for int(e.Loop) >= len(loops) {
+			loops = append(loops, counters.NewLoop())
+		}
+		l := &loops[e.Loop]
+		prev := l.Stats
+		l.Fold(e, st.LoopName(e.Loop))
+		if why := b.Reason(&prev, &l.Stats); why != "" && !hit(i+1, why) {
+			return
+		}
+	}
+}
+
+// BreakPositions returns the position (as Pos) of every event at which a
+// breakpoint of b fires, in order, for the progress bar's marks; at most
+// limit of them. It folds the whole trace once.
+func (r *Replay) BreakPositions(b Breaks, limit int) []int {
+	if !b.Any() || len(r.ckpts) == 0 || limit <= 0 {
+		return nil
+	}
+	var out []int
+	r.scanBreaks(r.ckpts[0], 0, len(r.events), b, func(pos int, _ string) bool {
+		out = append(out, pos)
+		return len(out) < limit
+	})
+	return out
 }

@@ -1,6 +1,7 @@
 package model
 
 import (
+	"github.com/reactorviz/reactorviz/reactor/netty"
 	"github.com/reactorviz/reactorviz/reactor/trace"
 )
 
@@ -76,16 +77,13 @@ type Group struct {
 }
 
 // Chooser names the chooser Netty picks for a group of n loops (C4).
-func Chooser(n int) string {
-	if n > 0 && n&(n-1) == 0 {
-		return "power-of-two"
-	}
-	return "generic"
-}
+func Chooser(n int) string { return netty.Chooser(n) }
 
 // Wheel is the HashedWheelTimer as the trace shows it.
 type Wheel struct {
 	Present bool
+	Index   int   // its trace loop index: the wheel is a thread of its own
+	TID     int64 // its thread id; 0 until it started
 	Name    string
 	State   trace.State
 	Tick    int64 // ticks done
@@ -106,6 +104,10 @@ type WheelExpire struct {
 type LogLine struct {
 	Event trace.Event
 	Loop  string
+	// Repeat counts the earlier events of a periodic kind (wheel_tick)
+	// this line stands for: the log folds a run of them into one line,
+	// the latest.
+	Repeat int
 }
 
 // LoopName returns the name of a loop index, or its placeholder.
@@ -134,11 +136,11 @@ func (s *State) snapshot(q Query) *Snapshot {
 			continue
 		}
 		ls := Loop{
-			Index: i, Name: l.info.Name, Group: l.info.Group, TID: l.tid, State: l.state,
+			Index: i, Name: l.info.Name, Group: l.info.Group, TID: l.fold.TID, State: l.fold.State,
 			Phase: l.phase, Paused: l.paused, PausePhase: l.pausePhase, PauseReason: l.pauseReason,
 			Mode: l.mode, Timeout: l.timeout, Budget: l.budget, Fault: l.fault,
-			IORatio: l.ioRatio, Ring: l.ring,
-			Counters: l.ctr, History: l.hist.upTo(s.time), Timers: l.timers.count(),
+			IORatio: int(l.fold.IORatio), Ring: l.ring,
+			Counters: Counters{Stats: l.fold.Stats, MaxQueueDepth: l.maxDepth, TimersCancelled: l.cancelled}, History: l.hist.upTo(s.time), Timers: l.timers.count(),
 			Last: l.last,
 		}
 		if l.paused {
@@ -167,9 +169,10 @@ func (s *State) snapshot(q Query) *Snapshot {
 	w := &s.wheel
 	if w.present {
 		snap.Wheel = Wheel{
-			Present: true, Name: s.LoopName(uint16(w.loop)), State: w.state,
-			Tick: w.tick, Slot: w.slot, Size: pow2AtLeast(w.maxSlot + 1),
-			Pending: w.pending, Expired: w.expired, LastExp: w.lastExp,
+			Present: true, Index: w.loop, Name: s.LoopName(uint16(w.loop)), State: w.state,
+			TID:  s.loop(uint16(w.loop)).fold.TID,
+			Tick: w.fold.Tick, Slot: w.fold.Slot, Size: pow2AtLeast(w.maxSlot + 1),
+			Pending: w.fold.Pending, Expired: w.fold.Expired, LastExp: w.fold.LastExpired,
 		}
 		k := min(w.nrecent, len(w.recent))
 		for i := range k {

@@ -1,8 +1,8 @@
 package model
 
 import (
-	"github.com/reactorviz/reactorviz/reactor"
 	"github.com/reactorviz/reactorviz/reactor/trace"
+	"github.com/reactorviz/reactorviz/reactor/trace/counters"
 )
 
 // Phase is where a loop stands in its iteration, for the phase ring.
@@ -42,7 +42,7 @@ func FromGate(p trace.Phase) Phase {
 // summary's counters (docs/scenarios.md, "Summary keys"), folded by the same code as a headless
 // replay, plus what only the UI tracks.
 type Counters struct {
-	reactor.Stats
+	counters.Stats
 	MaxQueueDepth   int64
 	TimersCancelled int64
 }
@@ -53,25 +53,27 @@ type loopState struct {
 	named   bool // the name came from a loop table, not a placeholder
 	isLoop  bool // it emitted event-loop events (select, io, tasks)
 	isWheel bool // it emitted wheel events
-	tid     int64
-	state   trace.State
 	phase   Phase
 	mode    string // select or select_now, of the latest select
 	timeout int64  // timeout_ns of the latest blocking select
 	budget  int64  // budget_ns of the latest runAllTasks (-1: unlimited)
-	ioRatio int    // set by io_ratio events; 0 until one
 	ring    Ring   // an io_uring loop's figures, from its ring events
 
 	paused      bool
 	pausePhase  trace.Phase
 	pauseReason string
 
-	ctr    Counters
-	queue  taskQueue
-	timers timerSet
-	hist   history
-	last   int64 // time of its latest event
-	fault  string
+	// fold holds the counters, the thread id and the state, folded as the
+	// headless replay folds them; the rest is what only the UI tracks.
+	fold counters.Loop
+
+	maxDepth  int64 // deepest the task queue got
+	cancelled int64 // timer_cancel events
+	queue     taskQueue
+	timers    timerSet
+	hist      history
+	last      int64 // time of its latest event
+	fault     string
 }
 
 func (l *loopState) clone() *loopState {
@@ -83,25 +85,20 @@ func (l *loopState) clone() *loopState {
 
 func (l *loopState) setDepth(t, d int64) {
 	d = max(d, 0)
-	l.ctr.QueueDepth = d
-	l.ctr.MaxQueueDepth = max(l.ctr.MaxQueueDepth, d)
+	l.fold.QueueDepth = d
+	l.maxDepth = max(l.maxDepth, d)
 	l.hist.note(t, d)
 }
 
 // wheelState is the fold of wheel_tick and wheel_expire events.
 type wheelState struct {
-	present  bool
-	loop     int
-	state    trace.State
-	tick     int64
-	slot     int64
-	maxSlot  int64
-	pending  int64
-	expired  int64 // timeouts expired in all
-	lastExp  int64 // expired at the latest tick
-	recent   [8]WheelExpire
-	nrecent  int
-	lastTick int64 // event time of the latest tick
+	present bool
+	loop    int
+	state   trace.State
+	fold    counters.Wheel // ticks, expiries: the headless replay's fold
+	maxSlot int64
+	recent  [8]WheelExpire
+	nrecent int
 }
 
 // State is the fold of a trace up to some event. It is not safe for
@@ -156,7 +153,7 @@ func (s *State) loop(i uint16) *loopState {
 	}
 	l := s.loops[i]
 	if l == nil {
-		l = &loopState{info: trace.LoopInfo{Name: placeholderName(int(i))}, state: trace.StateNotStarted}
+		l = &loopState{info: trace.LoopInfo{Name: placeholderName(int(i))}, fold: counters.NewLoop()}
 		s.loops[i] = l
 	}
 	return l
@@ -204,7 +201,7 @@ func (s *State) apply(e *trace.Event) {
 	s.time = max(s.time, e.Time)
 	l := s.loop(e.Loop)
 	l.last = max(l.last, e.Time)
-	l.ctr.Fold(e, l.info.Name)
+	l.fold.Fold(e, l.info.Name)
 	switch e.Kind {
 	case trace.KindState:
 		s.applyState(l, e)
@@ -222,10 +219,6 @@ func (s *State) apply(e *trace.Event) {
 		s.wheelExpire(int(e.Loop), e)
 	case trace.KindInject:
 		l.fault = e.Str
-	case trace.KindIORatio:
-		if e.A >= 1 && e.A <= 100 {
-			l.ioRatio = int(e.A)
-		}
 	case trace.KindRingEnter:
 		l.ring.Enters++
 		l.ring.SQ, l.ring.CQ = e.D, e.E
@@ -243,20 +236,17 @@ func (s *State) apply(e *trace.Event) {
 }
 
 func (s *State) applyState(l *loopState, e *trace.Event) {
-	l.state = trace.State(e.B)
-	if e.C != 0 {
-		l.tid = e.C
-	}
-	if l.state >= trace.StateTerminated {
+	if l.fold.State >= trace.StateTerminated {
 		l.phase, l.paused = PhaseNone, false
 	}
 	if l.isWheel {
-		s.wheel.state = l.state
+		s.wheel.state = l.fold.State
 	}
 }
 
-// applyPhase follows the loop round its iteration (the phase ring) and
-// keeps the current selectCnt, which no single event's count gives.
+// applyPhase follows the loop round its iteration (the phase ring). The
+// shared fold has already taken the current selectCnt and the engine's
+// queue depth from these events.
 func (l *loopState) applyPhase(e *trace.Event) {
 	l.isLoop = true
 	switch e.Kind {
@@ -264,12 +254,6 @@ func (l *loopState) applyPhase(e *trace.Event) {
 		l.phase, l.mode = PhaseSelect, e.Str
 		if e.Str != "select_now" {
 			l.timeout = e.A
-		}
-	case trace.KindSelectEnd:
-		// selectNow reports the counter of the last blocking select, which
-		// after a rebuild is stale: Netty has already reset it to 1.
-		if l.mode != "select_now" {
-			l.ctr.SelectCnt = e.C
 		}
 	case trace.KindIOBegin:
 		l.phase = PhaseIO
@@ -288,8 +272,6 @@ func (l *loopState) applyPhase(e *trace.Event) {
 		// never runs as a task.
 		l.queue.resync(max(e.C, 0))
 		l.setDepth(e.Time, e.C)
-	case trace.KindRebuildEnd:
-		l.ctr.SelectCnt = 1
 	}
 }
 
@@ -301,12 +283,12 @@ func (l *loopState) applyMirror(e *trace.Event) {
 		l.setDepth(e.Time, e.B)
 	case trace.KindTaskRun:
 		if l.queue.run(e.A, e.Str, false) {
-			l.setDepth(e.Time, l.ctr.QueueDepth-1)
+			l.setDepth(e.Time, l.fold.QueueDepth-1)
 		}
 	case trace.KindTaskPanic:
 		// A panicking task emits task_panic instead of task_run.
 		if e.A != 0 && l.queue.run(e.A, "", true) {
-			l.setDepth(e.Time, l.ctr.QueueDepth-1)
+			l.setDepth(e.Time, l.fold.QueueDepth-1)
 		}
 	case trace.KindTimerSchedule:
 		l.timers.add(TimerRef{ID: e.A, Name: e.Str, Deadline: e.B, Period: e.C})
@@ -315,9 +297,9 @@ func (l *loopState) applyMirror(e *trace.Event) {
 		// In the queue the timer runs under a task id of its own (task),
 		// which its task_run reports.
 		l.queue.push(TaskRef{ID: e.C, Name: e.Str, Timer: true})
-		l.setDepth(e.Time, l.ctr.QueueDepth+1)
+		l.setDepth(e.Time, l.fold.QueueDepth+1)
 	case trace.KindTimerCancel:
-		l.ctr.TimersCancelled++
+		l.cancelled++
 		l.timers.remove(e.A)
 	}
 }
@@ -325,10 +307,7 @@ func (l *loopState) applyMirror(e *trace.Event) {
 func (s *State) wheelTick(loop int, e *trace.Event) {
 	w := &s.wheel
 	w.present, w.loop = true, loop
-	w.tick, w.slot, w.pending = e.A, e.B, e.D
-	w.lastExp = max(e.C, 0)
-	w.expired += w.lastExp
-	w.lastTick = e.Time
+	w.fold.Fold(e)
 	// The wheel's length is not in the trace; the largest slot seen bounds
 	// it from below and is exact once the cursor has gone round.
 	if e.B >= 0 && e.B < 1<<20 {
@@ -339,6 +318,7 @@ func (s *State) wheelTick(loop int, e *trace.Event) {
 func (s *State) wheelExpire(loop int, e *trace.Event) {
 	w := &s.wheel
 	w.present, w.loop = true, loop
+	w.fold.Fold(e)
 	w.recent[w.nrecent%len(w.recent)] = WheelExpire{Tick: e.A, Slot: e.B, ID: e.C, Deadline: e.D}
 	w.nrecent++
 	if w.nrecent >= 2*len(w.recent) {

@@ -3,7 +3,6 @@ package widgets
 import (
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/gdamore/tcell/v2"
 	"github.com/rivo/tview"
@@ -140,19 +139,8 @@ func (r *PhaseRing) Draw(scr tcell.Screen) {
 	Put(scr, x+n-1, y+1, 1, "╯", r.th.Dim)
 }
 
-// WheelView is what the wheel ring shows.
-type WheelView struct {
-	Present bool
-	Size    int   // slots in the wheel
-	Cursor  int   // the slot the next tick expires
-	Slots   []int // timeouts per slot; nil when unknown (replay)
-	Marks   []int // slots to mark, such as recent expirations
-	Tick    int64
-	Pending int64
-	Queued  int
-	TickDur time.Duration
-	Note    string // a line under the numbers, such as "idle: no thread"
-}
+// WheelView is what the wheel ring shows: a frame's wheel.
+type WheelView = model.WheelView
 
 // WheelRing draws a HashedWheelTimer as a ring of slots around a
 // rectangle, clockwise from the top-left, with the cursor lit (C17). A

@@ -10,14 +10,8 @@ import (
 	"github.com/reactorviz/reactorviz/tui/model"
 )
 
-// LoopRow is one event loop as the table shows it.
-type LoopRow struct {
-	Loop      model.Loop
-	Threshold int  // the rebuild threshold; 0 when unknown or disabled
-	Paused    bool // the loop is told to pause (its gate is closed)
-	AtGate    bool // it is parked at the gate (a paused loop asleep in select is not yet)
-	GatePhase trace.Phase
-}
+// LoopRow is one event loop as the table shows it: a row of the frame.
+type LoopRow = model.FrameLoop
 
 // LoopTable is one group's panel: a rule with the group's title, an
 // optional column header, and a row per loop. It scrolls to keep the
@@ -161,8 +155,8 @@ func (t *LoopTable) drawHeader(scr tcell.Screen, x, y, w int, c columns) {
 // parked at its gate and "pausing" while it still sleeps in select.
 func StateText(r LoopRow, long bool) string {
 	s := r.Loop.State
-	if s == trace.StateStarted && (r.Paused || r.Loop.Paused) {
-		if r.AtGate || r.Loop.Paused {
+	if s == trace.StateStarted && r.Pause != model.PauseRunning {
+		if r.Pause == model.PausePaused {
 			return "paused"
 		}
 		return "pausing"
@@ -201,7 +195,12 @@ func (t *LoopTable) drawRow(scr tcell.Screen, x, y, w int, c columns, i int) {
 	if sel {
 		nameSt = t.th.Bold
 	}
-	segs = append(segs, S(marker, st(t.th.Accent)), S(Pad(l.Name, c.name), st(nameSt)), gap)
+	markSt := t.th.Accent
+	if r.Flash {
+		// Something just happened here: a breakpoint or a timeline action.
+		marker, markSt, nameSt = "◆", t.th.Warn, t.th.Warn
+	}
+	segs = append(segs, S(marker, st(markSt)), S(Pad(l.Name, c.name), st(nameSt)), gap)
 	tid := "-"
 	if l.TID != 0 {
 		tid = strconv.FormatInt(l.TID, 10)
@@ -215,19 +214,14 @@ func (t *LoopTable) drawRow(scr tcell.Screen, x, y, w int, c columns, i int) {
 	case l.State >= trace.StateShuttingDown:
 		stateSt = t.th.Warn
 	}
-	paused := r.Paused || l.Paused
-	if paused && l.State == trace.StateStarted {
+	if r.Pause != model.PauseRunning && l.State == trace.StateStarted {
 		stateSt = t.th.Warn
 	}
 	segs = append(segs, S(Pad(StateText(r, c.longState), c.state), st(stateSt)), gap)
 
 	phase, ringPaused := l.Phase, false
-	if paused && (r.AtGate || l.Paused) && l.State == trace.StateStarted {
-		gp := r.GatePhase
-		if l.Paused && !r.AtGate {
-			gp = l.PausePhase
-		}
-		phase, ringPaused = model.FromGate(gp), true
+	if r.Pause == model.PausePaused && l.State == trace.StateStarted {
+		phase, ringPaused = model.FromGate(r.PausePhase), true
 	}
 	for _, sg := range PhaseSegs(phase, ringPaused, t.th) {
 		segs = append(segs, S(sg.Text, st(sg.Style)))

@@ -28,6 +28,9 @@ func (g *EventLog) Set(title []Seg, lines []model.LogLine, empty string) {
 	g.title, g.lines, g.empty = title, lines, empty
 }
 
+// SetTitle replaces the title only.
+func (g *EventLog) SetTitle(title []Seg) { g.title = title }
+
 // Rows returns how many lines fit, for the caller's query.
 func (g *EventLog) Rows() int {
 	_, _, _, h := g.GetInnerRect()
@@ -57,11 +60,16 @@ func (g *EventLog) Draw(scr tcell.Screen) {
 	}
 	for i, l := range lines {
 		e := l.Event
-		PutSegs(scr, x, y+i, w, []Seg{
+		segs := []Seg{
 			S(" "+model.Clock(e.Time)+" ", g.th.Dim),
 			S(Pad(l.Loop, nameW)+" ", g.th.Accent),
 			S(model.Describe(&e), KindStyle(e.Kind, e.Flag, g.th)),
-		})
+		}
+		if l.Repeat > 0 {
+			// A run of periodic events folded into its latest one.
+			segs = append(segs, S("  ×"+model.Count(int64(l.Repeat+1))+" in a row, the latest shown", g.th.Dim))
+		}
+		PutSegs(scr, x, y+i, w, segs)
 	}
 }
 

@@ -1,3 +1,5 @@
+//go:build linux
+
 // Command gobaseline is the smallest Go server of the bare C peer's shape:
 // one OS thread, level-triggered epoll through the Go runtime, raw read and
 // write system calls into one shared buffer, inline PING answered with

@@ -1,4 +1,4 @@
-//go:build linux
+//go:build linux && !nolive
 
 // Package poll is the engine's only contact with epoll and eventfd: open an
 // epoll instance, add, modify and delete descriptors, wait, and wake a waiter

@@ -4,7 +4,7 @@
 // A trace file is UTF-8 text, one JSON object per line, in this order:
 //
 //	{"format":"reactorviz-trace","version":1,"scenario":"tour","model":"multi",
-//	 "started":"2026-01-02T15:04:05.123456789Z",
+//	 "started":"2026-01-02T15:04:05.123456789Z","engine":1,
 //	 "loops":[{"name":"boss-0","group":"boss"},{"name":"worker-0","group":"worker"}]}
 //	{"seq":1,"t":1200,"loop":"worker-0","kind":"state","from":"NOT_STARTED","to":"STARTED","tid":4312}
 //	{"seq":2,"t":1800,"loop":"worker-0","kind":"select_begin","timeout_ns":1000000000,"mode":"select"}
@@ -29,6 +29,10 @@
 // boundary, and invalid UTF-8 becomes U+FFFD. A state outside the five names is written as
 // its number. Loop names are made unique ("a#2", "loop-3" for an empty one),
 // since events refer to loops by name.
+//
+// The header's "engine", when present, is the version of the engine that
+// recorded the run (reactor.EngineVersion): a stored recording made by an
+// older engine may no longer show what the engine does.
 //
 // Readers accept the keys of a line in any order, blank lines anywhere, and
 // lines without some field of their kind (read as zero, so older files stay

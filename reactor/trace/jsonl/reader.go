@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"slices"
 	"strconv"
 	"time"
@@ -208,7 +209,7 @@ func (r *Reader) header(line []byte, last bool) error {
 	var (
 		format, started []byte
 		hasFormat       bool
-		version         *value
+		version, engine *value
 		unknown         []byte
 		vbuf            value
 	)
@@ -238,6 +239,9 @@ func (r *Reader) header(line []byte, last bool) error {
 			return s.headerString(key, &vbuf, func(string) { started = vbuf.str })
 		case "config":
 			return s.headerString(key, &vbuf, func(v string) { r.hdr.Config = v })
+		case "engine":
+			engine = &value{}
+			return s.value(engine)
 		case "loops":
 			if s.p >= len(s.b) || s.b[s.p] != '[' {
 				if err := s.value(&vbuf); err != nil {
@@ -282,6 +286,16 @@ func (r *Reader) header(line []byte, last bool) error {
 	}
 	if unknown != nil {
 		return r.errorf(nil, "header: unknown field %q", unknown)
+	}
+	if engine != nil {
+		v, msg := engine.int64()
+		if msg == "" && (v < 0 || v > math.MaxInt32) {
+			msg = "out of range"
+		}
+		if msg != "" {
+			return r.errorf(nil, "header: \"engine\": %s", msg)
+		}
+		r.hdr.Engine = int(v)
 	}
 	if started != nil {
 		t, err := time.Parse(time.RFC3339Nano, string(started))

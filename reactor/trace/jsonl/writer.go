@@ -43,6 +43,10 @@ type Header struct {
 	// ("io_ratio=50 rebuild_threshold=512 ..."), for a replay to show what
 	// the events alone do not say. Optional.
 	Config string
+	// Engine is the version of the engine that recorded the run
+	// (reactor.EngineVersion), so a stored recording can be told stale
+	// without re-running it. Zero: not recorded; written only when set.
+	Engine int
 }
 
 // End is the summary on a trace file's last line.
@@ -211,6 +215,10 @@ func (w *Writer) open() {
 	b = append(b, `,"started":"`...)
 	b = w.hdr.Started.UTC().AppendFormat(b, time.RFC3339Nano)
 	b = append(b, '"')
+	if w.hdr.Engine != 0 {
+		b = append(b, `,"engine":`...)
+		b = strconv.AppendInt(b, int64(w.hdr.Engine), 10)
+	}
 	if w.hdr.Config != "" {
 		b = append(b, `,"config":`...)
 		b = appendString(b, w.hdr.Config, MaxNameBytes)

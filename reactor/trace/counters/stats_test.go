@@ -1,0 +1,154 @@
+package counters
+
+import (
+	"encoding/json"
+	"reflect"
+	"testing"
+
+	"github.com/reactorviz/reactorviz/reactor/trace"
+)
+
+// Fold tells a task's panic from a handler's, the loop's own wakeup from
+// another thread's, and keeps a hostile trace's negative figures out.
+func TestStatsFold(t *testing.T) {
+	var s Stats
+	for _, e := range []trace.Event{
+		{Kind: trace.KindTaskPanic, A: 7, Str: "task"},
+		{Kind: trace.KindTaskPanic, Str: "handler panic: boom"},
+		{Kind: trace.KindWakeup, Str: "worker-0", Flag: true},
+		{Kind: trace.KindWakeup, Str: "main", Flag: true},
+		{Kind: trace.KindWakeup, Str: "main"},
+		{Kind: trace.KindClose},
+		{Kind: trace.KindRead, C: -5},
+		{Kind: trace.KindIOEnd, B: -1},
+		{Kind: trace.KindRebuildEnd, B: -3},
+		{Kind: trace.KindSelectEnd, C: 40, Flag: true},
+		{Kind: trace.KindRebuildBegin, A: 512},
+		{Kind: trace.KindConnect, A: 3, B: 20},
+	} {
+		s.Fold(&e, "worker-0")
+	}
+	want := Stats{TaskPanics: 1, HandlerPanics: 1, SelfWakeups: 1, WakeupsWritten: 1,
+		WakeupsCoalesced: 1, Closed: 1, Rebuilds: 1, Premature: 1, MaxSelectCnt: 512, Connected: 1}
+	if s != want {
+		t.Fatalf("folded\n%+v\nwant\n%+v", s, want)
+	}
+}
+
+// Every field of Stats is in the table once, under its JSON key, and the
+// table's field points at it: the summary's JSON, the expectation keys and
+// their help are all read from the table.
+func TestTableMatchesStats(t *testing.T) {
+	typ := reflect.TypeOf(Stats{})
+	tags := map[string]int{}
+	for i := range typ.NumField() {
+		tags[typ.Field(i).Tag.Get("json")] = i
+	}
+	if len(table) != len(tags) {
+		t.Errorf("table has %d counters, Stats %d fields", len(table), len(tags))
+	}
+	seen := map[string]bool{}
+	for _, c := range table {
+		if seen[c.Name] {
+			t.Errorf("%s is in the table twice", c.Name)
+		}
+		seen[c.Name] = true
+		i, ok := tags[c.Name]
+		if !ok {
+			t.Errorf("%s has no field in Stats", c.Name)
+			continue
+		}
+		if c.Doc == "" {
+			t.Errorf("%s has no doc", c.Name)
+		}
+		var s Stats
+		reflect.ValueOf(&s).Elem().Field(i).SetInt(int64(i + 1))
+		if got := c.Get(&s); got != int64(i+1) {
+			t.Errorf("%s reads field %d's neighbour: got %d", c.Name, i, got)
+		}
+		if _, ok := Lookup(c.Name); !ok {
+			t.Errorf("Lookup(%s) fails", c.Name)
+		}
+	}
+	b, err := json.Marshal(Stats{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m map[string]any
+	if err := json.Unmarshal(b, &m); err != nil {
+		t.Fatal(err)
+	}
+	for k := range m {
+		if !seen[k] {
+			t.Errorf("JSON key %s is not in the table", k)
+		}
+	}
+}
+
+// Loop.Fold keeps the identity and the values that depend on more than one
+// event: the current selectCnt (a selectNow's is stale) and the queue depth.
+func TestLoopFold(t *testing.T) {
+	l := NewLoop()
+	for _, e := range []trace.Event{
+		{Kind: trace.KindState, A: 1, B: 2, C: 99},
+		{Kind: trace.KindSelectBegin, Str: "select"},
+		{Kind: trace.KindSelectEnd, C: 7, Flag: true},
+		{Kind: trace.KindSelectBegin, Str: "select_now"},
+		{Kind: trace.KindSelectEnd, C: 40},
+		{Kind: trace.KindTaskSubmit, A: 1, B: 3},
+		{Kind: trace.KindState, A: 2, B: 3},
+	} {
+		l.Fold(&e, "worker-0")
+	}
+	if l.TID != 99 || l.State != trace.StateShuttingDown || l.SelectCnt != 7 || l.QueueDepth != 3 {
+		t.Fatalf("folded %+v", l)
+	}
+	l.Fold(&trace.Event{Kind: trace.KindRebuildEnd}, "worker-0")
+	if l.SelectCnt != 1 {
+		t.Errorf("selectCnt after a rebuild = %d, want 1", l.SelectCnt)
+	}
+	l.Fold(&trace.Event{Kind: trace.KindIORatio, A: 80, B: 50}, "worker-0")
+	l.Fold(&trace.Event{Kind: trace.KindIORatio, A: 300, B: 80}, "worker-0")
+	if l.IORatio != 80 {
+		t.Errorf("ioRatio %d, want 80 (an out-of-range value is not one)", l.IORatio)
+	}
+}
+
+// Each breakpoint fires on its own counter's increase; the queue on the
+// crossing only; a loop's own wakeup and a channel exception never.
+func TestBreakpointsReason(t *testing.T) {
+	all := Breakpoints{Rebuild: true, Premature: true, DeadlineHit: true, Wakeup: true, TaskPanic: true, QueueAbove: 3}
+	for _, c := range []struct {
+		e    trace.Event
+		want string
+	}{
+		{trace.Event{Kind: trace.KindRebuildEnd}, ReasonRebuild},
+		{trace.Event{Kind: trace.KindSelectEnd, Flag: true}, ReasonPremature},
+		{trace.Event{Kind: trace.KindSelectEnd}, ""},
+		{trace.Event{Kind: trace.KindDeadlineCheck, Flag: true}, ReasonDeadlineHit},
+		{trace.Event{Kind: trace.KindWakeup, Flag: true, Str: "external"}, ReasonWakeup},
+		{trace.Event{Kind: trace.KindWakeup, Flag: true, Str: "worker-0"}, ""},
+		{trace.Event{Kind: trace.KindWakeup, Str: "external"}, ""},
+		{trace.Event{Kind: trace.KindTaskPanic, A: 4}, ReasonTaskPanic},
+		{trace.Event{Kind: trace.KindTaskPanic}, ReasonTaskPanic},
+		{trace.Event{Kind: trace.KindException}, ""},
+		{trace.Event{Kind: trace.KindTaskSubmit, B: 4}, ReasonQueueAbove},
+	} {
+		l := NewLoop()
+		var w Watch
+		w.Reset(all, &l.Stats)
+		l.Fold(&c.e, "worker-0")
+		if got := w.Check(&l.Stats); got != c.want {
+			t.Errorf("%v %+v: %q, want %q", c.e.Kind, c.e, got, c.want)
+		}
+	}
+	var w Watch
+	now := Stats{QueueDepth: 5}
+	w.Reset(all, &Stats{})
+	if w.Check(&now) != ReasonQueueAbove || w.Check(&now) != "" {
+		t.Error("the queue breakpoint fires while the queue stays deep")
+	}
+	if n := testing.AllocsPerRun(100, func() { _ = w.Check(&now) }); n != 0 {
+		t.Errorf("Check allocates %.0f times", n)
+	}
+}

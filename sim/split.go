@@ -1,0 +1,125 @@
+package sim
+
+import (
+	"math"
+	"sync"
+	"time"
+
+	"github.com/reactorviz/reactorviz/reactor"
+	"github.com/reactorviz/reactorviz/sim/load"
+)
+
+// splitSampler reads every loop's time split a few times a second, off the
+// loops, so the share of the last second spent blocked in select, in I/O
+// and in tasks can be told from the run's totals. The loops only keep
+// running sums; this goroutine does the subtracting.
+type splitSampler struct {
+	loops   []*reactor.EventLoop
+	clients []load.Histogram // per loop: the latency of its channels' clients
+
+	mu      sync.Mutex
+	samples []splitSample // oldest first, at most splitKeep
+	first   splitSample   // the run's start
+}
+
+type splitSample struct {
+	at      time.Time
+	loops   []reactor.TimeSplit
+	clients []*load.Counts // nil for a loop with no client answered yet
+}
+
+const (
+	splitEvery = 250 * time.Millisecond
+	splitKeep  = int(time.Second/splitEvery) + 2 // a full second back from the newest
+)
+
+func newSplitSampler(loops []*reactor.EventLoop, clients []load.Histogram) *splitSampler {
+	return &splitSampler{loops: loops, clients: clients}
+}
+
+// run samples until stop is closed.
+func (s *splitSampler) run(stop <-chan struct{}) {
+	s.sample()
+	t := time.NewTicker(splitEvery)
+	defer t.Stop()
+	for {
+		select {
+		case <-stop:
+			return
+		case <-t.C:
+			s.sample()
+		}
+	}
+}
+
+// sample reads every loop's split now.
+func (s *splitSampler) sample() {
+	sm := splitSample{at: time.Now(), loops: make([]reactor.TimeSplit, len(s.loops)),
+		clients: make([]*load.Counts, len(s.loops))}
+	for i, l := range s.loops {
+		sm.loops[i] = l.TimeSplit()
+		if i < len(s.clients) && s.clients[i].Count() > 0 {
+			sm.clients[i] = s.clients[i].Snapshot()
+		}
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.first.at.IsZero() {
+		s.first = sm
+	}
+	s.samples = append(s.samples, sm)
+	if len(s.samples) > splitKeep {
+		s.samples = append(s.samples[:0], s.samples[len(s.samples)-splitKeep:]...)
+	}
+}
+
+// TimeShares is how a loop's time divided over a window, in percent of
+// the window's wall time. What the three leave is the rest of the
+// iteration: selectNow polls, gates, the Go scheduler.
+type TimeShares struct {
+	Select float64 `json:"select"`
+	IO     float64 `json:"io"`
+	Tasks  float64 `json:"tasks"`
+}
+
+// Busy is the share of the window the loop was working: I/O and tasks.
+func (t TimeShares) Busy() float64 { return t.IO + t.Tasks }
+
+func shares(from, to reactor.TimeSplit, wall time.Duration) TimeShares {
+	if wall <= 0 {
+		return TimeShares{}
+	}
+	pct := func(a, b int64) float64 {
+		return math.Round(min(100, max(0, 100*float64(b-a)/float64(wall)))*10) / 10
+	}
+	return TimeShares{Select: pct(from.SelectNanos, to.SelectNanos), IO: pct(from.IONanos, to.IONanos),
+		Tasks: pct(from.TaskNanos, to.TaskNanos)}
+}
+
+// window returns loop i's shares over the last second sampled and since
+// the first sample, and its clients' latency over that last second (nil
+// when none was answered).
+func (s *splitSampler) window(i int) (last, all TimeShares, lastClients *LoopClients) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if len(s.samples) < 2 || i < 0 || i >= len(s.loops) {
+		return TimeShares{}, TimeShares{}, nil
+	}
+	newest := s.samples[len(s.samples)-1]
+	old := s.samples[0]
+	for _, sm := range s.samples {
+		if newest.at.Sub(sm.at) < time.Second {
+			break
+		}
+		old = sm
+	}
+	last = shares(old.loops[i], newest.loops[i], newest.at.Sub(old.at))
+	all = shares(s.first.loops[i], newest.loops[i], newest.at.Sub(s.first.at))
+	if c := newest.clients[i]; c != nil {
+		if d := c.Since(old.clients[i]); d.N() > 0 {
+			lastClients = &LoopClients{Requests: int64(d.N()), LatencyUS: LatencySummary{
+				P50: d.Quantile(0.5), P90: d.Quantile(0.9), P99: d.Quantile(0.99), P999: d.Quantile(0.999), Max: d.Quantile(1)}}
+		}
+	}
+	return last, all, lastClients
+}
