@@ -207,6 +207,7 @@ func cmdCompare(e *env, args []string) error {
 	var rf runFlags
 	rf.register(f)
 	models := f.String("models", strings.Join(sim.Models, ","), "models to run, comma-separated")
+	transports := f.String("transports", "", "instead of models, run the scenario's model under Netty 4.2 on these transports, comma-separated (nio,epoll,io_uring): readiness against completion")
 	flavours := f.String("flavours", "", "instead of models, run the scenario's model under these Netty loop designs, comma-separated (4.1.43,4.1,4.2)")
 	chromePath := f.String("chrome", "", "write one Chrome/Perfetto trace `file` with one process per model")
 	pos, err := f.parse(e, args, 0, 1)
@@ -224,6 +225,17 @@ func cmdCompare(e *env, args []string) error {
 		return err
 	}
 	printWarnings(e, sc)
+	if *transports != "" {
+		ts, err := parseTransports(*transports)
+		if err != nil {
+			return err
+		}
+		cmp, err := sim.CompareTransports(sc, ts, sim.CompareOptions{ChromePath: *chromePath})
+		if err != nil {
+			return runtimeErr(err)
+		}
+		return reportTransports(e, cmp, rf.json)
+	}
 	if *flavours != "" {
 		fs, err := parseFlavours(*flavours)
 		if err != nil {
@@ -266,6 +278,31 @@ func parseFlavours(s string) ([]string, error) {
 		out = append(out, f)
 	}
 	return out, nil
+}
+
+func parseTransports(s string) ([]string, error) {
+	var out []string
+	for _, t := range strings.Split(s, ",") {
+		t = strings.TrimSpace(t)
+		if !slices.Contains(sim.Transports, t) {
+			return nil, usageErr("--transports: unknown transport %q (want %s)", t, strings.Join(sim.Transports, ", "))
+		}
+		out = append(out, t)
+	}
+	return out, nil
+}
+
+func reportTransports(e *env, cmp *sim.TransportComparison, asJSON bool) error {
+	if asJSON {
+		b, _ := json.MarshalIndent(cmp, "", "  ")
+		e.stdout.Write(append(b, '\n'))
+	} else {
+		fmt.Fprint(e.stdout, cmp.Text())
+	}
+	if n := cmp.Failed(); n > 0 {
+		return &exitError{exitExpect, fmt.Errorf("%d expectation(s) failed", n)}
+	}
+	return nil
 }
 
 // compareFlavours runs headless: the live compare view lays out one

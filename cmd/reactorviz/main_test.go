@@ -414,3 +414,30 @@ func TestValidateTakesOverrides(t *testing.T) {
 		}
 	}
 }
+
+// compare --transports runs one workload under Netty 4.2 on each transport
+// named, readiness against completion; an unknown transport is a usage
+// error.
+func TestCompareTransports(t *testing.T) {
+	code, _, errs := runCLI(t, "compare", "multi-reactor", "--transports", "epoll,kqueue")
+	if code != exitUsage || !strings.Contains(errs, "--transports") {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	code, out, errs := runCLI(t, "compare", "multi-reactor", "--json", "--duration", "400ms", "--transports", "epoll,io_uring")
+	if code == exitRuntime && strings.Contains(errs, "io_uring unavailable") {
+		t.Skip(errs)
+	}
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	var cmp struct {
+		Transports []string
+		Runs       []map[string]any
+	}
+	if err := json.Unmarshal([]byte(out), &cmp); err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(cmp.Transports, []string{"epoll", "io_uring"}) || len(cmp.Runs) != 2 || cmp.Runs[1]["netty"] != "4.2" {
+		t.Fatalf("transports %v, %d runs", cmp.Transports, len(cmp.Runs))
+	}
+}
