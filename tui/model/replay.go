@@ -27,6 +27,7 @@ type Replay struct {
 	cur     *State
 	pos     int // events folded into cur
 	dropped uint64
+	tl      timeline // the window of the latest snapshot, refolded each time
 }
 
 // NewReplay folds the whole trace once, keeping checkpoints, and stands at
@@ -145,6 +146,7 @@ func (r *Replay) State() *State { return r.cur }
 // latest matching events up to it.
 func (r *Replay) Snapshot(q Query) *Snapshot {
 	s := r.cur.snapshot(q)
+	r.timeline(q.Timeline).fill(s, q.Timeline)
 	if q.Log <= 0 {
 		return s
 	}
@@ -223,4 +225,33 @@ func (r *Replay) breakIn(st *State, from, to int, b Breaks, first bool) (pos int
 		}
 	}
 	return pos, reason, ok
+}
+
+// Replay timeline bounds: the window is folded again for each snapshot,
+// from timelineLead events before its start (so each loop's phase at the
+// start is known) and at most timelineCap events in all.
+const (
+	timelineLead = 2048
+	timelineCap  = 1 << 18
+)
+
+// timeline folds the events of the window a query asks for, ending at the
+// current event, into the replay's reusable timeline. A window with more
+// events than timelineCap shows only its latest part.
+func (r *Replay) timeline(q TimelineQuery) *timeline {
+	if q.Cols <= 0 {
+		return &r.tl
+	}
+	end := r.Time() - max(q.Back, 0)
+	to := min(r.PosAtTime(end), r.pos)
+	from := max(r.PosAtTime(end-q.Span)-timelineLead, to-timelineCap, 0)
+	origin := int64(minTime)
+	if from > 0 && from == to-timelineCap {
+		origin = r.events[from].Time
+	}
+	r.tl.reset(origin)
+	for i := from; i < to; i++ {
+		r.tl.apply(&r.events[i])
+	}
+	return &r.tl
 }
