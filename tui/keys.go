@@ -38,6 +38,11 @@ const (
 	actNextBreak
 	actPrevBreak
 	actSkip
+	actZoomIn
+	actZoomOut
+	actScrollBack
+	actScrollFwd
+	actLayout
 )
 
 // screenKind says which screen a key applies to.
@@ -121,6 +126,16 @@ var keyTable = []binding{
 		help: "Focus the previous loop."},
 	{act: actFilter, keys: keys(runeKey('/')), label: "/", hint: "filter", on: onLive | onReplay, footer: 11,
 		help: "Filter the event log by loop and kind: words such as \"worker-1\", \"wakeup\", \"task\", or \"loop:boss kind:accept\". An empty filter shows everything."},
+	{act: actZoomIn, keys: keys(runeKey('z')), label: "z", footKey: "z/Z", hint: "zoom", on: onLive | onReplay, footer: 13,
+		help: "Zoom the timeline in: a shorter window, down to 100µs across the screen, to see single iterations."},
+	{act: actZoomOut, keys: keys(runeKey('Z')), label: "Z", on: onLive | onReplay,
+		help: "Zoom the timeline out: a longer window, up to 10s across the screen, to see where a loop's time goes."},
+	{act: actScrollBack, keys: keys(runeKey('h')), label: "h", footKey: "h/l", hint: "scroll", on: onLive | onReplay, footer: 14,
+		help: "Scroll the timeline back a quarter of its window. Pause first (space) to look back at a moment that has passed; the window then stays put."},
+	{act: actScrollFwd, keys: keys(runeKey('l')), label: "l", on: onLive | onReplay,
+		help: "Scroll the timeline forward, back to the latest event."},
+	{act: actLayout, keys: keys(runeKey('t')), label: "t", hint: "layout", on: onLive | onReplay, footer: 15,
+		help: "Cycle the layouts: timeline with the detail pane, every loop's lane in place of the detail pane, no timeline."},
 	{act: actSkip, keys: keys(runeKey('s')), label: "s", hint: "skip model", on: onCompare, footer: 3,
 		help: "End the running model early (graceful shutdown) and go on to the next."},
 	{act: actRestart, keys: keys(runeKey('r')), label: "r", hint: "restart", on: onLive, footer: 12,

@@ -125,6 +125,9 @@ type liveView struct {
 	header *widgets.Bar
 	head   headerParts
 	body   *mainPanels
+	// pausedAt is the trace time at which every loop was found paused,
+	// where the timeline's window then stands; 0 while any runs.
+	pausedAt int64
 }
 
 func newLiveView(sh *shell, newRun NewRun, run Session, mdl *model.Model) *liveView {
@@ -192,7 +195,9 @@ func (v *liveView) loops() []*reactor.EventLoop {
 func (v *liveView) refresh() {
 	v.lastDraw.Store(time.Now().UnixNano())
 	run, mdl, _, _ := v.session()
-	v.frame, v.focus = liveFrame(run, mdl, v.query())
+	q := v.query()
+	q.Timeline.End = v.timelineEnd(run)
+	v.frame, v.focus = liveFrame(run, mdl, q)
 	v.body.show(v.frame, v.focus, v.filter, emptyLog(v.filter, "no events yet"))
 	v.setHeader(run)
 }
@@ -214,7 +219,8 @@ func liveFrame(run Session, mdl *model.Model, q model.Query) (*model.Frame, int)
 }
 
 func (v *liveView) query() model.Query {
-	return model.Query{Focus: v.focus, Head: detailHead, Log: max(v.body.logRows, minLogQuery), Filter: v.filter}
+	return model.Query{Focus: v.focus, Head: detailHead, Log: max(v.body.logRows, minLogQuery), Filter: v.filter,
+		Timeline: v.body.tl.query()}
 }
 
 // emptyLog is what the log says when it has nothing to show.
@@ -380,6 +386,8 @@ func (v *liveView) act(a action) {
 		v.restart()
 	case actQuit:
 		v.quit()
+	default:
+		v.body.tl.act(a)
 	}
 }
 

@@ -121,7 +121,8 @@ func (v *replayView) refresh() {
 			v.playing.Store(false)
 		}
 	}
-	q := model.Query{Focus: v.focus, Head: detailHead, Log: max(v.body.logRows, minLogQuery), Filter: v.filter}
+	q := model.Query{Focus: v.focus, Head: detailHead, Log: max(v.body.logRows, minLogQuery), Filter: v.filter,
+		Timeline: v.body.tl.query()}
 	ioRatio, threshold := headerConfig(v.hdr.Config)
 	v.frame, v.focus = frameOf(v.rep.Snapshot, q, nil, model.Settings{IORatio: ioRatio, Threshold: threshold})
 	v.frame.Now = v.rep.Time()
@@ -273,6 +274,8 @@ func (v *replayView) act(a action) {
 			v.playing.Store(false)
 			go v.sh.stop()
 		}
+	default:
+		v.body.tl.act(a)
 	}
 }
 

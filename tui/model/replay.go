@@ -146,6 +146,9 @@ func (r *Replay) State() *State { return r.cur }
 // latest matching events up to it.
 func (r *Replay) Snapshot(q Query) *Snapshot {
 	s := r.cur.snapshot(q)
+	if q.Timeline.End == 0 {
+		q.Timeline.End = r.Time() // the current event's, not the latest of those folded
+	}
 	r.timeline(q.Timeline).fill(s, q.Timeline)
 	if q.Log <= 0 {
 		return s
@@ -242,13 +245,22 @@ func (r *Replay) timeline(q TimelineQuery) *timeline {
 	if q.Cols <= 0 {
 		return &r.tl
 	}
-	end := r.Time() - max(q.Back, 0)
-	to := min(r.PosAtTime(end), r.pos)
-	from := max(r.PosAtTime(end-q.Span)-timelineLead, to-timelineCap, 0)
+	end := q.end(r.Time())
+	to := r.pos
+	if q.Back > 0 || q.End != r.Time() {
+		to = sort.Search(r.pos, func(i int) bool { return r.events[i].Time > end })
+	}
+	// Walk back to the window's start rather than search for it: the
+	// fold costs as much, and a file out of time order cannot mislead it.
+	from := to
+	for from > 0 && to-from < timelineCap && r.events[from-1].Time >= end-q.Span {
+		from--
+	}
 	origin := int64(minTime)
-	if from > 0 && from == to-timelineCap {
+	if to-from == timelineCap {
 		origin = r.events[from].Time
 	}
+	from = max(from-timelineLead, 0)
 	r.tl.reset(origin)
 	for i := from; i < to; i++ {
 		r.tl.apply(&r.events[i])

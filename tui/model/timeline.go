@@ -54,11 +54,22 @@ func (c Cell) Dominant() Phase {
 }
 
 // TimelineQuery asks a snapshot for each loop's lane: Cols columns
-// covering Span ns and ending Back ns before the snapshot's time.
+// covering Span ns and ending Back ns before End, or before the snapshot's
+// time when End is 0. A live screen sets End to the run's clock, so a loop
+// asleep in select is drawn up to now, not up to its last event.
 type TimelineQuery struct {
 	Cols int
 	Span int64
 	Back int64
+	End  int64
+}
+
+// end is where the window ends for a snapshot taken at now.
+func (q TimelineQuery) end(now int64) int64 {
+	if q.End > 0 {
+		now = q.End
+	}
+	return now - max(q.Back, 0)
 }
 
 type slice struct {
@@ -283,8 +294,10 @@ func (l *lane) cells(cols int, span, end int64) []Cell {
 	}
 	for i := range min(l.nmarks, markRing) {
 		m := &l.marks[i]
-		if m.t >= start && m.t < end && m.t >= markFrom {
-			if c := colOf(m.t); c >= 0 && c < cols {
+		// The window's end is inclusive for marks: the event a replay
+		// stands at is drawn.
+		if m.t >= start && m.t <= end && m.t >= markFrom {
+			if c := min(colOf(m.t), cols-1); c >= 0 {
 				out[c].Marks |= m.m
 			}
 		}
@@ -373,8 +386,7 @@ func (tl *timeline) laneOf(i int, q TimelineQuery, now int64) Lane {
 		return Lane{Cells: make([]Cell, max(q.Cols, 0))}
 	}
 	l := tl.lanes[i]
-	end := now - max(q.Back, 0)
-	ln := Lane{Cells: l.cells(q.Cols, q.Span, end)}
+	ln := Lane{Cells: l.cells(q.Cols, q.Span, q.end(now))}
 	for _, c := range ln.Cells {
 		if c.Marks&MarkDrop != 0 {
 			ln.Drops = true
