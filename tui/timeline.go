@@ -83,7 +83,7 @@ func (t *timelineView) title(th *widgets.Theme, w int) []widgets.Seg {
 	} else {
 		segs = append(segs, widgets.S(" · now", th.Base))
 	}
-	if legend := " · " + widgets.TimelineLegend(); widgets.SegsWidth(segs)+widgets.Width(legend)+4 <= w {
+	if legend := " · " + widgets.TimelineKey(); widgets.SegsWidth(segs)+widgets.Width(legend)+4 <= w {
 		segs = append(segs, widgets.S(legend, th.Dim))
 	}
 	return segs

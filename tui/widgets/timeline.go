@@ -33,24 +33,33 @@ const (
 // markGlyphs lists the marks from the most urgent down: a column holding
 // several shows the first.
 var markGlyphs = []struct {
-	m    model.Mark
-	r    rune
-	name string
+	m           model.Mark
+	r           rune
+	name, short string
 }{
-	{model.MarkPanic, '!', "panic"},
-	{model.MarkRebuild, 'R', "rebuild"},
-	{model.MarkDrop, 'x', "dropped"},
-	{model.MarkCut, 'C', "64-task cut"},
-	{model.MarkOverBudget, '+', "over budget"},
-	{model.MarkPremature, 'p', "premature"},
-	{model.MarkWakeup, 'w', "wakeup"},
+	{model.MarkPanic, '!', "panic", "panic"},
+	{model.MarkRebuild, 'R', "selector rebuilt", "rebuild"},
+	{model.MarkDrop, 'x', "events dropped", "drop"},
+	{model.MarkCut, 'C', "64-task deadline cut", "cut"},
+	{model.MarkOverBudget, '+', "task over the ioRatio budget", "budget"},
+	{model.MarkPremature, 'p', "premature select return", "premature"},
+	{model.MarkWakeup, 'w', "wakeup written", "wakeup"},
 }
 
-// TimelineLegend is the key to the glyphs, for titles and the help.
+// TimelineLegend is the key to the glyphs, for the help.
 func TimelineLegend() string {
-	s := string(GlyphSelect) + " select  " + string(GlyphIO) + " I/O  " + string(GlyphTasks) + " tasks"
+	s := string(GlyphSelect) + " blocked in select, " + string(GlyphIO) + " I/O, " + string(GlyphTasks) + " tasks"
 	for _, g := range markGlyphs {
-		s += "  " + string(g.r) + " " + g.name
+		s += ", " + string(g.r) + " " + g.name
+	}
+	return s
+}
+
+// TimelineKey is the short key to the glyphs, for the pane's rule.
+func TimelineKey() string {
+	s := string(GlyphSelect) + "sel " + string(GlyphIO) + "io " + string(GlyphTasks) + "tsk"
+	for _, g := range markGlyphs {
+		s += " " + string(g.r) + " " + g.short
 	}
 	return s
 }
