@@ -193,7 +193,8 @@ func (p runProbe) Loop(i int) (model.LoopProbe, bool) {
 	l := p.loops[i]
 	g := l.GateStatus()
 	return model.LoopProbe{Started: l.TID() != 0, Stats: l.Stats(), IORatio: l.IORatio(),
-		Gate: model.Gate{Paused: g.Paused, Waiting: g.Waiting, Phase: g.Phase, Reason: g.Reason}}, true
+		Gate:  model.Gate{Paused: g.Paused, Waiting: g.Waiting, Phase: g.Phase, Reason: g.Reason},
+		Split: splitOf(p.run, i)}, true
 }
 
 // Wheel implements model.Probe: the slots' counts are not in the trace.

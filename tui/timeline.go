@@ -2,6 +2,7 @@ package tui
 
 import (
 	"github.com/reactorviz/reactorviz/reactor/trace"
+	"github.com/reactorviz/reactorviz/sim"
 	"github.com/reactorviz/reactorviz/tui/model"
 	"github.com/reactorviz/reactorviz/tui/widgets"
 )
@@ -46,9 +47,9 @@ func (t *timelineView) span() int64 { return zoomSteps[t.zoom] }
 // query is the timeline part of a snapshot query.
 func (t *timelineView) query() model.TimelineQuery {
 	if t.layout == layoutClassic {
-		return model.TimelineQuery{}
+		return model.TimelineQuery{Split: true}
 	}
-	return model.TimelineQuery{Cols: t.cols, Span: t.span(), Back: t.back}
+	return model.TimelineQuery{Cols: t.cols, Span: t.span(), Back: t.back, Split: true}
 }
 
 // act applies a timeline key and reports whether a was one. Scrolling
@@ -164,4 +165,28 @@ func (v *liveView) timelineEnd(run Session) int64 {
 		v.pausedAt = now
 	}
 	return v.pausedAt
+}
+
+// loopTimer is what a session may offer to say where each loop's time
+// went: *sim.Run samples the loops' clocks and its clients' latency.
+type loopTimer interface {
+	LoopTime(i int) *sim.LoopTime
+}
+
+// splitOf reads loop i's last second from a run that measures it.
+func splitOf(run Session, i int) model.TimeSplit {
+	lt, ok := run.(loopTimer)
+	if !ok {
+		return model.TimeSplit{}
+	}
+	t := lt.LoopTime(i)
+	if t == nil {
+		return model.TimeSplit{}
+	}
+	s := t.LastSecond
+	out := model.TimeSplit{Known: s.Select+s.IO+s.Tasks > 0, Select: s.Select, IO: s.IO, Tasks: s.Tasks}
+	if c := t.ClientsLastSecond; c != nil && c.Requests > 0 {
+		out.Latency, out.P50US, out.P99US = true, c.LatencyUS.P50, c.LatencyUS.P99
+	}
+	return out
 }

@@ -242,8 +242,12 @@ const (
 // current event, into the replay's reusable timeline. A window with more
 // events than timelineCap shows only its latest part.
 func (r *Replay) timeline(q TimelineQuery) *timeline {
-	if q.Cols <= 0 {
+	if !q.wanted() {
 		return &r.tl
+	}
+	span := max(q.Span, SplitWindow)
+	if q.Cols <= 0 {
+		span = SplitWindow
 	}
 	end := q.end(r.Time())
 	to := r.pos
@@ -253,7 +257,7 @@ func (r *Replay) timeline(q TimelineQuery) *timeline {
 	// Walk back to the window's start rather than search for it: the
 	// fold costs as much, and a file out of time order cannot mislead it.
 	from := to
-	for from > 0 && to-from < timelineCap && r.events[from-1].Time >= end-q.Span {
+	for from > 0 && to-from < timelineCap && r.events[from-1].Time >= end-span {
 		from--
 	}
 	origin := int64(minTime)

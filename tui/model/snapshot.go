@@ -62,6 +62,7 @@ type Loop struct {
 	TimerHead    []TimerRef // focused loop only
 	Last         int64      // time of its latest event
 	Lane         Lane       // its timeline, when the query asked for one
+	Split        TimeSplit  // its last second from its phase events, when asked
 }
 
 // Group is a set of loops sharing a group name, in order of appearance.

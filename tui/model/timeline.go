@@ -62,7 +62,12 @@ type TimelineQuery struct {
 	Span int64
 	Back int64
 	End  int64
+	// Split asks for each loop's time split over the last second before
+	// the window's end, from its phase events.
+	Split bool
 }
+
+func (q TimelineQuery) wanted() bool { return q.Cols > 0 || q.Split }
 
 // end is where the window ends for a snapshot taken at now.
 func (q TimelineQuery) end(now int64) int64 {
@@ -395,13 +400,21 @@ func (tl *timeline) laneOf(i int, q TimelineQuery, now int64) Lane {
 	return ln
 }
 
-// fill draws every loop's lane of a snapshot.
+// fill draws every loop's lane of a snapshot, and its split of the last
+// second before the window's end.
 func (tl *timeline) fill(s *Snapshot, q TimelineQuery) {
-	if q.Cols <= 0 {
+	if !q.wanted() {
 		return
 	}
 	for i := range s.Loops {
-		s.Loops[i].Lane = tl.laneOf(s.Loops[i].Index, q, s.Time)
+		idx := s.Loops[i].Index
+		if q.Cols > 0 {
+			s.Loops[i].Lane = tl.laneOf(idx, q, s.Time)
+		}
+		if idx < len(tl.lanes) && tl.lanes[idx] != nil {
+			c := tl.lanes[idx].cells(1, SplitWindow, q.end(s.Time))
+			s.Loops[i].Split = splitOf(c[0], SplitWindow)
+		}
 	}
 }
 

@@ -136,3 +136,28 @@ func TestReplayTimelineEqualsLive(t *testing.T) {
 		}
 	}
 }
+
+// The last second's split comes from the phase events when asked for,
+// in a live fold as in a replay.
+func TestSplitFromEvents(t *testing.T) {
+	evs := []trace.Event{
+		evUS(1, 0, trace.KindSelectBegin, nil),
+		evUS(1, 500_000, trace.KindSelectEnd, nil),
+		evUS(1, 500_000, trace.KindIOBegin, nil),
+		evUS(1, 600_000, trace.KindIOEnd, nil),
+		evUS(1, 600_000, trace.KindTasksBegin, nil),
+		evUS(1, 1_000_000, trace.KindTasksEnd, nil),
+	}
+	m := New(testLoops)
+	m.Consume(evs)
+	r := NewReplay(testLoops, evs, 0)
+	r.Seek(len(evs))
+	q := Query{Focus: -1, Timeline: TimelineQuery{Split: true}}
+	for name, s := range map[string]*Snapshot{"live": m.Snapshot(q), "replay": r.Snapshot(q)} {
+		got := loopByName(t, s, "worker-0").Split
+		want := TimeSplit{Known: true, FromEvents: true, Select: 50, IO: 10, Tasks: 40}
+		if got != want {
+			t.Errorf("%s: split %+v, want %+v", name, got, want)
+		}
+	}
+}

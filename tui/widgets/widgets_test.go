@@ -192,3 +192,16 @@ func TestFocusedRowKeepsTheLitPhase(t *testing.T) {
 		t.Errorf("Row(Base, focused) background %v, want %v", bg, sel)
 	}
 }
+
+// The time bar stacks tasks, I/O and select in the timeline's glyphs.
+func TestSplitBar(t *testing.T) {
+	lt := NewLoopTable(NewTheme(true))
+	st := func(s tcell.Style) tcell.Style { return s }
+	var text string
+	for _, sg := range lt.splitBar(model.TimeSplit{Known: true, Select: 50, IO: 17, Tasks: 33}, 6, st) {
+		text += sg.Text
+	}
+	if text != "██▒···" {
+		t.Errorf("bar %q, want %q", text, "██▒···")
+	}
+}
