@@ -16,7 +16,7 @@ import (
 // bar alone.
 const (
 	splitBarW  = 6
-	splitNumW  = 7  // "100/100"
+	splitNumW  = 7 // "100/100"
 	splitTimeW = splitBarW + 1 + splitNumW
 	splitLatW  = 13 // "1.2ms/25.3ms"
 	narrowBarW = 5
