@@ -70,6 +70,12 @@ type groupStats struct {
 // running one live, the finished ones frozen, and a final table. It
 // returns when the user quits; quitting stops the running model gracefully.
 func RunCompare(models []string, newRun NewModelRun, o Options) error {
+	return runCompare(models, newRun, nil, o)
+}
+
+// runCompare is RunCompare with a judge: given the finished models'
+// summaries, it returns the verdict line (sim.Judge's); nil for none.
+func runCompare(models []string, newRun NewModelRun, judge func([]*sim.Summary) string, o Options) error {
 	if newRun == nil {
 		return errors.New("tui: no run")
 	}
@@ -78,7 +84,7 @@ func RunCompare(models []string, newRun NewModelRun, o Options) error {
 	}
 	sh := newShell(o)
 	v := &compareView{sh: sh, newRun: newRun, skip: make(chan struct{}, 1), quit: make(chan struct{}),
-		header: widgets.NewBar(sh.th, sh.th.Header)}
+		header: widgets.NewBar(sh.th, sh.th.Header), judge: judge}
 	for _, m := range models {
 		v.cols = append(v.cols, column{model: m})
 	}
@@ -103,10 +109,15 @@ type compareView struct {
 	mu   sync.Mutex
 	cols []column
 	done bool
+	// judge computes the verdict once every model has run; verdict holds
+	// it (under mu).
+	judge   func([]*sim.Summary) string
+	verdict string
 
 	// UI goroutine.
-	view   []column
-	header *widgets.Bar
+	view        []column
+	verdictView string
+	header      *widgets.Bar
 }
 
 func (v *compareView) kind() screenKind { return onCompare }
@@ -126,6 +137,7 @@ func (v *compareView) drive(timeout time.Duration) {
 	}
 	v.mu.Lock()
 	v.done = true
+	v.verdict = v.judgeLocked()
 	v.mu.Unlock()
 	v.sh.redraw()
 }
@@ -233,6 +245,7 @@ func (v *compareView) refresh() {
 	v.mu.Lock()
 	v.view = append(v.view[:0], v.cols...)
 	done := v.done
+	v.verdictView = v.verdict
 	v.mu.Unlock()
 	running := ""
 	for i := range v.view {
@@ -282,6 +295,9 @@ func (v *compareView) draw(scr tcell.Screen, x, y, w, h int) {
 	v.header.Draw(scr)
 	n := max(len(v.view), 1)
 	tableH := min(len(v.view)+3, h/2)
+	if v.judge != nil {
+		tableH = min(len(v.view)+4, h/2) // a second row for a long verdict
+	}
 	colsH := h - 1 - tableH
 	colW := (w - (n - 1)) / n
 	for i := range v.view {
@@ -457,4 +473,5 @@ func (v *compareView) drawTable(scr tcell.Screen, x, y, w, h int) {
 			strconv.Itoa(int(util(s.busy, s.loops, c.elapsed)*100+0.5)) + "%", model.Count(s.maxQ), expect,
 		}, st)
 	}
+	v.drawVerdict(scr, x, y+2+len(v.view), w, y+h)
 }

@@ -152,3 +152,26 @@ func TestCompareSkipDoesNotCarryOver(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// Once every model has run, the screen shows the verdict its judge
+// computes from their summaries; until then it says it waits for them.
+func TestCompareVerdict(t *testing.T) {
+	checkGoroutines(t)
+	cf := &compareFixture{t: t, endAtOnce: true}
+	judged := make(chan int, 1)
+	judge := func(s []*sim.Summary) string {
+		judged <- len(s)
+		return "multi serves 1.3× single's rate at a fifth of its p99"
+	}
+	hs := newHarness(t, 100, 30, func(o Options) error { return runCompare(sim.Models, cf.newRun, judge, o) })
+	waitFor(t, func() bool { return strings.Contains(hs.frame(), "all models done") }, "every model to finish")
+	if got := hs.frame(); !strings.Contains(got, "verdict: multi serves 1.3× single's rate at a fifth of its p99") {
+		t.Errorf("no verdict line:\n%s", got)
+	}
+	if n := <-judged; n != len(sim.Models) {
+		t.Errorf("judged %d summaries, want %d", n, len(sim.Models))
+	}
+	if err := hs.quit(); err != nil {
+		t.Fatal(err)
+	}
+}

@@ -120,7 +120,7 @@ func (f *fakeSession) Loops() []*reactor.EventLoop   { return f.loops }
 func (f *fakeSession) Wheel() *wheel.Timer           { return nil }
 func (f *fakeSession) Clients() sim.ClientStats      { return f.clients }
 func (f *fakeSession) RebuildThreshold() int         { return f.threshold }
-func (f *fakeSession) Summary() *sim.Summary         { return nil }
+func (f *fakeSession) Summary() *sim.Summary         { return &sim.Summary{} }
 func (f *fakeSession) feed(events ...trace.Event)    { f.sink.Consume(events) }
 
 func loopIndex(table []trace.LoopInfo, name string) uint16 {

@@ -129,7 +129,8 @@ func Compare(sc *scenarios.Scenario, models []string, o Options) error {
 	if sc == nil {
 		return errors.New("tui: no scenario")
 	}
-	return RunCompare(models, func(model string, sink trace.Sink) (Session, error) {
+	judge := func(sums []*sim.Summary) string { return sim.Judge(sc, sums).Verdict }
+	return runCompare(models, func(model string, sink trace.Sink) (Session, error) {
 		msc, err := sim.ForModel(sc, model)
 		if err != nil {
 			return nil, err
@@ -139,7 +140,7 @@ func Compare(sc *scenarios.Scenario, models []string, o Options) error {
 			return nil, err
 		}
 		return r, nil
-	}, o)
+	}, judge, o)
 }
 
 // loopTable returns the trace loop table of a session: the collector's
