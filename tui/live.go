@@ -125,9 +125,6 @@ type liveView struct {
 	header *widgets.Bar
 	head   headerParts
 	body   *mainPanels
-	// pausedAt is the trace time at which every loop was found paused,
-	// where the timeline's window then stands; 0 while any runs.
-	pausedAt int64
 }
 
 func newLiveView(sh *shell, newRun NewRun, run Session, mdl *model.Model) *liveView {

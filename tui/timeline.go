@@ -139,8 +139,8 @@ func traceNow(s Session) (int64, bool) {
 }
 
 // timelineEnd is where a live timeline's window ends: now on the trace's
-// clock while anything runs; while every loop is paused, the moment they
-// all were, so the window stands still to be scrolled back through.
+// clock while anything runs; while every loop is paused, at the latest
+// event, so the window stands still to be scrolled back through.
 func (v *liveView) timelineEnd(run Session) int64 {
 	now, ok := traceNow(run)
 	if !ok {
@@ -158,13 +158,9 @@ func (v *liveView) timelineEnd(run Session) int64 {
 	}
 	allPaused = allPaused && started > 0
 	if !allPaused {
-		v.pausedAt = 0
 		return now
 	}
-	if v.pausedAt == 0 {
-		v.pausedAt = now
-	}
-	return v.pausedAt
+	return 0 // the latest event: parked loops emit none, so it stands still
 }
 
 // loopTimer is what a session may offer to say where each loop's time

@@ -292,9 +292,14 @@ func (l *lane) cells(cols int, span, end int64) []Cell {
 			out[c].addOverlap(l.phase, max(l.since, colAt(c)), colAt(c+1))
 		}
 	}
+	// Marks: exact from the ring where it reaches; before that, from the
+	// buckets (a burst of marks outruns the ring long before the slices).
 	for c := range out {
-		if colAt(c) >= markFrom {
+		switch {
+		case colAt(c) >= markFrom:
 			out[c].Marks = 0
+		case c >= exact:
+			out[c].Marks = l.bucketMarks(colAt(c), max(colAt(c+1), colAt(c)+1))
 		}
 	}
 	for i := range min(l.nmarks, markRing) {
@@ -363,6 +368,14 @@ func (l *lane) fromBuckets(c *Cell, from, to int64) {
 		}
 		return
 	}
+}
+
+// bucketMarks returns the marks of [from, to) from the finest bucket ring
+// that reaches back to from.
+func (l *lane) bucketMarks(from, to int64) Mark {
+	var c Cell
+	l.fromBuckets(&c, from, to)
+	return c.Marks
 }
 
 func (c *Cell) addOverlap(p Phase, lo, hi int64) {

@@ -161,3 +161,21 @@ func TestSplitFromEvents(t *testing.T) {
 		}
 	}
 }
+
+// A burst of marks outruns the mark ring: older columns still show them,
+// from the buckets.
+func TestTimelineMarksOlderThanTheRing(t *testing.T) {
+	m := New(testLoops)
+	evs := []trace.Event{evUS(1, 0, trace.KindTasksBegin, func(e *trace.Event) { e.B = 1 })}
+	for i := range int64(2000) {
+		evs = append(evs, evUS(1, 10+i*10, trace.KindTaskRun, func(e *trace.Event) { e.B = 10e3 }))
+	}
+	evs = append(evs, evUS(1, 20_010, trace.KindTasksEnd, nil))
+	m.Consume(evs)
+	s := m.Snapshot(Query{Focus: -1, Timeline: TimelineQuery{Cols: 10, Span: 20e6}})
+	for i, c := range loopByName(t, s, "worker-0").Lane.Cells {
+		if c.Marks&MarkOverBudget == 0 {
+			t.Errorf("column %d has no over-budget mark: %+v", i, c)
+		}
+	}
+}
