@@ -40,6 +40,7 @@ type column struct {
 	clients sim.ClientStats
 	stats   colStats
 	summary *sim.Summary
+	rec     recording // its events, for the lockstep replay
 }
 
 // colStats are the loop numbers a column shows, from the model's snapshot.
@@ -118,6 +119,8 @@ type compareView struct {
 	view        []column
 	verdictView string
 	header      *widgets.Bar
+	lock        *lockstep // the lockstep replay, while it is shown
+	doneView    bool
 }
 
 func (v *compareView) kind() screenKind { return onCompare }
@@ -147,7 +150,8 @@ func (v *compareView) runOne(i int, timeout time.Duration) {
 	name := v.cols[i].model
 	v.mu.Unlock()
 	mdl := model.New(nil)
-	run, err := startRun(func(sink trace.Sink) (Session, error) { return v.newRun(name, sink) }, mdl)
+	rec := &recorder{}
+	run, err := startRun(func(trace.Sink) (Session, error) { return v.newRun(name, tee{mdl: mdl, rec: rec}) }, mdl)
 	v.mu.Lock()
 	if err != nil {
 		v.cols[i].state, v.cols[i].err = colFailed, err
@@ -181,6 +185,8 @@ func (v *compareView) runOne(i int, timeout time.Duration) {
 	col.elapsed, col.clients, col.stats = c.elapsed, c.clients, c.stats
 	col.summary = run.Summary()
 	col.state, col.run = state, nil
+	col.rec = recording{model: name, loops: loopTable(run)}
+	col.rec.events, col.rec.cut = rec.take()
 	v.mu.Unlock()
 }
 
@@ -237,6 +243,9 @@ func (v *compareView) needsRedraw() bool {
 		running = running || c.state == colRunning
 	}
 	v.mu.Unlock()
+	if v.lock != nil && v.lock.playing {
+		return true
+	}
 	return running && time.Now().UnixNano()-v.lastDraw.Load() >= int64(250*time.Millisecond)
 }
 
@@ -245,6 +254,7 @@ func (v *compareView) refresh() {
 	v.mu.Lock()
 	v.view = append(v.view[:0], v.cols...)
 	done := v.done
+	v.doneView = done
 	v.verdictView = v.verdict
 	v.mu.Unlock()
 	running := ""
@@ -271,6 +281,13 @@ func (v *compareView) refresh() {
 }
 
 func (v *compareView) act(a action) {
+	if a == actLockstep {
+		v.toggleLockstep()
+		return
+	}
+	if v.lock != nil && v.lock.act(a) {
+		return
+	}
 	switch a {
 	case actSkip:
 		select {
@@ -293,6 +310,12 @@ func (v *compareView) draw(scr tcell.Screen, x, y, w, h int) {
 	th := v.sh.th
 	v.header.SetRect(x, y, w, 1)
 	v.header.Draw(scr)
+	if v.lock != nil {
+		v.lock.tick()
+		v.lock.draw(scr, th, x, y+1, w, h-3)
+		v.drawVerdict(scr, x, y+h-2, w, y+h)
+		return
+	}
 	n := max(len(v.view), 1)
 	tableH := min(len(v.view)+3, h/2)
 	if v.judge != nil {

@@ -6,6 +6,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gdamore/tcell/v2"
+
 	"github.com/reactorviz/reactorviz/reactor/trace"
 	"github.com/reactorviz/reactorviz/scenarios"
 	"github.com/reactorviz/reactorviz/sim"
@@ -170,6 +172,44 @@ func TestCompareVerdict(t *testing.T) {
 	}
 	if n := <-judged; n != len(sim.Models) {
 		t.Errorf("judged %d summaries, want %d", n, len(sim.Models))
+	}
+	if err := hs.quit(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// Once every model has run, p replays their recordings in lockstep: a
+// timeline per model on one clock, which → moves for all of them.
+func TestCompareLockstep(t *testing.T) {
+	checkGoroutines(t)
+	cf := &compareFixture{t: t, endAtOnce: true}
+	hs := newHarness(t, 100, 30, func(o Options) error { return RunCompare(sim.Models, cf.newRun, o) })
+	waitFor(t, func() bool { return strings.Contains(hs.frame(), "all models done") }, "every model to finish")
+	hs.press(runeEv('p'))
+	got := hs.frame()
+	for _, m := range sim.Models {
+		if !strings.Contains(got, "─ "+m+" ") {
+			t.Errorf("no %s timeline in the lockstep replay:\n%s", m, got)
+		}
+	}
+	status := func() string {
+		for _, line := range strings.Split(hs.frame(), "\n") {
+			if i := strings.Index(line, "lockstep replay · "); i >= 0 {
+				return line[i:]
+			}
+		}
+		t.Fatalf("no lockstep status:\n%s", hs.frame())
+		return ""
+	}
+	hs.press(keyEv(tcell.KeyHome))
+	start := status()
+	hs.press(runeEv('z'), runeEv('z'), runeEv('z'), keyEv(tcell.KeyRight))
+	if got := status(); got == start || !strings.Contains(got, "100ms window") {
+		t.Errorf("zoom and → did not move the lockstep replay: %q, then %q", start, got)
+	}
+	hs.press(runeEv('p'))
+	if got := hs.frame(); strings.Contains(got, "lockstep replay") || !strings.Contains(got, "results") {
+		t.Errorf("p did not go back to the columns:\n%s", got)
 	}
 	if err := hs.quit(); err != nil {
 		t.Fatal(err)
