@@ -74,3 +74,22 @@ func TestTimelineLanesPickTheFocusedGroup(t *testing.T) {
 		t.Errorf("room for all: %q", got)
 	}
 }
+
+// The simulation screen with the timeline zoomed out to 5 s, where the
+// script's iterations, premature selects and wakeups are in the window.
+func TestLiveTimelineGolden(t *testing.T) {
+	for _, size := range []struct {
+		name string
+		w, h int
+	}{{"live_timeline_120x40", 120, 40}, {"live_timeline_80x24", 80, 24}} {
+		t.Run(size.name, func(t *testing.T) {
+			checkGoroutines(t)
+			hs, _ := startLive(t, size.w, size.h)
+			hs.press(runeEv('Z'), runeEv('Z'))
+			golden(t, size.name, hs.frame())
+			if err := hs.quit(); err != nil {
+				t.Fatal(err)
+			}
+		})
+	}
+}

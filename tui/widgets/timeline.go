@@ -9,7 +9,7 @@ import (
 
 // TimelineLabelW is the width of a lane's label: a focus marker and the
 // loop's name. The cells take the rest of the row.
-const TimelineLabelW = 10
+const TimelineLabelW = 11
 
 // TimelineCols returns how many cells a timeline pane of width w draws.
 func TimelineCols(w int) int { return max(w-TimelineLabelW, 0) }
