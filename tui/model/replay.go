@@ -27,7 +27,16 @@ type Replay struct {
 	cur     *State
 	pos     int // events folded into cur
 	dropped uint64
-	tl      timeline // the window of the latest snapshot, refolded each time
+	tl      timeline // the window of the latest snapshot, refolded when it moves
+	tlKey   timelineKey
+}
+
+// timelineKey is what the folded window depends on: a screen redrawn at
+// the same event with the same zoom does not fold it again.
+type timelineKey struct {
+	pos int
+	q   TimelineQuery
+	ok  bool
 }
 
 // NewReplay folds the whole trace once, keeping checkpoints, and stands at
@@ -245,6 +254,11 @@ func (r *Replay) timeline(q TimelineQuery) *timeline {
 	if !q.wanted() {
 		return &r.tl
 	}
+	key := timelineKey{pos: r.pos, q: q, ok: true}
+	if key == r.tlKey {
+		return &r.tl
+	}
+	r.tlKey = key
 	span := max(q.Span, SplitWindow)
 	if q.Cols <= 0 {
 		span = SplitWindow
