@@ -219,3 +219,27 @@ func (p *tmuxPane) waitUntil(what string, ok func(string) bool) {
 		time.Sleep(100 * time.Millisecond)
 	}
 }
+
+// A replay draws the same timeline from the trace: zoomed out over the
+// whole run of spurious-wakeup, worker-0's lane shows the rebuild.
+func TestE2EReplayTimeline(t *testing.T) {
+	bin := buildCLI(t)
+	trace := filepath.Join(t.TempDir(), "spurious-wakeup.jsonl")
+	rec := exec.Command(bin, "run", "spurious-wakeup", "--headless", "--trace", trace)
+	if out, err := rec.CombinedOutput(); err != nil {
+		t.Fatalf("recording a trace: %v\n%s", err, out)
+	}
+	p := newPane(t, 100, 32, bin+" replay "+trace)
+	p.waitFor("─ timeline · 1s window")
+	p.keys("End", "Z", "Z")
+	p.waitUntil("the rebuild on worker-0's lane", func(s string) bool {
+		for _, line := range strings.Split(timelineRows(s), "\n") {
+			if strings.Contains(line, "worker-0") && strings.Contains(line, "R") {
+				return true
+			}
+		}
+		return false
+	})
+	p.keys("q")
+	p.waitFor("EXIT=0")
+}
