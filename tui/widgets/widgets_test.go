@@ -226,11 +226,12 @@ func TestTimelineLaneGlyphs(t *testing.T) {
 	})
 	tl.SetRect(0, 0, 40, 3)
 	tl.Draw(scr)
+	scr.Show()
+	shown, w, _ := scr.GetContents()
 	row := func(y int) string {
 		var b strings.Builder
-		for x := range 40 {
-			r, _, _, _ := scr.GetContent(x, y)
-			b.WriteRune(r)
+		for _, c := range shown[y*w : (y+1)*w] {
+			b.WriteString(string(c.Runes))
 		}
 		return b.String()
 	}
