@@ -63,6 +63,10 @@ func (ch *Channel) ID() uint64 { return ch.id }
 // FD returns the socket descriptor.
 func (ch *Channel) FD() int { return ch.fd }
 
+// LocalPort is the port the channel's socket is bound to, 0 when it has
+// none: a client's ephemeral port tells the server side's channel apart.
+func (ch *Channel) LocalPort() int { return localPort(ch.fd) }
+
 // EventLoop returns the loop the channel belongs to. Any goroutine.
 func (ch *Channel) EventLoop() *EventLoop { return ch.loop }
 

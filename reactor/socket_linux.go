@@ -164,3 +164,18 @@ func sockWrite(fd int, p []byte) (int, error) {
 	}
 	return int(n), nil
 }
+
+// localPort is the port a socket is bound to; 0 when it has none.
+func localPort(fd int) int {
+	sa, err := unix.Getsockname(fd)
+	if err != nil {
+		return 0
+	}
+	switch in := sa.(type) {
+	case *unix.SockaddrInet4:
+		return in.Port
+	case *unix.SockaddrInet6:
+		return in.Port
+	}
+	return 0
+}

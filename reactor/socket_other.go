@@ -27,3 +27,5 @@ func closeFD(int) {}
 func sockRead(int, []byte) (int, error) { return 0, poll.ErrNoLive }
 
 func sockWrite(int, []byte) (int, error) { return 0, poll.ErrNoLive }
+
+func localPort(int) int { return 0 }

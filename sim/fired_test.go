@@ -16,7 +16,10 @@ func TestRunRecordsFiredActions(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sc.Duration = 1200 * time.Millisecond
+	// Both actions are due at 1s; the first submits 50 000 tasks, which
+	// under the race detector on a busy machine takes a good part of a
+	// second before the second can fire.
+	sc.Duration = 2500 * time.Millisecond
 	r, err := New(sc, Options{})
 	if err != nil {
 		t.Fatal(err)

@@ -40,6 +40,7 @@ type column struct {
 	clients sim.ClientStats
 	stats   colStats
 	summary *sim.Summary
+	rec     recording // its events, for the lockstep replay
 }
 
 // colStats are the loop numbers a column shows, from the model's snapshot.
@@ -70,6 +71,12 @@ type groupStats struct {
 // running one live, the finished ones frozen, and a final table. It
 // returns when the user quits; quitting stops the running model gracefully.
 func RunCompare(models []string, newRun NewModelRun, o Options) error {
+	return runCompare(models, newRun, nil, o)
+}
+
+// runCompare is RunCompare with a judge: given the finished models'
+// summaries, it returns the verdict line (sim.Judge's); nil for none.
+func runCompare(models []string, newRun NewModelRun, judge func([]*sim.Summary) string, o Options) error {
 	if newRun == nil {
 		return errors.New("tui: no run")
 	}
@@ -78,7 +85,7 @@ func RunCompare(models []string, newRun NewModelRun, o Options) error {
 	}
 	sh := newShell(o)
 	v := &compareView{sh: sh, newRun: newRun, skip: make(chan struct{}, 1), quit: make(chan struct{}),
-		header: widgets.NewBar(sh.th, sh.th.Header)}
+		header: widgets.NewBar(sh.th, sh.th.Header), judge: judge}
 	for _, m := range models {
 		v.cols = append(v.cols, column{model: m})
 	}
@@ -103,10 +110,17 @@ type compareView struct {
 	mu   sync.Mutex
 	cols []column
 	done bool
+	// judge computes the verdict once every model has run; verdict holds
+	// it (under mu).
+	judge   func([]*sim.Summary) string
+	verdict string
 
 	// UI goroutine.
-	view   []column
-	header *widgets.Bar
+	view        []column
+	verdictView string
+	header      *widgets.Bar
+	lock        *lockstep // the lockstep replay, while it is shown
+	doneView    bool
 }
 
 func (v *compareView) kind() screenKind { return onCompare }
@@ -126,6 +140,7 @@ func (v *compareView) drive(timeout time.Duration) {
 	}
 	v.mu.Lock()
 	v.done = true
+	v.verdict = v.judgeLocked()
 	v.mu.Unlock()
 	v.sh.redraw()
 }
@@ -135,7 +150,8 @@ func (v *compareView) runOne(i int, timeout time.Duration) {
 	name := v.cols[i].model
 	v.mu.Unlock()
 	mdl := model.New(nil)
-	run, err := startRun(func(sink trace.Sink) (Session, error) { return v.newRun(name, sink) }, mdl)
+	rec := &recorder{}
+	run, err := startRun(func(trace.Sink) (Session, error) { return v.newRun(name, tee{mdl: mdl, rec: rec}) }, mdl)
 	v.mu.Lock()
 	if err != nil {
 		v.cols[i].state, v.cols[i].err = colFailed, err
@@ -169,6 +185,8 @@ func (v *compareView) runOne(i int, timeout time.Duration) {
 	col.elapsed, col.clients, col.stats = c.elapsed, c.clients, c.stats
 	col.summary = run.Summary()
 	col.state, col.run = state, nil
+	col.rec = recording{model: name, loops: loopTable(run)}
+	col.rec.events, col.rec.cut = rec.take()
 	v.mu.Unlock()
 }
 
@@ -225,6 +243,9 @@ func (v *compareView) needsRedraw() bool {
 		running = running || c.state == colRunning
 	}
 	v.mu.Unlock()
+	if v.lock != nil && v.lock.playing {
+		return true
+	}
 	return running && time.Now().UnixNano()-v.lastDraw.Load() >= int64(250*time.Millisecond)
 }
 
@@ -233,6 +254,8 @@ func (v *compareView) refresh() {
 	v.mu.Lock()
 	v.view = append(v.view[:0], v.cols...)
 	done := v.done
+	v.doneView = done
+	v.verdictView = v.verdict
 	v.mu.Unlock()
 	running := ""
 	for i := range v.view {
@@ -258,6 +281,13 @@ func (v *compareView) refresh() {
 }
 
 func (v *compareView) act(a action) {
+	if a == actLockstep {
+		v.toggleLockstep()
+		return
+	}
+	if v.lock != nil && v.lock.act(a) {
+		return
+	}
 	switch a {
 	case actSkip:
 		select {
@@ -280,8 +310,17 @@ func (v *compareView) draw(scr tcell.Screen, x, y, w, h int) {
 	th := v.sh.th
 	v.header.SetRect(x, y, w, 1)
 	v.header.Draw(scr)
+	if v.lock != nil {
+		v.lock.tick()
+		v.lock.draw(scr, th, x, y+1, w, h-3)
+		v.drawVerdict(scr, x, y+h-2, w, y+h)
+		return
+	}
 	n := max(len(v.view), 1)
 	tableH := min(len(v.view)+3, h/2)
+	if v.judge != nil {
+		tableH = min(len(v.view)+4, h/2) // a second row for a long verdict
+	}
 	colsH := h - 1 - tableH
 	colW := (w - (n - 1)) / n
 	for i := range v.view {
@@ -457,4 +496,5 @@ func (v *compareView) drawTable(scr tcell.Screen, x, y, w, h int) {
 			strconv.Itoa(int(util(s.busy, s.loops, c.elapsed)*100+0.5)) + "%", model.Count(s.maxQ), expect,
 		}, st)
 	}
+	v.drawVerdict(scr, x, y+2+len(v.view), w, y+h)
 }

@@ -6,6 +6,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gdamore/tcell/v2"
+
 	"github.com/reactorviz/reactorviz/reactor/trace"
 	"github.com/reactorviz/reactorviz/scenarios"
 	"github.com/reactorviz/reactorviz/sim"
@@ -147,6 +149,67 @@ func TestCompareSkipDoesNotCarryOver(t *testing.T) {
 	}
 	if got := hs.frame(); !strings.Contains(got, "running multi") {
 		t.Errorf("multi should still run:\n%s", got)
+	}
+	if err := hs.quit(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// Once every model has run, the screen shows the verdict its judge
+// computes from their summaries; until then it says it waits for them.
+func TestCompareVerdict(t *testing.T) {
+	checkGoroutines(t)
+	cf := &compareFixture{t: t, endAtOnce: true}
+	judged := make(chan int, 1)
+	judge := func(s []*sim.Summary) string {
+		judged <- len(s)
+		return "multi serves 1.3× single's rate at a fifth of its p99"
+	}
+	hs := newHarness(t, 100, 30, func(o Options) error { return runCompare(sim.Models, cf.newRun, judge, o) })
+	waitFor(t, func() bool { return strings.Contains(hs.frame(), "all models done") }, "every model to finish")
+	if got := hs.frame(); !strings.Contains(got, "verdict: multi serves 1.3× single's rate at a fifth of its p99") {
+		t.Errorf("no verdict line:\n%s", got)
+	}
+	if n := <-judged; n != len(sim.Models) {
+		t.Errorf("judged %d summaries, want %d", n, len(sim.Models))
+	}
+	if err := hs.quit(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// Once every model has run, p replays their recordings in lockstep: a
+// timeline per model on one clock, which → moves for all of them.
+func TestCompareLockstep(t *testing.T) {
+	checkGoroutines(t)
+	cf := &compareFixture{t: t, endAtOnce: true}
+	hs := newHarness(t, 100, 30, func(o Options) error { return RunCompare(sim.Models, cf.newRun, o) })
+	waitFor(t, func() bool { return strings.Contains(hs.frame(), "all models done") }, "every model to finish")
+	hs.press(runeEv('p'))
+	got := hs.frame()
+	for _, m := range sim.Models {
+		if !strings.Contains(got, "─ "+m+" ") {
+			t.Errorf("no %s timeline in the lockstep replay:\n%s", m, got)
+		}
+	}
+	status := func() string {
+		for _, line := range strings.Split(hs.frame(), "\n") {
+			if i := strings.Index(line, "lockstep replay · "); i >= 0 {
+				return line[i:]
+			}
+		}
+		t.Fatalf("no lockstep status:\n%s", hs.frame())
+		return ""
+	}
+	hs.press(keyEv(tcell.KeyHome))
+	start := status()
+	hs.press(runeEv('z'), runeEv('z'), runeEv('z'), keyEv(tcell.KeyRight))
+	if got := status(); got == start || !strings.Contains(got, "100ms window") {
+		t.Errorf("zoom and → did not move the lockstep replay: %q, then %q", start, got)
+	}
+	hs.press(runeEv('p'))
+	if got := hs.frame(); strings.Contains(got, "lockstep replay") || !strings.Contains(got, "results") {
+		t.Errorf("p did not go back to the columns:\n%s", got)
 	}
 	if err := hs.quit(); err != nil {
 		t.Fatal(err)

@@ -187,3 +187,77 @@ func TestE2EPausedStartAndCaptions(t *testing.T) {
 	p.keys("q")
 	p.waitFor("EXIT=0")
 }
+
+// timelineRows returns the pane's timeline lanes: the rows between its
+// rule and the next one.
+func timelineRows(screen string) string {
+	var rows []string
+	in := false
+	for _, line := range strings.Split(screen, "\n") {
+		switch {
+		case strings.HasPrefix(line, "─ timeline"):
+			in = true
+		case in && strings.HasPrefix(line, "─"):
+			return strings.Join(rows, "\n")
+		case in:
+			rows = append(rows, line)
+		}
+	}
+	return strings.Join(rows, "\n")
+}
+
+// The timeline is on screen at 80×24 and it moves: the lanes drawn a
+// moment apart differ, zoomed in as out.
+func TestE2ETimelineMoves(t *testing.T) {
+	bin := buildCLI(t)
+	p := newPane(t, 80, 24, bin+" run tour --duration 60s")
+	first := timelineRows(p.waitFor("─ timeline · 1s window"))
+	if !strings.Contains(first, "worker-0") {
+		t.Fatalf("no worker-0 lane at 80×24:\n%s", p.capture())
+	}
+	p.waitUntil("the timeline to move", func(s string) bool { return timelineRows(s) != first })
+	p.keys("z", "z", "z")
+	p.waitFor("─ timeline · 100ms window")
+	p.keys("q")
+	p.waitFor("EXIT=0")
+}
+
+// waitUntil polls the pane until ok accepts what it shows.
+func (p *tmuxPane) waitUntil(what string, ok func(string) bool) {
+	p.t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		out := p.capture()
+		if ok(out) {
+			return
+		}
+		if time.Now().After(deadline) {
+			p.t.Fatalf("waited in vain for %s; the pane shows:\n%s", what, out)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+// A replay draws the same timeline from the trace: zoomed out over the
+// whole run of spurious-wakeup, worker-0's lane shows the rebuild.
+func TestE2EReplayTimeline(t *testing.T) {
+	bin := buildCLI(t)
+	trace := filepath.Join(t.TempDir(), "spurious-wakeup.jsonl")
+	rec := exec.Command(bin, "run", "spurious-wakeup", "--headless", "--trace", trace)
+	if out, err := rec.CombinedOutput(); err != nil {
+		t.Fatalf("recording a trace: %v\n%s", err, out)
+	}
+	p := newPane(t, 100, 32, bin+" replay "+trace)
+	p.waitFor("─ timeline · 1s window")
+	p.keys("End", "Z", "Z")
+	p.waitUntil("the rebuild on worker-0's lane", func(s string) bool {
+		for _, line := range strings.Split(timelineRows(s), "\n") {
+			if strings.Contains(line, "worker-0") && strings.Contains(line, "R") {
+				return true
+			}
+		}
+		return false
+	})
+	p.keys("q")
+	p.waitFor("EXIT=0")
+}

@@ -123,7 +123,7 @@ func (f *fakeSession) Loops() []*reactor.EventLoop   { return f.loops }
 func (f *fakeSession) Wheel() *wheel.Timer           { return nil }
 func (f *fakeSession) Clients() sim.ClientStats      { return f.clients }
 func (f *fakeSession) RebuildThreshold() int         { return f.threshold }
-func (f *fakeSession) Summary() *sim.Summary         { return nil }
+func (f *fakeSession) Summary() *sim.Summary         { return &sim.Summary{} }
 func (f *fakeSession) ClockMap() func(int64) time.Duration {
 	held := f.held.Load()
 	return func(t int64) time.Duration { return time.Duration(t - held) }

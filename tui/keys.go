@@ -42,6 +42,12 @@ const (
 	actLogNewer
 	actLogOldest
 	actLogLatest
+	actZoomIn
+	actZoomOut
+	actScrollBack
+	actScrollFwd
+	actLayout
+	actLockstep
 )
 
 // screenKind says which screen a key applies to.
@@ -113,8 +119,8 @@ var keyTable = []binding{
 		help: "1000 events back."},
 	{act: actFwdPage, keys: keys(namedKey(tcell.KeyPgDn), runeKey(']')), label: "PgDn/]", hint: "", on: onReplay,
 		help: "1000 events forward."},
-	{act: actStart, keys: keys(namedKey(tcell.KeyHome)), label: "Home", on: onReplay, help: "Go to the start of the trace."},
-	{act: actEnd, keys: keys(namedKey(tcell.KeyEnd)), label: "End", on: onReplay, help: "Go to the end of the trace."},
+	{act: actStart, keys: keys(namedKey(tcell.KeyHome)), label: "Home", on: onReplay | onCompare, help: "Go to the start of the trace (of every recording, in the lockstep replay)."},
+	{act: actEnd, keys: keys(namedKey(tcell.KeyEnd)), label: "End", on: onReplay | onCompare, help: "Go to the end of the trace (of the longest recording, in the lockstep replay)."},
 	{act: actFaster, keys: keys(runeKey('+'), runeKey('=')), label: "+", footKey: "+/-", hint: "speed", on: onLive | onReplay, footer: 9,
 		help: "Faster: less slow motion in a live run (down to none), or a faster replay (up to 8×)."},
 	{act: actSlower, keys: keys(runeKey('-')), label: "-", on: onLive | onReplay,
@@ -133,6 +139,24 @@ var keyTable = []binding{
 		help: "Scroll the event log to the oldest event it keeps."},
 	{act: actLogLatest, keys: keys(namedKey(tcell.KeyEnd)), label: "End", on: onLive,
 		help: "Let the event log follow the run again."},
+	{act: actZoomIn, keys: keys(runeKey('z')), label: "z", footKey: "z/Z", hint: "zoom", on: onLive | onReplay | onCompare, footer: 13,
+		help: "Zoom the timeline in: a shorter window, down to 100µs across the screen, to see single iterations."},
+	{act: actZoomOut, keys: keys(runeKey('Z')), label: "Z", on: onLive | onReplay | onCompare,
+		help: "Zoom the timeline out: a longer window, up to 10s across the screen, to see where a loop's time goes."},
+	{act: actScrollBack, keys: keys(runeKey('h')), label: "h", footKey: "h/l", hint: "scroll", on: onLive | onReplay, footer: 14,
+		help: "Scroll the timeline back a quarter of its window. Pause first (space) to look back at a moment that has passed; the window then stays put."},
+	{act: actScrollFwd, keys: keys(runeKey('l')), label: "l", on: onLive | onReplay,
+		help: "Scroll the timeline forward, back to the latest event."},
+	{act: actLayout, keys: keys(runeKey('t')), label: "t", hint: "layout", on: onLive | onReplay, footer: 15,
+		help: "Cycle the layouts: timeline with the detail pane, every loop's lane in place of the detail pane, no timeline."},
+	{act: actLockstep, keys: keys(runeKey('p')), label: "p", hint: "lockstep", on: onCompare, footer: 4,
+		help: "Once every model has run: replay the three recordings in lockstep on one clock, their timelines stacked, to watch one model fall behind where another keeps up. p again goes back to the columns."},
+	{act: actPlay, keys: keys(runeKey(' ')), label: "space", on: onCompare,
+		help: "In the lockstep replay: play every recording at its recorded pace, or stop."},
+	{act: actBack, keys: keys(namedKey(tcell.KeyLeft), runeKey(',')), label: "←/,", on: onCompare,
+		help: "In the lockstep replay: every recording a twentieth of the window back."},
+	{act: actFwd, keys: keys(namedKey(tcell.KeyRight), runeKey('.')), label: "→/.", on: onCompare,
+		help: "In the lockstep replay: every recording a twentieth of the window forward."},
 	{act: actSkip, keys: keys(runeKey('s')), label: "s", hint: "skip model", on: onCompare, footer: 3,
 		help: "End the running model early (graceful shutdown) and go on to the next."},
 	{act: actRestart, keys: keys(runeKey('r')), label: "r", hint: "restart", on: onLive, footer: 12,

@@ -212,9 +212,9 @@ func (v *liveView) loops() []*reactor.EventLoop {
 func (v *liveView) refresh() {
 	v.lastDraw.Store(time.Now().UnixNano())
 	run, mdl, _, _ := v.session()
-	v.frame, v.focus = liveFrame(run, mdl, v.query())
+	v.frame, v.focus = liveFrame(run, mdl, v.timelineQuery(run))
 	if v.followBreakpoint() {
-		v.frame, v.focus = liveFrame(run, mdl, v.query())
+		v.frame, v.focus = liveFrame(run, mdl, v.timelineQuery(run))
 		v.followBreakpoint()
 	}
 	v.setCaption(run)
@@ -248,8 +248,17 @@ func liveFrame(run Session, mdl *model.Model, q model.Query) (*model.Frame, int)
 	return f, focus
 }
 
+// timelineQuery is the frame's query with the timeline's window ending
+// where the run stands.
+func (v *liveView) timelineQuery(run Session) model.Query {
+	q := v.query()
+	q.Timeline.End = v.timelineEnd(run)
+	return q
+}
+
 func (v *liveView) query() model.Query {
-	return model.Query{Focus: v.focus, Head: detailHead, Log: max(v.body.logRows, minLogQuery), Filter: v.filter}
+	return model.Query{Focus: v.focus, Head: detailHead, Log: max(v.body.logRows, minLogQuery), Filter: v.filter,
+		Timeline: v.body.tl.query()}
 }
 
 // followBreakpoint moves the focus to a loop that has just stopped at a
@@ -467,6 +476,8 @@ func (v *liveView) act(a action) {
 		v.restart()
 	case actQuit:
 		v.quit()
+	default:
+		v.body.tl.act(a)
 	}
 }
 

@@ -27,16 +27,23 @@ type mainPanels struct {
 	logRows  int
 	logTitle []widgets.Seg
 	onFocus  func(index int)
+
+	timeline *widgets.Timeline
+	tl       timelineView
+	frame    *model.Frame // the latest shown, whose lanes the timeline draws
+	focus    int
 }
 
 func newMainPanels(th *widgets.Theme) *mainPanels {
-	return &mainPanels{th: th, detail: newDetailPane(th), log: widgets.NewEventLog(th), logRows: 40}
+	return &mainPanels{th: th, detail: newDetailPane(th), log: widgets.NewEventLog(th), logRows: 40,
+		timeline: widgets.NewTimeline(th), tl: newTimelineView()}
 }
 
 // show hands one frame to the widgets: a table per group, the focused
 // loop's detail and the log. The live and replay screens draw only this.
 func (p *mainPanels) show(f *model.Frame, focus int, filter model.Filter, empty string) {
 	p.setLoops(f, focus)
+	p.frame, p.focus = f, focus
 	p.detail.set(detailOf(f, focus))
 	p.logTitle = logTitle(p.th, filter, f.Events, f.Dropped)
 	p.log.Set(p.logTitle, f.Log, empty)
@@ -98,48 +105,21 @@ func groupTitle(g model.Group, th *widgets.Theme) []widgets.Seg {
 	}
 }
 
-// draw lays out tables, detail and log in (x, y, w, h): the detail pane a
-// third of the height (7–11 rows), the log at least 4 rows, the tables
-// what they need of the rest, scrolling when there is not enough.
+// draw lays out tables, timeline, detail and log in (x, y, w, h): the
+// detail pane a third of the height (7–11 rows), the log at least 4 rows,
+// the timeline its rule and two lanes at least, the tables what they need
+// of the rest, scrolling when there is not enough. The timeline then takes
+// a lane per loop while the log keeps its 4 rows. The layout key trades
+// the detail pane for more lanes, or drops the timeline.
 func (p *mainPanels) draw(scr tcell.Screen, x, y, w, h int) {
 	detailH := min(max(h/3, 7), 11)
+	if p.tl.layout == layoutLanes {
+		detailH = 0
+	}
+	tlWant, tlMin := p.timelineWant()
 	const logMin = 4
-	avail := max(h-detailH-logMin, 0)
-	heights := make([]int, len(p.tables))
-	want := 0
-	for _, t := range p.tables {
-		want += t.Want()
-	}
-	if want <= avail {
-		for i, t := range p.tables {
-			heights[i] = t.Want()
-		}
-	} else {
-		// Every table gets its title, header and one row, then rows are
-		// dealt out in turn to the tables that want more.
-		left := avail
-		for i, t := range p.tables {
-			base := min(t.Want(), 2)
-			if i == 0 {
-				base = min(t.Want(), 3)
-			}
-			heights[i] = min(base, left)
-			left -= heights[i]
-		}
-		for left > 0 {
-			gave := false
-			for i, t := range p.tables {
-				if left > 0 && heights[i] < t.Want() {
-					heights[i]++
-					left--
-					gave = true
-				}
-			}
-			if !gave {
-				break
-			}
-		}
-	}
+	avail := max(h-detailH-logMin-tlMin, 0)
+	heights := p.tableHeights(avail)
 	cy := y
 	for i, t := range p.tables {
 		if heights[i] <= 0 {
@@ -150,7 +130,13 @@ func (p *mainPanels) draw(scr tcell.Screen, x, y, w, h int) {
 		cy += heights[i]
 	}
 	rest := y + h - cy
-	dh := min(detailH, max(rest-logMin, 0))
+	th := min(tlWant, max(rest-detailH-logMin, 0))
+	if th < tlMin {
+		th = min(tlMin, max(rest-logMin, 0))
+	}
+	p.drawTimeline(scr, x, cy, w, th)
+	cy += th
+	dh := min(detailH, max(rest-th-logMin, 0))
 	p.detail.draw(scr, x, cy, w, dh)
 	cy += dh
 	p.log.SetRect(x, cy, w, y+h-cy)
@@ -158,8 +144,75 @@ func (p *mainPanels) draw(scr tcell.Screen, x, y, w, h int) {
 	p.logRows = max(p.log.Rows(), 1)
 }
 
+// tableHeights deals avail rows to the loop tables.
+func (p *mainPanels) tableHeights(avail int) []int {
+	heights := make([]int, len(p.tables))
+	want := 0
+	for _, t := range p.tables {
+		want += t.Want()
+	}
+	if want <= avail {
+		for i, t := range p.tables {
+			heights[i] = t.Want()
+		}
+		return heights
+	}
+	// Every table gets its title, header and one row, then rows are
+	// dealt out in turn to the tables that want more.
+	left := avail
+	for i, t := range p.tables {
+		base := min(t.Want(), 2)
+		if i == 0 {
+			base = min(t.Want(), 3)
+		}
+		heights[i] = min(base, left)
+		left -= heights[i]
+	}
+	for left > 0 {
+		gave := false
+		for i, t := range p.tables {
+			if left > 0 && heights[i] < t.Want() {
+				heights[i]++
+				left--
+				gave = true
+			}
+		}
+		if !gave {
+			break
+		}
+	}
+	return heights
+}
+
+// timelineWant is the rows the timeline would like (its rule and a lane
+// per loop) and the least it takes (its rule and two lanes).
+func (p *mainPanels) timelineWant() (want, least int) {
+	if p.tl.layout == layoutClassic || p.frame == nil {
+		return 0, 0
+	}
+	want = 1 + len(p.frame.Loops)
+	return want, min(want, 3)
+}
+
+func (p *mainPanels) drawTimeline(scr tcell.Screen, x, y, w, h int) {
+	if h <= 0 {
+		p.timeline.SetRect(0, 0, 0, 0) // no clicks land on a pane not drawn
+		return
+	}
+	p.tl.cols = widgets.TimelineCols(w)
+	p.timeline.Set(p.tl.title(p.th, w), timelineLanes(p.frame, p.focus, h-1))
+	p.timeline.SetRect(x, y, w, h)
+	p.timeline.Draw(scr)
+}
+
 // mouse routes a click to the loop table under it.
 func (p *mainPanels) mouse(action tview.MouseAction, ev *tcell.EventMouse, setFocus func(tview.Primitive)) bool {
+	if i, ok := p.timeline.LaneAt(ev.Position()); ok {
+		if action == tview.MouseLeftClick && p.onFocus != nil {
+			p.onFocus(i)
+		}
+		return true
+	}
 	for _, t := range p.tables {
 		if t.InRect(ev.Position()) {
 			consumed, _ := t.MouseHandler()(action, ev, setFocus)

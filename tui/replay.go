@@ -131,7 +131,8 @@ func (v *replayView) refresh() {
 			v.playing.Store(false)
 		}
 	}
-	q := model.Query{Focus: v.focus, Head: detailHead, Log: max(v.body.logRows, minLogQuery), Filter: v.filter}
+	q := model.Query{Focus: v.focus, Head: detailHead, Log: max(v.body.logRows, minLogQuery), Filter: v.filter,
+		Timeline: v.body.tl.query()}
 	v.frame, v.focus = frameOf(v.rep.Snapshot, q, nil, headerConfig(v.hdr.Config))
 	v.frame.Now = v.rep.Time()
 	v.snap = v.frame.Snapshot
@@ -316,6 +317,8 @@ func (v *replayView) act(a action) {
 			v.playing.Store(false)
 			go v.sh.stop()
 		}
+	default:
+		v.body.tl.act(a)
 	}
 }
 

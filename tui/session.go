@@ -139,7 +139,8 @@ func Compare(sc *scenarios.Scenario, models []string, o Options) error {
 	if sc == nil {
 		return errors.New("tui: no scenario")
 	}
-	return RunCompare(models, func(model string, sink trace.Sink) (Session, error) {
+	judge := func(sums []*sim.Summary) string { return sim.Judge(sc, sums).Verdict }
+	return runCompare(models, func(model string, sink trace.Sink) (Session, error) {
 		msc, err := sim.ForModel(sc, model)
 		if err != nil {
 			return nil, err
@@ -149,7 +150,7 @@ func Compare(sc *scenarios.Scenario, models []string, o Options) error {
 			return nil, err
 		}
 		return r, nil
-	}, o)
+	}, judge, o)
 }
 
 // loopTable returns the trace loop table of a session: the collector's
@@ -203,7 +204,8 @@ func (p runProbe) Loop(i int) (model.LoopProbe, bool) {
 	l := p.loops[i]
 	g := l.GateStatus()
 	return model.LoopProbe{Started: l.TID() != 0, Stats: l.Stats(), IORatio: l.IORatio(),
-		Gate: model.Gate{Paused: g.Paused, Waiting: g.Waiting, Phase: g.Phase, Reason: g.Reason}}, true
+		Gate:  model.Gate{Paused: g.Paused, Waiting: g.Waiting, Phase: g.Phase, Reason: g.Reason},
+		Split: splitOf(p.run, i)}, true
 }
 
 // Wheel implements model.Probe: the slots' counts are not in the trace.

@@ -3,8 +3,6 @@ package load
 import (
 	"time"
 
-	"golang.org/x/sys/unix"
-
 	"github.com/reactorviz/reactorviz/reactor"
 )
 
@@ -121,13 +119,8 @@ func (h *engineClient) tick(ctx *reactor.Context) {
 func (h *engineClient) routeOnce(ctx *reactor.Context) *Histogram {
 	if !h.found {
 		h.found = true
-		if sa, err := unix.Getsockname(ctx.Channel().FD()); err == nil {
-			switch in := sa.(type) {
-			case *unix.SockaddrInet4:
-				h.route = h.g.route(in.Port, h.dialed)
-			case *unix.SockaddrInet6:
-				h.route = h.g.route(in.Port, h.dialed)
-			}
+		if port := ctx.Channel().LocalPort(); port != 0 {
+			h.route = h.g.route(port, h.dialed)
 		}
 	}
 	return h.route

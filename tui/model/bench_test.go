@@ -1,6 +1,10 @@
 package model
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/reactorviz/reactorviz/reactor/trace"
+)
 
 // BenchmarkConsume is the collector's cost of feeding the live model.
 func BenchmarkConsume(b *testing.B) {
@@ -48,4 +52,41 @@ func BenchmarkReplayBuild(b *testing.B) {
 	for range b.N {
 		NewReplay(testLoops, events, 0)
 	}
+}
+
+// BenchmarkSnapshotTimeline is one frame's read with the lanes of a
+// 120-column screen and the loops' last-second split: the collector
+// waits for it, the loops do not.
+func BenchmarkSnapshotTimeline(b *testing.B) {
+	m := New(testLoops)
+	m.Consume(iterations(100_000))
+	q := Query{Focus: 1, Head: 8, Log: 120, Filter: ParseFilter("worker"),
+		Timeline: TimelineQuery{Cols: 109, Span: 1e9, Split: true}}
+	b.ResetTimer()
+	for range b.N {
+		m.Snapshot(q)
+	}
+}
+
+// iterations is a trace of loops turning: select, I/O, a few tasks.
+func iterations(n int) []trace.Event {
+	out := make([]trace.Event, 0, n)
+	var tm int64
+	add := func(loop uint16, k trace.Kind, dt int64) {
+		tm += dt
+		out = append(out, trace.Event{Seq: uint64(len(out) + 1), Time: tm, Loop: loop, Kind: k, B: 500})
+	}
+	for i := 0; len(out) < n; i++ {
+		loop := uint16(i % 3)
+		add(loop, trace.KindSelectBegin, 1_000)
+		add(loop, trace.KindSelectEnd, 50_000)
+		add(loop, trace.KindIOBegin, 0)
+		add(loop, trace.KindIOEnd, 5_000)
+		add(loop, trace.KindTasksBegin, 0)
+		for range 3 {
+			add(loop, trace.KindTaskRun, 2_000)
+		}
+		add(loop, trace.KindTasksEnd, 0)
+	}
+	return out
 }

@@ -35,6 +35,7 @@ type LoopProbe struct {
 	Stats   counters.Stats
 	Gate    Gate
 	IORatio int
+	Split   TimeSplit // from the loop's own clocks; Known false when not measured
 }
 
 // Probe reads a live run: its loops, its wheel and its clients. A replay
@@ -127,6 +128,9 @@ func NewFrame(s *Snapshot, p Probe, set Settings) *Frame {
 			}
 			r.IORatio = lp.IORatio
 			r.Pause, r.PausePhase, r.PauseReason = livePause(&l, lp.Gate)
+			if lp.Split.Known {
+				r.Split = lp.Split // the loop's clocks miss nothing a full ring drops
+			}
 		}
 		r.Flash = AtBreakpoint(r)
 		f.Rows[i] = r

@@ -15,6 +15,7 @@ type Model struct {
 	mu    sync.Mutex
 	st    *State
 	log   *eventLog
+	tl    timeline
 	dirty atomic.Bool
 }
 
@@ -39,6 +40,9 @@ func (m *Model) Consume(batch []trace.Event) {
 	}
 	m.mu.Lock()
 	m.st.Apply(batch)
+	for i := range batch {
+		m.tl.apply(&batch[i])
+	}
 	m.log.add(batch)
 	m.mu.Unlock()
 	m.dirty.Store(true)
@@ -61,6 +65,7 @@ func (m *Model) Snapshot(q Query) *Snapshot {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	s := m.st.snapshot(q)
+	m.tl.fill(s, q.Timeline)
 	if q.Log > 0 {
 		names := m.st.names()
 		mt := q.Filter.compile(names)

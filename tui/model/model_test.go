@@ -562,7 +562,7 @@ func FuzzApply(f *testing.F) {
 		m := New(testLoops)
 		e := trace.Event{Kind: trace.Kind(kind), Loop: loop, A: a, B: b, C: c, D: a, E: b, Flag: flag, Str: s, Time: c}
 		m.Consume([]trace.Event{e, e})
-		snap := m.Snapshot(Query{Focus: int(loop), Head: 4, Log: 4, Filter: ParseFilter(s)})
+		snap := m.Snapshot(Query{Focus: int(loop), Head: 4, Log: 4, Filter: ParseFilter(s), Timeline: TimelineQuery{Cols: 7, Span: 1e6}})
 		for _, l := range snap.Log {
 			_ = Describe(&l.Event)
 		}

@@ -27,6 +27,16 @@ type Replay struct {
 	cur     *State
 	pos     int // events folded into cur
 	dropped uint64
+	tl      timeline // the window of the latest snapshot, refolded when it moves
+	tlKey   timelineKey
+}
+
+// timelineKey is what the folded window depends on: a screen redrawn at
+// the same event with the same zoom does not fold it again.
+type timelineKey struct {
+	pos int
+	q   TimelineQuery
+	ok  bool
 }
 
 // NewReplay folds the whole trace once, keeping checkpoints, and stands at
@@ -145,6 +155,10 @@ func (r *Replay) State() *State { return r.cur }
 // latest matching events up to it.
 func (r *Replay) Snapshot(q Query) *Snapshot {
 	s := r.cur.snapshot(q)
+	if q.Timeline.End == 0 {
+		q.Timeline.End = r.Time() // the current event's, not the latest of those folded
+	}
+	r.timeline(q.Timeline).fill(s, q.Timeline)
 	if q.Log <= 0 {
 		return s
 	}
@@ -248,4 +262,51 @@ func (r *Replay) BreakPositions(b Breaks, limit int) []int {
 		return len(out) < limit
 	})
 	return out
+}
+
+// Replay timeline bounds: the window is folded again for each snapshot,
+// from timelineLead events before its start (so each loop's phase at the
+// start is known) and at most timelineCap events in all.
+const (
+	timelineLead = 2048
+	timelineCap  = 1 << 18
+)
+
+// timeline folds the events of the window a query asks for, ending at the
+// current event, into the replay's reusable timeline. A window with more
+// events than timelineCap shows only its latest part.
+func (r *Replay) timeline(q TimelineQuery) *timeline {
+	if !q.wanted() {
+		return &r.tl
+	}
+	key := timelineKey{pos: r.pos, q: q, ok: true}
+	if key == r.tlKey {
+		return &r.tl
+	}
+	r.tlKey = key
+	span := max(q.Span, SplitWindow)
+	if q.Cols <= 0 {
+		span = SplitWindow
+	}
+	end := q.end(r.Time())
+	to := r.pos
+	if q.Back > 0 || q.End != r.Time() {
+		to = sort.Search(r.pos, func(i int) bool { return r.events[i].Time > end })
+	}
+	// Walk back to the window's start rather than search for it: the
+	// fold costs as much, and a file out of time order cannot mislead it.
+	from := to
+	for from > 0 && to-from < timelineCap && r.events[from-1].Time >= end-span {
+		from--
+	}
+	origin := int64(minTime)
+	if to-from == timelineCap {
+		origin = r.events[from].Time
+	}
+	from = max(from-timelineLead, 0)
+	r.tl.reset(origin)
+	for i := from; i < to; i++ {
+		r.tl.apply(&r.events[i])
+	}
+	return &r.tl
 }

@@ -17,6 +17,8 @@ type Query struct {
 	Log int
 	// Filter selects the log events returned.
 	Filter Filter
+	// Timeline asks for each loop's lane; none when Cols is 0.
+	Timeline TimelineQuery
 }
 
 // Snapshot is a copy of the folded state, safe to read while the fold goes on.
@@ -60,6 +62,8 @@ type Loop struct {
 	QueueHidden  int64      // queued tasks QueueHead leaves out: QueueDepth less the head
 	TimerHead    []TimerRef // focused loop only
 	Last         int64      // time of its latest event
+	Lane         Lane       // its timeline, when the query asked for one
+	Split        TimeSplit  // its last second from its phase events, when asked
 }
 
 // Ring is what an io_uring loop's events say of its ring: enters so far,

@@ -55,6 +55,9 @@ func (t *LoopTable) Want() int {
 type columns struct {
 	name, tid, state, phase, iter, sel, queue, spark, sched, ch int
 	longState                                                   bool
+	// time and lat are where the loop's last second went and its
+	// clients' latency (timesplit.go); 0 when the width has no room.
+	time, lat int
 }
 
 func layout(w, nameW int) columns {
@@ -71,6 +74,7 @@ func layout(w, nameW int) columns {
 		}
 	}
 	grow(&c.name, max(9, min(nameW, 14)))
+	c.time, c.lat, extra = splitColumns(&c, extra)
 	grow(&c.tid, 7)
 	if extra >= 5 {
 		c.state, c.longState = 13, true
@@ -135,6 +139,16 @@ func (t *LoopTable) drawHeader(scr tcell.Screen, x, y, w int, c columns) {
 		{"", 1, false}, {"LOOP", c.name, false}, {"TID", c.tid, true}, {"STATE", c.state, false},
 		{"PHASE", c.phase, false}, {"ITER", c.iter, true}, {"SELCNT", c.sel, true},
 		{"QUEUE", c.queue + 1 + c.spark, false}, {"SCHED", c.sched, false}, {"CH", c.ch, true},
+	}
+	if c.spark == 0 {
+		cols[7].width = c.queue
+	}
+	for _, h := range splitHeaders(c) {
+		cols = append(cols, struct {
+			text  string
+			width int
+			right bool
+		}{h.text, h.width, false})
 	}
 	cx := x
 	for i, col := range cols {
@@ -247,8 +261,10 @@ func (t *LoopTable) drawRow(scr tcell.Screen, x, y, w int, c columns, i int) {
 	if l.QueueDepth == 0 {
 		qSt = t.th.Dim
 	}
-	segs = append(segs, S(PadLeft(model.Count(l.QueueDepth), c.queue), st(qSt)), gap,
-		S(Sparkline(l.History, c.spark), st(t.th.Accent)), gap)
+	segs = append(segs, S(PadLeft(model.Count(l.QueueDepth), c.queue), st(qSt)), gap)
+	if c.spark > 0 {
+		segs = append(segs, S(Sparkline(l.History, c.spark), st(t.th.Accent)), gap)
+	}
 
 	sched := "-"
 	if l.Timers > 0 {
@@ -263,6 +279,7 @@ func (t *LoopTable) drawRow(scr tcell.Screen, x, y, w int, c columns, i int) {
 	}
 	segs = append(segs, S(Pad(sched, c.sched), st(t.th.Base)), gap,
 		S(PadLeft(model.Count(l.Channels), c.ch), st(t.th.Base)))
+	segs = append(segs, t.splitSegs(r, c, st)...)
 	PutSegs(scr, x, y, w, segs)
 }
 

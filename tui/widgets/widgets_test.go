@@ -192,3 +192,53 @@ func TestFocusedRowKeepsTheLitPhase(t *testing.T) {
 		t.Errorf("Row(Base, focused) background %v, want %v", bg, sel)
 	}
 }
+
+// The time bar stacks tasks, I/O and select in the timeline's glyphs.
+func TestSplitBar(t *testing.T) {
+	lt := NewLoopTable(NewTheme(true))
+	st := func(s tcell.Style) tcell.Style { return s }
+	var text string
+	for _, sg := range lt.splitBar(model.TimeSplit{Known: true, Select: 50, IO: 17, Tasks: 33}, 6, st) {
+		text += sg.Text
+	}
+	if text != "██▒···" {
+		t.Errorf("bar %q, want %q", text, "██▒···")
+	}
+}
+
+// A lane says when its loop dropped events, and marks read without
+// colour: each mark and phase is its own glyph.
+func TestTimelineLaneGlyphs(t *testing.T) {
+	scr := tcell.NewSimulationScreen("")
+	if err := scr.Init(); err != nil {
+		t.Fatal(err)
+	}
+	defer scr.Fini()
+	scr.SetSize(40, 3)
+	tl := NewTimeline(NewTheme(true))
+	cells := []model.Cell{
+		{Known: true, Select: 9}, {Known: true, IO: 9}, {Known: true, Tasks: 9},
+		{Known: true, Tasks: 9, Marks: model.MarkCut}, {Known: true, Marks: model.MarkWakeup | model.MarkPanic},
+	}
+	tl.Set([]Seg{S("timeline", tcell.StyleDefault)}, []TimelineLane{
+		{Name: "worker-0", Focus: true, Lane: model.Lane{Cells: cells}},
+		{Name: "worker-1", Lane: model.Lane{Cells: cells, Drops: true}},
+	})
+	tl.SetRect(0, 0, 40, 3)
+	tl.Draw(scr)
+	scr.Show()
+	shown, w, _ := scr.GetContents()
+	row := func(y int) string {
+		var b strings.Builder
+		for _, c := range shown[y*w : (y+1)*w] {
+			b.WriteString(string(c.Runes))
+		}
+		return b.String()
+	}
+	if got := row(1); !strings.HasPrefix(got, "▶worker-0") || !strings.HasSuffix(got, "·▒█C!") {
+		t.Errorf("lane %q", got)
+	}
+	if got := row(2); !strings.Contains(got, "drops›") {
+		t.Errorf("lane with drops %q", got)
+	}
+}

@@ -1,0 +1,95 @@
+package tui
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/reactorviz/reactorviz/tui/model"
+)
+
+// z, Z, h, l and t act on the timeline of the live screen: the rule names
+// the window and how far back it ends, and t cycles the layouts.
+func TestLiveTimelineKeys(t *testing.T) {
+	checkGoroutines(t)
+	hs, _ := startLive(t, 120, 40)
+	if got := hs.frame(); !strings.Contains(got, "─ timeline · 1s window · now") {
+		t.Fatalf("no timeline on the main screen:\n%s", got)
+	}
+	hs.press(runeEv('z'), runeEv('z'))
+	if got := hs.frame(); !strings.Contains(got, "timeline · 200ms window") {
+		t.Errorf("z twice did not zoom to 200ms:\n%s", got)
+	}
+	hs.press(runeEv('Z'), runeEv('h'), runeEv('h'))
+	if got := hs.frame(); !strings.Contains(got, "timeline · 500ms window · ends 250ms ago") {
+		t.Errorf("Z and h h did not scroll back 250ms:\n%s", got)
+	}
+	hs.press(runeEv('l'), runeEv('l'), runeEv('l'))
+	if got := hs.frame(); !strings.Contains(got, "500ms window · now") {
+		t.Errorf("l did not come back to now:\n%s", got)
+	}
+	// Lanes in place of the detail pane, then no timeline, then back.
+	hs.press(runeEv('t'))
+	if got := hs.frame(); !strings.Contains(got, "─ timeline") || strings.Contains(got, "─ worker-0 · tid") {
+		t.Errorf("the lanes layout still shows the detail pane:\n%s", got)
+	}
+	hs.press(runeEv('t'))
+	if got := hs.frame(); strings.Contains(got, "─ timeline") || !strings.Contains(got, "─ worker-0 · tid") {
+		t.Errorf("the classic layout shows a timeline:\n%s", got)
+	}
+	hs.press(runeEv('t'))
+	if got := hs.frame(); !strings.Contains(got, "─ timeline") || !strings.Contains(got, "─ worker-0 · tid") {
+		t.Errorf("t did not come back to the first layout:\n%s", got)
+	}
+	if err := hs.quit(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// With room for two lanes, the focused loop and its group come first,
+// drawn in table order.
+func TestTimelineLanesPickTheFocusedGroup(t *testing.T) {
+	f := &model.Frame{Snapshot: &model.Snapshot{
+		Loops: []model.Loop{
+			{Index: 0, Name: "boss-0", Group: "boss"},
+			{Index: 1, Name: "worker-0", Group: "worker"},
+			{Index: 2, Name: "worker-1", Group: "worker"},
+			{Index: 3, Name: "worker-2", Group: "worker"},
+		},
+		Groups: []model.Group{{Name: "boss", Loops: []int{0}}, {Name: "worker", Loops: []int{1, 2, 3}}},
+	}}
+	names := func(n, focus int) string {
+		var out []string
+		for _, l := range timelineLanes(f, focus, n) {
+			out = append(out, l.Name)
+		}
+		return strings.Join(out, " ")
+	}
+	if got := names(2, 3); got != "worker-0 worker-2" {
+		t.Errorf("2 lanes, focus worker-2: %q", got)
+	}
+	if got := names(2, 0); got != "boss-0 worker-0" {
+		t.Errorf("2 lanes, focus boss-0: %q", got)
+	}
+	if got := names(9, 2); got != "boss-0 worker-0 worker-1 worker-2" {
+		t.Errorf("room for all: %q", got)
+	}
+}
+
+// The simulation screen with the timeline zoomed out to 5 s, where the
+// script's iterations, premature selects and wakeups are in the window.
+func TestLiveTimelineGolden(t *testing.T) {
+	for _, size := range []struct {
+		name string
+		w, h int
+	}{{"live_timeline_120x40", 120, 40}, {"live_timeline_80x24", 80, 24}} {
+		t.Run(size.name, func(t *testing.T) {
+			checkGoroutines(t)
+			hs, _ := startLive(t, size.w, size.h)
+			hs.press(runeEv('Z'), runeEv('Z'))
+			golden(t, size.name, hs.frame())
+			if err := hs.quit(); err != nil {
+				t.Fatal(err)
+			}
+		})
+	}
+}
