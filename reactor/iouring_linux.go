@@ -1,3 +1,5 @@
+//go:build linux && !nolive
+
 package reactor
 
 import (
