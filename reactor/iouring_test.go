@@ -385,3 +385,19 @@ func TestIOUringRepliesBeforeEOF(t *testing.T) {
 		}
 	}
 }
+
+// TestIOUringUnavailableFailsAtCreation: where the probe finds no io_uring
+// (disabled by sysctl, filtered, too old a kernel), the loop is refused
+// when it is created, with the reason, and no descriptor is left open.
+func TestIOUringUnavailableFailsAtCreation(t *testing.T) {
+	leakCheck(t)
+	saved := probeIOUring
+	t.Cleanup(func() { probeIOUring = saved })
+	probeIOUring = func() error {
+		return fmt.Errorf("%w: disabled for all processes (io_uring_disabled = 2)", ErrIOUringUnavailable)
+	}
+	_, err := NewEventLoopGroup("worker", 2, uringCfg)
+	if !errors.Is(err, ErrIOUringUnavailable) || !strings.Contains(err.Error(), "io_uring_disabled = 2") {
+		t.Fatalf("err %v, want io_uring unavailable with the reason", err)
+	}
+}
