@@ -61,16 +61,16 @@ const (
 
 // ioHandler is how a loop waits for I/O and is woken: Netty 4.2's IoHandler
 // (run and wakeup), also the part of 4.1's NioEventLoop that 4.2 moved into
-// one. selectPhase blocks or polls and leaves the ready keys in l.selected;
-// it returns the clock reading taken when a blocking wait returned, or 0.
+// one. selectPhase blocks or polls (a readiness handler leaves the ready
+// keys in l.selected, the io_uring handler the completions it reaped); it
+// returns the clock reading taken when a blocking wait returned, or 0.
 // wake is the producer side of wakeup(inEventLoop=false): it reports
-// whether it wrote the eventfd. An io_uring handler implements the same two
-// methods, waiting on its ring instead of epoll_wait.
+// whether it wrote the eventfd.
 //
 // processIO is the I/O phase: the readiness handlers dispatch the selected
-// keys (each channel then reads or writes); a completion-based handler
-// processes completions whose bytes are already read. It returns how many
-// keys or completions it handled.
+// keys (each channel then reads or writes); the completion-based handler
+// (uringHandler, IoUringIoHandler) processes completions whose bytes are
+// already read. It returns how many keys or completions it handled.
 type ioHandler interface {
 	selectPhase(handoff int64) int64
 	wake() bool
