@@ -1,6 +1,7 @@
 package scenarios
 
 import (
+	"cmp"
 	"strconv"
 	"time"
 
@@ -12,7 +13,7 @@ import (
 //
 //	autoscale: {min: 1, max: 4, window: 500ms, down: 0.1, up: 0.7, step: 1, patience: 2}
 //
-// max is the group's size; step bounds both ramps unless step_down is
+// max is the group's size, and defaults to it; step bounds both ramps unless step_down is
 // given (maxRampUpStep, maxRampDownStep).
 type AutoScale struct {
 	Min, Max int
@@ -42,7 +43,6 @@ func (d *decoder) autoScale(n *yaml.Node, s *Scenario) {
 	}
 	m := d.mapping(n, "autoscale", autoScaleKeys)
 	a := AutoScale{Min: 1, Window: time.Second, Down: 0.1, Up: 0.7, Step: 1, Patience: 2}
-	a.Max = s.Workers
 	if v := m.get("max"); v != nil {
 		if r, ok := d.integer(v, "autoscale.max", 1, maxWorkers); ok {
 			a.Max = r
@@ -50,17 +50,14 @@ func (d *decoder) autoScale(n *yaml.Node, s *Scenario) {
 				d.errorf(v, "autoscale.max must equal workers (%d): the group has max loops and suspends down to min", s.Workers)
 			}
 		}
-	} else if a.Max == 0 {
-		d.errorf(n, "autoscale needs max (the worker group's size) when workers is not set")
-		return
 	}
 	if v := m.get("min"); v != nil {
 		if r, ok := d.integer(v, "autoscale.min", 0, maxWorkers); ok {
 			a.Min = r
 		}
 	}
-	if a.Min > a.Max {
-		d.errorf(n, "autoscale.min (%d) must not be greater than max (%d)", a.Min, a.Max)
+	if size := cmp.Or(a.Max, s.Workers); size != 0 && a.Min > size {
+		d.errorf(n, "autoscale.min (%d) must not be greater than max, the worker group's size (%d)", a.Min, size)
 	}
 	if v := m.get("window"); v != nil {
 		if r, ok := d.duration(v, "autoscale.window", minScaleWindow, maxScaleWindow); ok {

@@ -156,7 +156,7 @@ func autoScale(sc *scenarios.Scenario, g *reactor.EventLoopGroup) error {
 		return nil
 	}
 	return g.AutoScale(reactor.AutoScale{
-		MinThreads: a.Min, MaxThreads: a.Max, Window: a.Window,
+		MinThreads: min(a.Min, g.Size()), MaxThreads: g.Size(), Window: a.Window,
 		ScaleDown: a.Down, ScaleUp: a.Up,
 		MaxRampUp: a.Step, MaxRampDown: a.StepDown, Patience: a.Patience,
 	})
