@@ -38,7 +38,10 @@ func (d *decoder) autoScale(n *yaml.Node, s *Scenario) {
 		return
 	}
 	if s.Netty != Netty42 {
-		d.errorf(n, "autoscale needs netty: \"4.2\" (AutoScalingEventExecutorChooserFactory is new in 4.2.5), got netty %s", s.Netty)
+		// A warning, as for the other settings of one design, so the
+		// scenario still runs under --set netty=… and compare --flavours:
+		// the group then stays fixed, as in that Netty.
+		d.warnf(n, "autoscale has no effect under netty %s: auto-scaling groups are new in 4.2.5 (AutoScalingEventExecutorChooserFactory)", s.Netty)
 		return
 	}
 	m := d.mapping(n, "autoscale", autoScaleKeys)

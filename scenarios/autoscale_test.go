@@ -23,7 +23,6 @@ func TestAutoScaleBlock(t *testing.T) {
 
 func TestAutoScaleErrors(t *testing.T) {
 	for _, tc := range []struct{ src, want string }{
-		{"name: a\nworkers: 4\nautoscale: {min: 1}\n", "a.yaml:3:12: autoscale needs netty: \"4.2\""},
 		{"name: a\nnetty: \"4.2\"\nworkers: 4\nautoscale: {max: 3}\n", "a.yaml:4:18: autoscale.max must equal workers (4)"},
 		{"name: a\nnetty: \"4.2\"\nworkers: 4\nautoscale: {down: 0.8, up: 0.5}\n", "a.yaml:4:12: autoscale.down (0.8) must be below up (0.5)"},
 		{"name: a\nnetty: \"4.2\"\nworkers: 4\nautoscale: {up: 2}\n", "a.yaml:4:17: autoscale.up must be a number from 0 to 1, got 2"},
@@ -35,5 +34,16 @@ func TestAutoScaleErrors(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%q: error %v, want %q", tc.src, err, tc.want)
 		}
+	}
+}
+
+func TestAutoScaleWarnsOutside42(t *testing.T) {
+	s, err := Parse("a.yaml", []byte("name: a\nworkers: 4\nautoscale: {min: 1}\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := s.Warnings()
+	if s.AutoScale != nil || len(w) != 1 || !strings.Contains(w[0].String(), "a.yaml:3:12: autoscale has no effect under netty 4.1.43") {
+		t.Fatalf("autoscale %+v, warnings %v", s.AutoScale, w)
 	}
 }
