@@ -160,3 +160,34 @@ func checkScaleTrace(t *testing.T, rec *recorder, w1 uint16) {
 			len(rec.ofKind(w1, trace.KindUtilisation)) == 3 // two idle windows, then one after its resume
 	})
 }
+
+// The real monitor, on its own ticker: idle loops without channels are
+// suspended down to minThreads, and shutting the group down stops the
+// monitor (leakCheck sees its goroutine gone).
+func TestAutoScaleMonitor(t *testing.T) {
+	leakCheck(t)
+	g, err := NewEventLoopGroup("worker", 3, Config{Netty: Netty42})
+	if err != nil {
+		t.Fatal(err)
+	}
+	onLoop(t, g.Loops()[0], func() {})
+	a := testAutoScale()
+	a.MaxThreads, a.Window, a.Patience = 3, 10*time.Millisecond, 0
+	if err := g.AutoScale(a); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "two of three idle loops suspended", func() bool { return g.ActiveCount() == 1 })
+	suspended := 0
+	for _, l := range g.Loops() {
+		if l.State().Suspended() {
+			suspended++
+		}
+	}
+	if suspended != 2 {
+		t.Fatalf("%d loops suspended, want 2 (minThreads 1)", suspended)
+	}
+	g.ShutdownGracefully(0, time.Second)
+	if !g.AwaitTermination(10 * time.Second) {
+		t.Fatal("group did not terminate")
+	}
+}
