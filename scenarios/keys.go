@@ -55,7 +55,8 @@ type Key struct {
 var states = []string{"NOT_STARTED", "SUSPENDING", "SUSPENDED", "STARTED", "SHUTTING_DOWN", "SHUTDOWN", "TERMINATED"}
 
 // States returns a loop's lifecycle states in order, the names an
-// expectation compares with: NOT_STARTED < STARTED < ... < TERMINATED.
+// expectation compares with: NOT_STARTED < SUSPENDING < SUSPENDED <
+// STARTED < ... < TERMINATED.
 func States() []string { return append([]string(nil), states...) }
 
 // loopKeys are the per-loop entries of the summary's "loops" array: the
