@@ -233,11 +233,13 @@ func (s *scaler) measure(i int, l *EventLoop, total int64, busy *int) {
 
 func (s *scaler) scaleDown(n int) {
 	changed := false
+	active := len(*s.active.Load())
 	for _, l := range s.candidates[:n] {
 		if l.trySuspend() {
 			idx := s.indexOf(l)
+			active--
 			if l.tracing() {
-				l.emitExternal(trace.Event{Kind: trace.KindLoopSuspend, A: int64(s.idle[idx]), B: int64(len(*s.active.Load()) - 1)})
+				l.emitExternal(trace.Event{Kind: trace.KindLoopSuspend, A: int64(s.idle[idx]), B: int64(active)})
 			}
 			add(&l.stats.suspensions, 1)
 			s.idle[idx], s.busy[idx] = 0, 0
