@@ -41,6 +41,9 @@ const (
 	KindTaskReject
 	KindConnect
 	KindIORatio
+	KindUtilisation
+	KindLoopSuspend
+	KindLoopResume
 	numKinds
 )
 
@@ -96,6 +99,9 @@ var schema = [numKinds]struct {
 	KindTaskReject:    {"task_reject", fieldSpec{str: "reason"}},
 	KindConnect:       {"connect", fieldSpec{a: "channel", b: "fd"}},
 	KindIORatio:       {"io_ratio", fieldSpec{a: "io_ratio", b: "old"}},
+	KindUtilisation:   {"utilisation", fieldSpec{a: "permille", b: "active_ns", c: "window_ns", d: "idle_cycles", e: "channels"}},
+	KindLoopSuspend:   {"loop_suspend", fieldSpec{a: "idle_cycles", b: "active"}},
+	KindLoopResume:    {"loop_resume", fieldSpec{a: "active", str: "reason"}},
 }
 
 // String returns the kind's snake_case name, or "invalid".
