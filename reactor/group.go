@@ -23,6 +23,7 @@ type EventLoopGroup struct {
 	idx     atomic.Uint64
 	pow2    bool
 	chooser string
+	scaler  atomic.Pointer[scaler] // nil unless the group auto-scales (autoscale.go)
 }
 
 // DefaultLoopCount is Netty's DEFAULT_EVENT_LOOP_THREADS: 2 × CPUs (C5).
@@ -70,7 +71,11 @@ func (g *EventLoopGroup) Loops() []*EventLoop { return g.loops }
 
 // Next picks the next loop round-robin. Any goroutine. The counter is 64
 // bits wide, as Netty's since 4.1.52 (#10468), so order survives the wrap.
+// An auto-scaling group picks among its active loops only.
 func (g *EventLoopGroup) Next() *EventLoop {
+	if s := g.scaler.Load(); s != nil {
+		return s.next()
+	}
 	i := g.idx.Add(1) - 1
 	if g.pow2 {
 		return g.loops[i&uint64(len(g.loops)-1)]
@@ -90,7 +95,12 @@ func (g *EventLoopGroup) SetIORatio(r int) error {
 }
 
 // ShutdownGracefully shuts down every loop (see EventLoop.ShutdownGracefully).
+// An auto-scaling group's monitor stops first, as Netty cancels it when the
+// group terminates.
 func (g *EventLoopGroup) ShutdownGracefully(quiet, timeout time.Duration) {
+	if s := g.scaler.Load(); s != nil {
+		s.halt()
+	}
 	for _, l := range g.loops {
 		l.ShutdownGracefully(quiet, timeout)
 	}

@@ -34,12 +34,13 @@ type EventLoop struct {
 	group string
 	cfg   Config
 
-	state   atomic.Int32 // trace.State
-	tid     atomic.Int32
-	wakenUp atomic.Bool // Netty ≤4.1.43's wakenUp: a wakeup is already pending
-	woken   atomic.Bool // the selector's own latch, like the JDK's interruptTriggered
-	ioRatio atomic.Int32
-	taskIDs atomic.Uint64
+	state    atomic.Int32 // trace.State
+	launched atomic.Bool  // the loop goroutine was started
+	tid      atomic.Int32
+	wakenUp  atomic.Bool // Netty ≤4.1.43's wakenUp: a wakeup is already pending
+	woken    atomic.Bool // the selector's own latch, like the JDK's interruptTriggered
+	ioRatio  atomic.Int32
+	taskIDs  atomic.Uint64
 
 	// nextWakeup is nextWakeupNanos of Netty 4.1.44+ and 4.2's epoll
 	// handler: AWAKE, NONE or the deadline a sleeping loop blocks until.
@@ -400,17 +401,23 @@ func (l *EventLoop) selfWakeup() {
 }
 
 // startThread is Netty's startThread: the first submission CASes the state
-// from NOT_STARTED to STARTED and launches the loop goroutine.
+// from NOT_STARTED to STARTED and launches the loop goroutine. In Netty 4.2
+// a submission also moves a suspended loop back to STARTED (the resume of
+// an auto-scaling group); its goroutine is launched only if it never was.
 func (l *EventLoop) startThread() {
-	if l.state.Load() != int32(trace.StateNotStarted) {
+	s := trace.State(l.state.Load())
+	if s != trace.StateNotStarted && !s.Suspended() {
 		return
 	}
-	if l.state.CompareAndSwap(int32(trace.StateNotStarted), int32(trace.StateStarted)) {
-		l.startGoroutine(trace.StateNotStarted)
+	if l.state.CompareAndSwap(int32(s), int32(trace.StateStarted)) {
+		l.startGoroutine(s)
 	}
 }
 
 func (l *EventLoop) startGoroutine(from trace.State) {
+	if !l.launched.CompareAndSwap(false, true) {
+		return
+	}
 	started := make(chan struct{})
 	go l.threadMain(started, from)
 	<-started // the thread id is known before anyone can ask InEventLoop

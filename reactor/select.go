@@ -53,6 +53,7 @@ func (l *EventLoop) run() {
 		if !gated && l.executed() == executed {
 			handoff = end
 		}
+		l.suspendIfAsked()
 		if l.State() >= trace.StateShuttingDown {
 			handoff = 0
 			l.noteState()

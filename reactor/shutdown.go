@@ -26,7 +26,7 @@ func (l *EventLoop) ShutdownGracefully(quiet, timeout time.Duration) {
 		switch {
 		case s >= trace.StateShuttingDown:
 			return
-		case s == trace.StateNotStarted:
+		case s == trace.StateNotStarted || (s == trace.StateSuspended && !l.launched.Load()):
 			// Straight to SHUTDOWN: from here enter rejects, and no thread
 			// can start. A producer admitted before it may still enqueue and
 			// write the eventfd, so the same wait and drain as a running

@@ -23,6 +23,7 @@ type counters struct {
 	scheduled, timersDue, closed, exceptions, injected       atomic.Int64
 	registered, connected, handlerPanics                     atomic.Int64
 	selectCnt                                                atomic.Int64
+	suspensions, resumes                                     atomic.Int64 // auto-scaling (autoscale.go)
 }
 
 // Stats is a snapshot of one loop's counters: the one type the engine, the
@@ -46,6 +47,7 @@ func (c *counters) snapshot() Stats {
 		Scheduled: c.scheduled.Load(), TimersDue: c.timersDue.Load(), Closed: c.closed.Load(),
 		Exceptions: c.exceptions.Load(), Injected: c.injected.Load(),
 		Registered: c.registered.Load(), Connected: c.connected.Load(), HandlerPanics: c.handlerPanics.Load(),
+		Suspensions: c.suspensions.Load(), Resumes: c.resumes.Load(),
 	}
 }
 

@@ -37,7 +37,7 @@ var builtinOrder = []string{
 	"wakeup-coalescing", "io-ratio", "task-deadline-64", "scheduled-timers",
 	"blocking-handler", "panics", "edge-vs-level", "client-bootstrap", "graceful-shutdown",
 	"http-plaintext", "resp-ping",
-	"netty-versions", "task-quantum", "io-uring",
+	"netty-versions", "task-quantum", "auto-scaling", "io-uring",
 }
 
 // Info describes a built-in scenario for `reactorviz list`.

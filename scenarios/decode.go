@@ -335,6 +335,7 @@ func (d *decoder) enum(n *yaml.Node, name string, options []string) (string, boo
 var topKeys = []string{
 	"name", "summary", "notes", "concepts", "netty", "model", "bosses", "workers", "client_loops",
 	"duration", "loop", "server", "clients", "timeline", "watch", "wheel", "shutdown", "expect", "compare",
+	"autoscale",
 }
 
 // scenario decodes the whole document. Fields are decoded in dependency
@@ -406,6 +407,7 @@ func (d *decoder) scenario(root *yaml.Node, s *Scenario) {
 			}
 		}
 	}
+	d.autoScale(top.get("autoscale"), s)
 	s.ClientLoops = 1
 	if n := top.get("client_loops"); n != nil {
 		v, ok := d.integer(n, "client_loops", 1, maxClientLoops)

@@ -259,7 +259,7 @@ func TestKeyTables(t *testing.T) {
 			t.Errorf("key %s lacks a type or doc", k.Path)
 		}
 	}
-	if got := strings.Join(States(), " "); got != "NOT_STARTED STARTED SHUTTING_DOWN SHUTDOWN TERMINATED" {
+	if got := strings.Join(States(), " "); got != "NOT_STARTED SUSPENDING SUSPENDED STARTED SHUTTING_DOWN SHUTDOWN TERMINATED" {
 		t.Errorf("States() = %s", got)
 	}
 	if len(Faults()) != len(faults) {

@@ -50,10 +50,13 @@ type Key struct {
 
 // states are a loop's lifecycle states in order (SingleThreadEventExecutor's
 // ST_* constants).
-var states = []string{"NOT_STARTED", "STARTED", "SHUTTING_DOWN", "SHUTDOWN", "TERMINATED"}
+// SUSPENDING and SUSPENDED are Netty 4.2's, for a loop of an auto-scaling
+// group.
+var states = []string{"NOT_STARTED", "SUSPENDING", "SUSPENDED", "STARTED", "SHUTTING_DOWN", "SHUTDOWN", "TERMINATED"}
 
 // States returns a loop's lifecycle states in order, the names an
-// expectation compares with: NOT_STARTED < STARTED < ... < TERMINATED.
+// expectation compares with: NOT_STARTED < SUSPENDING < SUSPENDED <
+// STARTED < ... < TERMINATED.
 func States() []string { return append([]string(nil), states...) }
 
 // loopKeys are the per-loop entries of the summary's "loops" array: the
@@ -62,7 +65,7 @@ var loopKeys = append(append([]Key{
 	{Path: "name", Type: TypeString, Doc: "loop name, e.g. worker-0"},
 	{Path: "group", Type: TypeString, Doc: "group the loop belongs to", Values: []string{GroupBoss, GroupWorker, GroupReactor, GroupClient}},
 	{Path: "tid", Type: TypeInt, Doc: "Linux thread id; 0 if the loop never started"},
-	{Path: "state", Type: TypeState, Doc: "final state: NOT_STARTED, STARTED, SHUTTING_DOWN, SHUTDOWN or TERMINATED"},
+	{Path: "state", Type: TypeState, Doc: "final state: NOT_STARTED, SUSPENDING, SUSPENDED, STARTED, SHUTTING_DOWN, SHUTDOWN or TERMINATED"},
 }, counterKeys()...),
 	Key{Path: "timers_fired", Type: TypeInt, Extra: true, Doc: "scheduled tasks that fell due and ran"},
 )

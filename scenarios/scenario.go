@@ -110,6 +110,8 @@ type Scenario struct {
 	// ClientLoops is the size of the client group used by clients with
 	// via: engine.
 	ClientLoops int
+	// AutoScale, when set, makes the I/O group scale (netty 4.2 only).
+	AutoScale *AutoScale
 
 	Duration time.Duration
 	Netty    Netty

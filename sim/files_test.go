@@ -58,7 +58,7 @@ func TestTallyFollowsIORatioEvents(t *testing.T) {
 
 // A trace records the loop design it ran, and its replay checks the
 // scenario's conditions against that design, not the built-in's default.
-func TestReplayKnowsTheLoopDesign(t *testing.T) {
+func TestTraceNamesTheLoopDesign(t *testing.T) {
 	sc, err := scenarios.Load("task-quantum")
 	if err != nil {
 		t.Fatal(err)

@@ -81,6 +81,9 @@ func (r *Run) build() error {
 	if r.boss == nil || r.worker == nil {
 		return fmt.Errorf("scenario %s: no accepting or no I/O group", r.sc.Name)
 	}
+	if err := autoScale(r.sc, r.worker); err != nil {
+		return err
+	}
 	w, err := wheel.New(wheel.Config{Tick: r.sc.Wheel.Tick, TicksPerWheel: r.sc.Wheel.TicksPerWheel, Name: "wheel"},
 		wheel.WithTrace(r.coll.AddLoop("wheel", "wheel"), r.coll.Switch(), r.coll.Clock()))
 	if err != nil {
@@ -153,4 +156,18 @@ func (r *Run) Addrs() []string {
 		}
 	}
 	return out
+}
+
+// autoScale makes the I/O group scale as the scenario's autoscale block
+// says (Netty 4.2's AutoScalingEventExecutorChooserFactory).
+func autoScale(sc *scenarios.Scenario, g *reactor.EventLoopGroup) error {
+	a := sc.AutoScale
+	if a == nil {
+		return nil
+	}
+	return g.AutoScale(reactor.AutoScale{
+		MinThreads: min(a.Min, g.Size()), MaxThreads: g.Size(), Window: a.Window,
+		ScaleDown: a.Down, ScaleUp: a.Up,
+		MaxRampUp: a.Step, MaxRampDown: a.StepDown, Patience: a.Patience,
+	})
 }

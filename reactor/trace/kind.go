@@ -41,6 +41,9 @@ const (
 	KindTaskReject
 	KindConnect
 	KindIORatio
+	KindUtilisation
+	KindLoopSuspend
+	KindLoopResume
 	KindRingEnter
 	KindRingSubmit
 	KindRingComplete
@@ -99,6 +102,9 @@ var schema = [numKinds]struct {
 	KindTaskReject:    {"task_reject", fieldSpec{str: "reason"}},
 	KindConnect:       {"connect", fieldSpec{a: "channel", b: "fd"}},
 	KindIORatio:       {"io_ratio", fieldSpec{a: "io_ratio", b: "old"}},
+	KindUtilisation:   {"utilisation", fieldSpec{a: "permille", b: "active_ns", c: "window_ns", d: "idle_cycles", e: "channels"}},
+	KindLoopSuspend:   {"loop_suspend", fieldSpec{a: "idle_cycles", b: "active"}},
+	KindLoopResume:    {"loop_resume", fieldSpec{a: "active", str: "reason"}},
 	// An io_uring loop's one system call per iteration: SQEs submitted,
 	// completions waited for, completions reaped after it, and the SQ and
 	// CQ fill the enter found and left.

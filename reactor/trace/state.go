@@ -1,19 +1,29 @@
 package trace
 
-// State is an event loop's lifecycle state, numbered as Netty numbers
-// SingleThreadEventExecutor's ST_* constants.
+// State is an event loop's lifecycle state, numbered as Netty 4.2 numbers
+// SingleThreadEventExecutor's ST_* constants (4.1 has no ST_SUSPENDING and
+// ST_SUSPENDED, and numbers the others 1, 2, 3, 4, 5). The order matters:
+// from SHUTTING_DOWN on, a loop only moves forward.
 type State int32
 
-// The five states of a loop. A loop only moves forward through them.
+// The states of a loop. SUSPENDING and SUSPENDED exist only in an
+// auto-scaling group of Netty 4.2 (docs/netty-versions.md): a suspended
+// loop is skipped by the group's next() until the group resumes it.
 const (
-	StateNotStarted   State = 1
-	StateStarted      State = 2
-	StateShuttingDown State = 3
-	StateShutdown     State = 4
-	StateTerminated   State = 5
+	StateNotStarted   State = 1 // ST_NOT_STARTED
+	StateSuspending   State = 2 // ST_SUSPENDING: asked to suspend, not yet idle
+	StateSuspended    State = 3 // ST_SUSPENDED
+	StateStarted      State = 4 // ST_STARTED
+	StateShuttingDown State = 5 // ST_SHUTTING_DOWN
+	StateShutdown     State = 6 // ST_SHUTDOWN
+	StateTerminated   State = 7 // ST_TERMINATED
 )
 
-var stateNames = [...]string{"", "NOT_STARTED", "STARTED", "SHUTTING_DOWN", "SHUTDOWN", "TERMINATED"}
+var stateNames = [...]string{"", "NOT_STARTED", "SUSPENDING", "SUSPENDED", "STARTED", "SHUTTING_DOWN", "SHUTDOWN", "TERMINATED"}
+
+// Suspended reports whether the state is SUSPENDING or SUSPENDED, as
+// SingleThreadEventExecutor.isSuspended does.
+func (s State) Suspended() bool { return s == StateSuspending || s == StateSuspended }
 
 // String returns Netty's name for the state, for example "NOT_STARTED".
 func (s State) String() string {

@@ -388,7 +388,7 @@ func TestDescribe(t *testing.T) {
 		{trace.Event{Kind: trace.KindSelectEnd, A: 0, B: 1_500_000, C: 3, Flag: true},
 			"select_end ready=0 took=1.5ms select_cnt=3 premature"},
 		{trace.Event{Kind: trace.KindWakeup, Str: "external"}, "wakeup coalesced from=external"},
-		{trace.Event{Kind: trace.KindState, A: 1, B: 2, C: 7}, "state from=NOT_STARTED to=STARTED tid=7"},
+		{trace.Event{Kind: trace.KindState, A: int64(trace.StateNotStarted), B: int64(trace.StateStarted), C: 7}, "state from=NOT_STARTED to=STARTED tid=7"},
 		{trace.Event{Kind: trace.KindTasksBegin, A: 3, B: -1}, "tasks_begin queued=3 budget=unlimited"},
 		{trace.Event{Kind: trace.KindRegister, A: 1, B: 9, C: 0x2001}, "register channel=1 fd=9 ops=IN|RDHUP"},
 		{trace.Event{Kind: trace.KindTaskRun, A: 1, Str: "a\x1b[2Jb"}, "task_run id=1 took=0ns name=a?[2Jb"},

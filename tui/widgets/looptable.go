@@ -183,6 +183,10 @@ func StateText(r LoopRow, long bool) string {
 		return "new"
 	case trace.StateStarted:
 		return "started"
+	case trace.StateSuspending:
+		return "susp…"
+	case trace.StateSuspended:
+		return "susp'd"
 	case trace.StateShuttingDown:
 		return "stopping"
 	case trace.StateShutdown:
@@ -223,7 +227,7 @@ func (t *LoopTable) drawRow(scr tcell.Screen, x, y, w int, c columns, i int) {
 
 	stateSt := t.th.Base
 	switch {
-	case l.State == trace.StateNotStarted:
+	case l.State == trace.StateNotStarted || l.State.Suspended():
 		stateSt = t.th.Dim
 	case l.State >= trace.StateShuttingDown:
 		stateSt = t.th.Warn

@@ -39,6 +39,8 @@ type Stats struct {
 	Connected        int64 `json:"connected"`
 	HandlerPanics    int64 `json:"handler_panics"`
 	QueueDepth       int64 `json:"queue_depth"`
+	Suspensions      int64 `json:"suspensions"`
+	Resumes          int64 `json:"resumes"`
 }
 
 // Fold adds one of loop's events to s: the counters a live loop keeps,
@@ -121,6 +123,10 @@ func (s *Stats) foldTaskOrChannel(e *trace.Event) {
 		s.Accepted++
 	case trace.KindConnect:
 		s.Connected++
+	case trace.KindLoopSuspend:
+		s.Suspensions++
+	case trace.KindLoopResume:
+		s.Resumes++
 	case trace.KindRegister:
 		s.Registered++
 		s.Channels++

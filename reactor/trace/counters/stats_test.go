@@ -90,13 +90,13 @@ func TestTableMatchesStats(t *testing.T) {
 func TestLoopFold(t *testing.T) {
 	l := NewLoop()
 	for _, e := range []trace.Event{
-		{Kind: trace.KindState, A: 1, B: 2, C: 99},
+		{Kind: trace.KindState, A: int64(trace.StateNotStarted), B: int64(trace.StateStarted), C: 99},
 		{Kind: trace.KindSelectBegin, Str: "select"},
 		{Kind: trace.KindSelectEnd, C: 7, Flag: true},
 		{Kind: trace.KindSelectBegin, Str: "select_now"},
 		{Kind: trace.KindSelectEnd, C: 40},
 		{Kind: trace.KindTaskSubmit, A: 1, B: 3},
-		{Kind: trace.KindState, A: 2, B: 3},
+		{Kind: trace.KindState, A: int64(trace.StateStarted), B: int64(trace.StateShuttingDown)},
 	} {
 		l.Fold(&e, "worker-0")
 	}

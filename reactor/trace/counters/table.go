@@ -48,6 +48,8 @@ var table = []Counter{
 	{Name: "scheduled", Extra: true, Doc: "tasks scheduled on this loop", field: func(s *Stats) *int64 { return &s.Scheduled }},
 	{Name: "timers_due", Extra: true, Doc: "scheduled tasks that fell due and moved to the task queue", field: func(s *Stats) *int64 { return &s.TimersDue }},
 	{Name: "exceptions", Extra: true, Doc: "exceptionCaught calls: I/O errors, and handler panics (which handler_panics also counts)", field: func(s *Stats) *int64 { return &s.Exceptions }},
+	{Name: "suspensions", Extra: true, Doc: "times an auto-scaling group suspended this loop (Netty 4.2 trySuspend)", field: func(s *Stats) *int64 { return &s.Suspensions }},
+	{Name: "resumes", Extra: true, Doc: "times an auto-scaling group resumed this loop", field: func(s *Stats) *int64 { return &s.Resumes }},
 	{Name: "queue_depth", Extra: true, Doc: "tasks waiting in the task queue at the end of the run", field: func(s *Stats) *int64 { return &s.QueueDepth }},
 }
 

@@ -35,7 +35,7 @@ func TestReaderAcceptsValidVariants(t *testing.T) {
 			input: lines(hdrLine, ev1, ev2, endLn),
 			want: []trace.Event{
 				{Seq: 1, Time: 10, Loop: 1, Kind: trace.KindSelectEnd, B: 5, C: 2, Flag: true},
-				{Seq: 2, Time: 20, Loop: 0, Kind: trace.KindState, A: 1, B: 2},
+				{Seq: 2, Time: 20, Loop: 0, Kind: trace.KindState, A: int64(trace.StateNotStarted), B: int64(trace.StateStarted)},
 			},
 			loops: 2,
 		},
@@ -61,7 +61,7 @@ func TestReaderAcceptsValidVariants(t *testing.T) {
 			input: lines(hdrLine, ev1, ev2) + endLn,
 			want: []trace.Event{
 				{Seq: 1, Time: 10, Loop: 1, Kind: trace.KindSelectEnd, B: 5, C: 2, Flag: true},
-				{Seq: 2, Time: 20, Loop: 0, Kind: trace.KindState, A: 1, B: 2},
+				{Seq: 2, Time: 20, Loop: 0, Kind: trace.KindState, A: int64(trace.StateNotStarted), B: int64(trace.StateStarted)},
 			},
 			loops: 2,
 		},
