@@ -67,8 +67,27 @@ var loopKeys = append(append([]Key{
 	{Path: "tid", Type: TypeInt, Doc: "Linux thread id; 0 if the loop never started"},
 	{Path: "state", Type: TypeState, Doc: "final state: NOT_STARTED, SUSPENDING, SUSPENDED, STARTED, SHUTTING_DOWN, SHUTDOWN or TERMINATED"},
 }, counterKeys()...),
-	Key{Path: "timers_fired", Type: TypeInt, Extra: true, Doc: "scheduled tasks that fell due and ran"},
+	append([]Key{{Path: "timers_fired", Type: TypeInt, Extra: true, Doc: "scheduled tasks that fell due and ran"}},
+		timeKeys()...)...,
 )
+
+// timeKeys are a live run's per-loop time split and client latency
+// (loops[].time in the summary; a replayed summary has none).
+func timeKeys() []Key {
+	out := []Key{{Path: "time.select_ns", Type: TypeInt, Extra: true, Doc: "nanoseconds blocked in select over the run"}}
+	for _, w := range []string{"run", "last_second"} {
+		for _, p := range []string{"select", "io", "tasks"} {
+			out = append(out, Key{Path: "time." + w + "." + p, Type: TypeFloat, Extra: true, Doc: "% of the " + w + " spent " + p})
+		}
+	}
+	for _, w := range []string{"clients", "clients_last_second"} {
+		out = append(out, Key{Path: "time." + w + ".requests", Type: TypeInt, Extra: true, Doc: "requests on the loop's channels"})
+		for _, q := range []string{"p50", "p90", "p99", "p999", "max"} {
+			out = append(out, Key{Path: "time." + w + ".latency_us." + q, Type: TypeFloat, Extra: true, Doc: q + " latency of the loop's clients, µs"})
+		}
+	}
+	return out
+}
 
 // counterKeys are the loop counters, named and described once, in
 // counters.Table, for the summary's JSON and for expectations alike.

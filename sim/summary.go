@@ -250,10 +250,18 @@ func flatten(s *Summary) (values map[string]scenarios.Value, unknown []string) {
 			out[path] = val
 		}
 	}
-	for _, l := range s.Loops {
-		for k, v := range asMap(l) {
-			put(l.Name+"."+k, "loop."+k, v)
+	var walkLoop func(name, prefix string, m map[string]any)
+	walkLoop = func(name, prefix string, m map[string]any) {
+		for k, v := range m {
+			if sub, ok := v.(map[string]any); ok {
+				walkLoop(name, prefix+k+".", sub)
+				continue
+			}
+			put(name+"."+prefix+k, "loop."+prefix+k, v)
 		}
+	}
+	for _, l := range s.Loops {
+		walkLoop(l.Name, "", asMap(l))
 	}
 	for _, g := range s.Groups {
 		for k, v := range asMap(g) {
