@@ -19,9 +19,9 @@ func TestSummaryKeysAreAllExpectable(t *testing.T) {
 	}
 	s := &Summary{Scenario: "x", Model: "multi",
 		Groups: []GroupSummary{{Name: "worker", Size: 2, Chooser: "power-of-two"}},
-		Loops:  []LoopSummary{{Name: "worker-0", Group: "worker", TID: 7, State: "TERMINATED", Stats: st, TimersFired: 3,
+		Loops: []LoopSummary{{Name: "worker-0", Group: "worker", TID: 7, State: "TERMINATED", Stats: st, TimersFired: 3,
 			Time: &LoopTime{Clients: &LoopClients{}, ClientsLastSecond: &LoopClients{}}}},
-		Error:  "boom", Warnings: []string{"w"}, Expect: []scenarios.Result{{Expr: "e"}}}
+		Error: "boom", Warnings: []string{"w"}, Expect: []scenarios.Result{{Expr: "e"}}}
 	got, unknown := flatten(s)
 	if len(unknown) != 0 {
 		t.Fatalf("summary keys without an expectation key: %v", unknown)
