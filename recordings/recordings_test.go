@@ -5,9 +5,9 @@ import (
 	"testing"
 
 	"github.com/reactorviz/reactorviz/reactor"
-	"github.com/reactorviz/reactorviz/reactor/trace/jsonl"
 	"github.com/reactorviz/reactorviz/recordings"
 	"github.com/reactorviz/reactorviz/sim"
+	"github.com/reactorviz/reactorviz/tracefile/jsonl"
 )
 
 const rerecord = "re-record with `go generate ./recordings` on Linux"

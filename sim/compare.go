@@ -7,8 +7,8 @@ import (
 	"text/tabwriter"
 
 	"github.com/reactorviz/reactorviz/reactor"
-	"github.com/reactorviz/reactorviz/reactor/trace/chrome"
 	"github.com/reactorviz/reactorviz/scenarios"
+	"github.com/reactorviz/reactorviz/tracefile/chrome"
 )
 
 // Models lists the three Reactor models in the order compare runs them.

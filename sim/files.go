@@ -6,9 +6,9 @@ import (
 	"os"
 
 	"github.com/reactorviz/reactorviz/reactor"
-	"github.com/reactorviz/reactorviz/reactor/trace/chrome"
-	"github.com/reactorviz/reactorviz/reactor/trace/jsonl"
 	"github.com/reactorviz/reactorviz/scenarios"
+	"github.com/reactorviz/reactorviz/tracefile/chrome"
+	"github.com/reactorviz/reactorviz/tracefile/jsonl"
 )
 
 // traceFiles are the run's trace recordings, if any were asked for.

@@ -10,8 +10,8 @@ import (
 	"github.com/reactorviz/reactorviz/reactor/netty"
 	"github.com/reactorviz/reactorviz/reactor/trace"
 	"github.com/reactorviz/reactorviz/reactor/trace/counters"
-	"github.com/reactorviz/reactorviz/reactor/trace/jsonl"
 	"github.com/reactorviz/reactorviz/scenarios"
+	"github.com/reactorviz/reactorviz/tracefile/jsonl"
 )
 
 // Tally folds events into per-loop counters: the same counters a live run

@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/reactorviz/reactorviz/reactor/trace"
-	"github.com/reactorviz/reactorviz/reactor/trace/jsonl"
+	"github.com/reactorviz/reactorviz/tracefile/jsonl"
 )
 
 // cutTrace writes a small trace of n select_begin/select_end pairs on one

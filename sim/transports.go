@@ -6,8 +6,8 @@ import (
 	"strings"
 	"text/tabwriter"
 
-	"github.com/reactorviz/reactorviz/reactor/trace/chrome"
 	"github.com/reactorviz/reactorviz/scenarios"
+	"github.com/reactorviz/reactorviz/tracefile/chrome"
 )
 
 // TransportComparison is one workload served by Netty 4.2's loop on each

@@ -13,8 +13,8 @@ import (
 	"github.com/gdamore/tcell/v2"
 	"github.com/rivo/tview"
 
-	"github.com/reactorviz/reactorviz/reactor/trace/jsonl"
 	"github.com/reactorviz/reactorviz/scenarios"
+	"github.com/reactorviz/reactorviz/tracefile/jsonl"
 	"github.com/reactorviz/reactorviz/tui/model"
 	"github.com/reactorviz/reactorviz/tui/widgets"
 )

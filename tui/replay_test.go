@@ -11,7 +11,7 @@ import (
 	"github.com/gdamore/tcell/v2"
 
 	"github.com/reactorviz/reactorviz/reactor/trace"
-	"github.com/reactorviz/reactorviz/reactor/trace/jsonl"
+	"github.com/reactorviz/reactorviz/tracefile/jsonl"
 	"github.com/reactorviz/reactorviz/tui/model"
 )
 

@@ -9,9 +9,9 @@ import (
 	"strings"
 
 	"github.com/reactorviz/reactorviz/reactor"
-	"github.com/reactorviz/reactorviz/reactor/trace/jsonl"
 	"github.com/reactorviz/reactorviz/recordings"
 	"github.com/reactorviz/reactorviz/sim"
+	"github.com/reactorviz/reactorviz/tracefile/jsonl"
 )
 
 func cmdReplay(e *env, args []string) error {

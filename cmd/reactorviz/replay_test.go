@@ -10,8 +10,8 @@ import (
 	"testing"
 
 	"github.com/reactorviz/reactorviz/reactor/trace"
-	"github.com/reactorviz/reactorviz/reactor/trace/jsonl"
 	"github.com/reactorviz/reactorviz/recordings"
+	"github.com/reactorviz/reactorviz/tracefile/jsonl"
 )
 
 // `replay tour` is the built-in recording, in every build: headless, the

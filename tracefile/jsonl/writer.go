@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/reactorviz/reactorviz/reactor/trace"
-	"github.com/reactorviz/reactorviz/reactor/trace/internal/sticky"
+	"github.com/reactorviz/reactorviz/tracefile/internal/sticky"
 )
 
 // Format and Version identify a trace file in its header line.

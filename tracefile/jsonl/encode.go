@@ -1,6 +1,6 @@
 package jsonl
 
-import "github.com/reactorviz/reactorviz/reactor/trace/internal/jsontext"
+import "github.com/reactorviz/reactorviz/tracefile/internal/jsontext"
 
 // appendString appends s as a JSON string literal, cut to at most limit bytes
 // of s on a rune boundary. The cut keeps every line under MaxLineBytes, so a

@@ -5,7 +5,7 @@ import (
 	"os"
 
 	"github.com/reactorviz/reactorviz/reactor/trace"
-	"github.com/reactorviz/reactorviz/reactor/trace/chrome"
+	"github.com/reactorviz/reactorviz/tracefile/chrome"
 )
 
 // A compare run gives each model its own process; each process is the sink

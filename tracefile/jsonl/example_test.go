@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/reactorviz/reactorviz/reactor/trace"
-	"github.com/reactorviz/reactorviz/reactor/trace/jsonl"
+	"github.com/reactorviz/reactorviz/tracefile/jsonl"
 )
 
 // A run records its events through a Writer attached to the collector, and

@@ -49,8 +49,8 @@ import (
 	"sync"
 
 	"github.com/reactorviz/reactorviz/reactor/trace"
-	"github.com/reactorviz/reactorviz/reactor/trace/internal/jsontext"
-	"github.com/reactorviz/reactorviz/reactor/trace/internal/sticky"
+	"github.com/reactorviz/reactorviz/tracefile/internal/jsontext"
+	"github.com/reactorviz/reactorviz/tracefile/internal/sticky"
 )
 
 // LoopTable names the loops of one event stream; an Event's Loop indexes it.
