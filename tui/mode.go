@@ -15,6 +15,9 @@ func modeText(selector, trigger string) string {
 	if selector == "" && trigger == "" {
 		return ""
 	}
+	if selector == "io_uring" {
+		return selector // completions, not readiness: no trigger mode
+	}
 	return strings.TrimSuffix(selector+"/"+trigger, "/")
 }
 

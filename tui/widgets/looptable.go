@@ -250,7 +250,12 @@ func (t *LoopTable) drawRow(scr tcell.Screen, x, y, w int, c columns, i int) {
 
 	sel2 := strconv.FormatInt(l.SelectCnt, 10)
 	selSt := t.th.Base
-	if r.Threshold > 0 {
+	switch {
+	case l.Ring.Enters > 0:
+		// An io_uring loop has no selector to count premature returns
+		// of: the column shows the operations it has in flight.
+		sel2 = "ring " + model.Count(l.Ring.InFlight)
+	case r.Threshold > 0:
 		sel2 += "/" + strconv.Itoa(r.Threshold)
 		switch {
 		case l.SelectCnt*10 >= int64(r.Threshold)*9:
