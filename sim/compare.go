@@ -72,8 +72,21 @@ type CompareOptions struct {
 
 // Compare runs sc under each model in turn, so the runs do not compete for
 // the CPU and their numbers are comparable.
-func Compare(sc *scenarios.Scenario, models []string, o CompareOptions) (cmp *Comparison, err error) {
-	cmp = &Comparison{Workload: NewWorkload(sc)}
+func Compare(sc *scenarios.Scenario, models []string, o CompareOptions) (*Comparison, error) {
+	runs, err := compareAll(sc, "model", models, o, ForModel)
+	if err != nil {
+		return nil, err
+	}
+	cmp := &Comparison{Workload: NewWorkload(sc), Models: runs}
+	cmp.judge(sc)
+	return cmp, nil
+}
+
+// compareAll runs sc under each variant in turn (a model, a loop design,
+// a transport), derived from sc by derive, with one Chrome export of all
+// of them when asked for.
+func compareAll(sc *scenarios.Scenario, what string, variants []string, o CompareOptions,
+	derive func(*scenarios.Scenario, string) (*scenarios.Scenario, error)) (runs []*Summary, err error) {
 	var x *chrome.Exporter
 	if o.ChromePath != "" {
 		f, err := create(o.ChromePath)
@@ -83,15 +96,14 @@ func Compare(sc *scenarios.Scenario, models []string, o CompareOptions) (cmp *Co
 		x = chrome.New(f, chrome.Options{})
 		defer func() { err = errors.Join(err, x.Close(), f.Close()) }()
 	}
-	for i, m := range models {
-		s, err := compareOne(sc, m, i+1, x, o.Each, ForModel)
+	for i, v := range variants {
+		s, err := compareOne(sc, v, i+1, x, o.Each, derive)
 		if err != nil {
-			return nil, fmt.Errorf("model %s: %w", m, err)
+			return nil, fmt.Errorf("%s %s: %w", what, v, err)
 		}
-		cmp.Models = append(cmp.Models, s)
+		runs = append(runs, s)
 	}
-	cmp.judge(sc)
-	return cmp, nil
+	return runs, nil
 }
 
 // Judge builds the comparison of summaries, the finished runs of sc under
@@ -114,28 +126,15 @@ func (c *Comparison) judge(sc *scenarios.Scenario) {
 
 // CompareFlavours runs sc under each loop design in turn, as Compare does
 // for models: the same model, workload and settings, only netty differs.
-func CompareFlavours(sc *scenarios.Scenario, flavours []string, o CompareOptions) (cmp *Comparison, err error) {
-	cmp = &Comparison{Workload: NewWorkload(sc)}
-	var x *chrome.Exporter
-	if o.ChromePath != "" {
-		f, err := create(o.ChromePath)
-		if err != nil {
-			return nil, err
-		}
-		x = chrome.New(f, chrome.Options{})
-		defer func() { err = errors.Join(err, x.Close(), f.Close()) }()
-	}
+func CompareFlavours(sc *scenarios.Scenario, flavours []string, o CompareOptions) (*Comparison, error) {
 	forNetty := func(sc *scenarios.Scenario, f string) (*scenarios.Scenario, error) {
 		return sc.ForNetty(scenarios.Netty(f))
 	}
-	for i, f := range flavours {
-		s, err := compareOne(sc, f, i+1, x, o.Each, forNetty)
-		if err != nil {
-			return nil, fmt.Errorf("netty %s: %w", f, err)
-		}
-		cmp.Flavours = append(cmp.Flavours, s)
+	runs, err := compareAll(sc, "netty", flavours, o, forNetty)
+	if err != nil {
+		return nil, err
 	}
-	return cmp, nil
+	return &Comparison{Workload: NewWorkload(sc), Flavours: runs}, nil
 }
 
 func compareOne(sc *scenarios.Scenario, variant string, pid int, x *chrome.Exporter, each func(string, *Run),

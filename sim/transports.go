@@ -1,13 +1,11 @@
 package sim
 
 import (
-	"errors"
 	"fmt"
 	"strings"
 	"text/tabwriter"
 
 	"github.com/reactorviz/reactorviz/scenarios"
-	"github.com/reactorviz/reactorviz/tracefile/chrome"
 )
 
 // TransportComparison is one workload served by Netty 4.2's loop on each
@@ -20,25 +18,12 @@ type TransportComparison struct {
 }
 
 // CompareTransports runs sc under netty 4.2 with each transport in turn.
-func CompareTransports(sc *scenarios.Scenario, transports []string, o CompareOptions) (cmp *TransportComparison, err error) {
-	cmp = &TransportComparison{Workload: NewWorkload(sc), Transports: transports}
-	var x *chrome.Exporter
-	if o.ChromePath != "" {
-		f, err := create(o.ChromePath)
-		if err != nil {
-			return nil, err
-		}
-		x = chrome.New(f, chrome.Options{})
-		defer func() { err = errors.Join(err, x.Close(), f.Close()) }()
+func CompareTransports(sc *scenarios.Scenario, transports []string, o CompareOptions) (*TransportComparison, error) {
+	runs, err := compareAll(sc, "transport", transports, o, forTransport)
+	if err != nil {
+		return nil, err
 	}
-	for i, t := range transports {
-		s, err := compareOne(sc, t, i+1, x, o.Each, forTransport)
-		if err != nil {
-			return nil, fmt.Errorf("transport %s: %w", t, err)
-		}
-		cmp.Runs = append(cmp.Runs, s)
-	}
-	return cmp, nil
+	return &TransportComparison{Workload: NewWorkload(sc), Transports: transports, Runs: runs}, nil
 }
 
 // forTransport is sc under Netty 4.2 with its selector set to t and its

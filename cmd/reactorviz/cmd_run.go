@@ -256,38 +256,26 @@ func cmdCompare(e *env, args []string) error {
 	return compareHeadless(e, sc, ms, *chromePath, rf.json)
 }
 
-func parseModels(s string) ([]string, error) {
-	var out []string
-	for _, m := range strings.Split(s, ",") {
-		m = strings.TrimSpace(m)
-		if !slices.Contains(sim.Models, m) {
-			return nil, usageErr("--models: unknown model %q (want %s)", m, strings.Join(sim.Models, ", "))
-		}
-		out = append(out, m)
-	}
-	return out, nil
-}
+func parseModels(s string) ([]string, error) { return parseList("--models", "model", s, sim.Models) }
 
 func parseFlavours(s string) ([]string, error) {
-	var out []string
-	for _, f := range strings.Split(s, ",") {
-		f = strings.TrimSpace(f)
-		if !slices.Contains(sim.Flavours, f) {
-			return nil, usageErr("--flavours: unknown flavour %q (want %s)", f, strings.Join(sim.Flavours, ", "))
-		}
-		out = append(out, f)
-	}
-	return out, nil
+	return parseList("--flavours", "flavour", s, sim.Flavours)
 }
 
 func parseTransports(s string) ([]string, error) {
+	return parseList("--transports", "transport", s, sim.Transports)
+}
+
+// parseList reads a comma-separated flag value whose every item must be one
+// of known.
+func parseList(flag, what, s string, known []string) ([]string, error) {
 	var out []string
-	for _, t := range strings.Split(s, ",") {
-		t = strings.TrimSpace(t)
-		if !slices.Contains(sim.Transports, t) {
-			return nil, usageErr("--transports: unknown transport %q (want %s)", t, strings.Join(sim.Transports, ", "))
+	for _, v := range strings.Split(s, ",") {
+		v = strings.TrimSpace(v)
+		if !slices.Contains(known, v) {
+			return nil, usageErr("%s: unknown %s %q (want %s)", flag, what, v, strings.Join(known, ", "))
 		}
-		out = append(out, t)
+		out = append(out, v)
 	}
 	return out, nil
 }
