@@ -20,7 +20,9 @@ type loopFaults struct {
 // handler. The fault stage is where a handler blocks or panics on purpose,
 // and where work moves to the business pool when offloading is on (C19).
 func (r *Run) childInit(proto string) (func(*reactor.Channel), error) {
-	codecInit, err := protocol.New(proto, 0)
+	codecInit, err := protocol.NewCounted(proto, 0, func(ch *reactor.Channel) *atomic.Int64 {
+		return &r.answered[ch.EventLoop()].Int64
+	})
 	if err != nil {
 		return nil, err
 	}

@@ -87,3 +87,26 @@ func TestTraceNamesTheLoopDesign(t *testing.T) {
 		t.Error("a trace that names no design ran the default, 4.1.43")
 	}
 }
+
+// The server's protocol handlers count the requests they answer, which
+// serve's req/s comes from: at least every answer the clients received.
+func TestRunCountsAnsweredRequests(t *testing.T) {
+	sc, err := scenarios.Load("http-plaintext")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := sc.Set("duration", "500ms"); err != nil {
+		t.Fatal(err)
+	}
+	r, err := New(sc, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := r.Wait()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := r.Answered(); s.Clients.Requests == 0 || got < s.Clients.Requests {
+		t.Errorf("answered %d, clients received %d answers", got, s.Clients.Requests)
+	}
+}

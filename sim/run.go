@@ -62,8 +62,11 @@ type Run struct {
 	servers []*reactor.ServerChannel
 	wheel   *wheel.Timer
 	faults  map[*reactor.EventLoop]*loopFaults
-	pool    *pool
-	files   *traceFiles
+	// answered counts, per loop, the requests the server's protocol
+	// handlers answered (serve's req/s); each written by its loop only.
+	answered map[*reactor.EventLoop]*answeredCount
+	pool     *pool
+	files    *traceFiles
 
 	mu         sync.Mutex
 	clients    []*clientGroup
@@ -100,8 +103,9 @@ func (o Options) collectorOptions() trace.Options {
 // New prepares a run; nothing starts until Start.
 func New(sc *scenarios.Scenario, opts Options) (*Run, error) {
 	r := &Run{sc: sc, opts: opts, byName: map[string]*reactor.EventLoop{}, index: map[*reactor.EventLoop]int{},
-		faults: map[*reactor.EventLoop]*loopFaults{},
-		stop:   make(chan struct{}), done: make(chan struct{})}
+		faults:   map[*reactor.EventLoop]*loopFaults{},
+		answered: map[*reactor.EventLoop]*answeredCount{},
+		stop:     make(chan struct{}), done: make(chan struct{})}
 	r.coll = trace.NewCollector(opts.collectorOptions())
 	if err := r.build(); err != nil {
 		r.teardown()

@@ -63,6 +63,7 @@ func (r *Run) build() error {
 			r.byName[l.Name()] = l
 			r.index[l] = len(r.loops) - 1
 			r.faults[l] = &loopFaults{}
+			r.answered[l] = &answeredCount{}
 			if d := r.sc.Loop.SlowMotion; d > 0 {
 				l.SetSlowMotion(d)
 			}

@@ -129,6 +129,7 @@ func (f *fakeSession) ClockMap() func(int64) time.Duration {
 	return func(t int64) time.Duration { return time.Duration(t - held) }
 }
 func (f *fakeSession) Addrs() []string            { return f.addrs }
+func (f *fakeSession) Answered() int64            { return 42 }
 func (f *fakeSession) Fired() []sim.Fired         { return f.fired }
 func (f *fakeSession) feed(events ...trace.Event) { f.sink.Consume(events) }
 

@@ -325,8 +325,8 @@ func (v *liveView) setHeader(run Session) {
 		}
 		h.right = append(h.right, clock)
 		if v.sh.opts.Serve {
-			v.served.note(time.Now(), v.frame)
-			if what, right, ok := serveWhat(run, v.frame, v.served.rate); ok {
+			v.served.note(time.Now(), v.frame, answeredOf(run))
+			if what, right, ok := serveWhat(run, v.frame, v.served); ok {
 				h.what = what
 				h.right = append(h.right, right...)
 			}

@@ -4,6 +4,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/reactorviz/reactorviz/scenarios"
 	"github.com/reactorviz/reactorviz/tui/model"
 )
 
@@ -13,36 +14,54 @@ type addrSession interface {
 	Addrs() []string
 }
 
-// serveRate measures what a serving run reads per second, from the loops'
-// byte counters a frame carries: outside clients report nothing to us.
+// answeredSession is a serving run that counts the requests its protocol
+// handlers answer (*sim.Run).
+type answeredSession interface {
+	Answered() int64
+}
+
+// serveRate measures what a serving run reads and answers per second, from
+// the loops' byte counters a frame carries and the run's count of requests
+// answered: outside clients report nothing to us.
 type serveRate struct {
-	at    time.Time
-	bytes int64
-	rate  float64 // bytes read per second over the last window
+	at          time.Time
+	bytes, reqs int64
+	rate        float64 // bytes read per second over the last window
+	reqRate     float64 // requests answered per second over the last window
 }
 
 // rateWindow is how long serveRate averages over.
 const rateWindow = time.Second
 
-// note takes a frame's total and, once a window has passed, the rate.
-func (r *serveRate) note(now time.Time, f *model.Frame) {
+// note takes a frame's total and the requests answered so far and, once a
+// window has passed, the rates.
+func (r *serveRate) note(now time.Time, f *model.Frame, answered int64) {
 	var read int64
 	for _, l := range f.Rows {
 		read += l.BytesRead
 	}
 	switch {
-	case r.at.IsZero() || read < r.bytes:
-		r.at, r.bytes, r.rate = now, read, 0
+	case r.at.IsZero() || read < r.bytes || answered < r.reqs:
+		r.at, r.bytes, r.reqs, r.rate, r.reqRate = now, read, answered, 0, 0
 	case now.Sub(r.at) >= rateWindow:
-		r.rate = float64(read-r.bytes) / now.Sub(r.at).Seconds()
-		r.at, r.bytes = now, read
+		secs := now.Sub(r.at).Seconds()
+		r.rate, r.reqRate = float64(read-r.bytes)/secs, float64(answered-r.reqs)/secs
+		r.at, r.bytes, r.reqs = now, read, answered
 	}
 }
 
+// answeredOf is what a run has answered; 0 for a session that does not count.
+func answeredOf(run Session) int64 {
+	if a, ok := run.(answeredSession); ok {
+		return a.Answered()
+	}
+	return 0
+}
+
 // serveWhat is the header's description of a serving run: the protocol
-// and where to point a client, then the open connections and the bytes
-// read per second.
-func serveWhat(run Session, f *model.Frame, rate float64) (what string, right []string, ok bool) {
+// and where to point a client, then the open connections, the requests
+// answered per second (echo has no requests) and the bytes read per second.
+func serveWhat(run Session, f *model.Frame, rate serveRate) (what string, right []string, ok bool) {
 	as, isAddr := run.(addrSession)
 	sc := run.Scenario()
 	if !isAddr || sc == nil || len(as.Addrs()) == 0 {
@@ -55,6 +74,10 @@ func serveWhat(run Session, f *model.Frame, rate float64) (what string, right []
 			open += l.Channels
 		}
 	}
-	right = append(right, model.Count(open)+" conns", model.Bytes(int64(rate))+"/s in")
+	right = append(right, model.Count(open)+" conns")
+	if sc.Server.Protocol != scenarios.ProtocolEcho {
+		right = append(right, model.Count(int64(rate.reqRate))+" req/s")
+	}
+	right = append(right, model.Bytes(int64(rate.rate))+"/s in")
 	return what, right, true
 }

@@ -28,7 +28,7 @@ func TestZeroAllocs(t *testing.T) {
 			in := []byte(tc.in)
 			out := make([]byte, 0, 64<<10)
 			allocs := testing.AllocsPerRun(100, func() {
-				n, reply, _, err := tc.h(in, out[:0], 0)
+				n, _, reply, _, err := tc.h(in, out[:0], 0)
 				if n != len(in) || err != nil || len(reply) == 0 {
 					t.Fatalf("consumed %d of %d, err %v", n, len(in), err)
 				}
@@ -51,7 +51,7 @@ func BenchmarkHandlers(b *testing.B) {
 			b.SetBytes(int64(len(in)))
 			b.ReportAllocs()
 			for b.Loop() {
-				n, reply, _, err := tc.h(in, out[:0], 0)
+				n, _, reply, _, err := tc.h(in, out[:0], 0)
 				if n != len(in) || err != nil {
 					b.Fatalf("consumed %d of %d, err %v", n, len(in), err)
 				}

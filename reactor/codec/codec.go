@@ -58,7 +58,8 @@ const MaxLimit = 64 << 20
 // not share memory with in; in is only read. consumed is how many bytes of
 // in those requests spanned; in[consumed:] is an incomplete request, shorter
 // than the limit, that the caller keeps and presents again with the next
-// read.
+// read. answered is how many replies it appended (echo has no requests and
+// answers 0), for a server that reports its requests per second.
 //
 // closeConn reports that the connection must be closed once reply has been
 // written: the client asked for it, or err is set. On an error, consumed is
@@ -69,7 +70,7 @@ const MaxLimit = 64 << 20
 // limit bounds one request in bytes; limit <= 0 means DefaultLimit. A request
 // longer than limit is refused with ErrTooLarge, whether it arrived whole or
 // in pieces, so the outcome never depends on how reads split the stream.
-type Handler func(in, out []byte, limit int) (consumed int, reply []byte, closeConn bool, err error)
+type Handler func(in, out []byte, limit int) (consumed, answered int, reply []byte, closeConn bool, err error)
 
 // Compile-time checks that every handler has the Handler shape.
 var (
@@ -82,31 +83,34 @@ var (
 // HandleEcho answers every byte with itself: it consumes all of in and
 // appends it to out. It has no requests, so limit is unused. The engine may
 // as well write in back directly; this form exists so echo fits Handler.
-func HandleEcho(in, out []byte, _ int) (consumed int, reply []byte, closeConn bool, err error) {
-	return len(in), append(out, in...), false, nil
+func HandleEcho(in, out []byte, _ int) (consumed, answered int, reply []byte, closeConn bool, err error) {
+	return len(in), 0, append(out, in...), false, nil
 }
 
 // answer is the loop every protocol handler shares: parse the next request
 // with next, append its fixed reply, and stop at an incomplete request, an
 // error, or a reply that closes the connection. next sees a non-empty b and
 // returns the bytes the request spans (0: incomplete) and its reply.
-func answer(next func(b []byte, limit int) (int, replyKind, error), in, out []byte, limit int) (consumed int, reply []byte, closeConn bool, err error) {
+func answer(next func(b []byte, limit int) (int, replyKind, error), in, out []byte, limit int) (consumed, answered int, reply []byte, closeConn bool, err error) {
 	limit = effectiveLimit(limit)
 	for consumed < len(in) {
 		n, r, perr := next(in[consumed:], limit)
 		if perr != nil {
-			return consumed, out, true, perr
+			return consumed, answered, out, true, perr
 		}
 		if n == 0 {
 			break
 		}
 		consumed += n
+		if r != replyNone {
+			answered++
+		}
 		out = append(out, replies[r]...)
 		if r == replyHTTPClose {
-			return consumed, out, true, nil
+			return consumed, answered, out, true, nil
 		}
 	}
-	return consumed, out, false, nil
+	return consumed, answered, out, false, nil
 }
 
 // effectiveLimit maps a caller's limit onto the range the parsers support.

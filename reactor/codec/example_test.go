@@ -17,7 +17,7 @@ func ExampleHandleHTTP() {
 	var pending, out []byte
 	for _, r := range reads {
 		pending = append(pending, r...)
-		n, reply, closeConn, err := codec.HandleHTTP(pending, out[:0], 0)
+		n, _, reply, closeConn, err := codec.HandleHTTP(pending, out[:0], 0)
 		if err != nil {
 			reply = codec.AppendHTTPError(reply, err)
 		}
@@ -35,7 +35,7 @@ func ExampleHandleHTTP() {
 
 func ExampleHandleRESP() {
 	in := []byte("PING\r\n*1\r\n$4\r\nPING\r\n*2\r\n$6\r\nCONFIG\r\n$3\r\nGET\r\n*1\r\n$4\r\nPI")
-	n, out, _, _ := codec.HandleRESP(in, nil, 0)
+	n, _, out, _, _ := codec.HandleRESP(in, nil, 0)
 	fmt.Printf("%q\nconsumed %d of %d\n", out, n, len(in))
 	// Output:
 	// "+PONG\r\n+PONG\r\n-ERR unknown command\r\n"

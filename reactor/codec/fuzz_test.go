@@ -41,7 +41,7 @@ func checkHandler(t *testing.T, h Handler, in []byte, split, limit int, open ...
 	t.Helper()
 	const prefix = "prefix"
 	orig := bytes.Clone(in)
-	n, out, closeConn, err := h(in, []byte(prefix), limit)
+	n, _, out, closeConn, err := h(in, []byte(prefix), limit)
 	if !bytes.Equal(in, orig) {
 		t.Fatalf("handler modified its input")
 	}
@@ -68,7 +68,7 @@ func checkHandler(t *testing.T, h Handler, in []byte, split, limit int, open ...
 		if len(tail) >= effectiveLimit(limit) {
 			t.Fatalf("left %d bytes pending, limit %d", len(tail), effectiveLimit(limit))
 		}
-		if m, again, _, err := h(tail, nil, limit); m != 0 || len(again) != 0 || err != nil {
+		if m, _, again, _, err := h(tail, nil, limit); m != 0 || len(again) != 0 || err != nil {
 			t.Fatalf("the tail %q still holds a request: consumed %d, reply %q, err %v", tail, m, again, err)
 		}
 	}

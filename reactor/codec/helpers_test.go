@@ -3,6 +3,7 @@ package codec
 import (
 	"fmt"
 	"strings"
+	"testing"
 )
 
 // result is what a connection sees from a handler over a whole stream.
@@ -29,7 +30,7 @@ func drive(h Handler, limit int, parts ...[]byte) result {
 	)
 	for _, part := range parts {
 		pending = append(pending, part...)
-		n, reply, closeConn, err := h(pending, out, limit)
+		n, _, reply, closeConn, err := h(pending, out, limit)
 		out = reply
 		r.consumed += n
 		if closeConn || err != nil {
@@ -70,3 +71,24 @@ func splitReplies(out string, allowed ...string) (replies []string, ok bool) {
 
 // repeat returns n copies of s, concatenated.
 func repeat(s string, n int) string { return strings.Repeat(s, n) }
+
+// answered counts the replies a call appended: one per request, none for
+// a bare empty line, none for echo, which has no requests.
+func TestHandlersCountTheirAnswers(t *testing.T) {
+	get := "GET / HTTP/1.1\r\nHost: x\r\n\r\n"
+	for _, tc := range []struct {
+		name string
+		h    Handler
+		in   string
+		want int
+	}{
+		{"http pipelined", HandleHTTP, get + get + "GET /", 2},
+		{"resp inline, empty line, array", HandleRESP, "PING\r\n\r\n*1\r\n$4\r\nPING\r\n", 2},
+		{"mixed", HandleMixed, get + "PING\r\n", 2},
+		{"echo", HandleEcho, "hello", 0},
+	} {
+		if _, got, _, _, err := tc.h([]byte(tc.in), nil, 0); err != nil || got != tc.want {
+			t.Errorf("%s: answered %d (%v), want %d", tc.name, got, err, tc.want)
+		}
+	}
+}

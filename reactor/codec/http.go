@@ -75,7 +75,7 @@ var replies = [...]string{
 // Differences from the peers, none of which the benchmarks' wrk requests
 // meet: the peers answer any line ending in HTTP/1.x, do not read headers,
 // keep every connection open and answer a body's bytes as further input.
-func HandleHTTP(in, out []byte, limit int) (consumed int, reply []byte, closeConn bool, err error) {
+func HandleHTTP(in, out []byte, limit int) (consumed, answered int, reply []byte, closeConn bool, err error) {
 	return answer(nextHTTP, in, out, limit)
 }
 

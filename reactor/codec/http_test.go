@@ -141,7 +141,7 @@ func checkCases(t *testing.T, h Handler, cases []handlerCase) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			prefix := []byte("earlier")
-			n, out, closeConn, err := h([]byte(tc.in), prefix, tc.limit)
+			n, _, out, closeConn, err := h([]byte(tc.in), prefix, tc.limit)
 			if !strings.HasPrefix(string(out), "earlier") {
 				t.Fatalf("reply %q does not keep what out held", out)
 			}

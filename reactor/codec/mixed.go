@@ -14,7 +14,7 @@ import "bytes"
 // HTTP/1.0 request without keep-alive closes the connection here. An error
 // has no answer of its own, since the offending request's protocol may be
 // unknown: the peers close without one, and the caller can do the same.
-func HandleMixed(in, out []byte, limit int) (consumed int, reply []byte, closeConn bool, err error) {
+func HandleMixed(in, out []byte, limit int) (consumed, answered int, reply []byte, closeConn bool, err error) {
 	return answer(nextMixed, in, out, limit)
 }
 

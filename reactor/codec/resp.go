@@ -42,7 +42,7 @@ const minBulk = len("$0\r\n\r\n")
 // Differences from the peers: they do not check the CRLF after a bulk
 // string, and they cap lengths at 16 KiB each rather than the request as a
 // whole.
-func HandleRESP(in, out []byte, limit int) (consumed int, reply []byte, closeConn bool, err error) {
+func HandleRESP(in, out []byte, limit int) (consumed, answered int, reply []byte, closeConn bool, err error) {
 	return answer(nextRESP, in, out, limit)
 }
 

@@ -107,7 +107,7 @@ func TestHandleEcho(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			n, out, closeConn, err := HandleEcho([]byte(tc.in), []byte(tc.out), 0)
+			n, _, out, closeConn, err := HandleEcho([]byte(tc.in), []byte(tc.out), 0)
 			if n != len(tc.in) || string(out) != tc.out+tc.in || closeConn || err != nil {
 				t.Errorf("HandleEcho = %d, %q, %v, %v; want %d, %q, false, nil", n, out, closeConn, err, len(tc.in), tc.out+tc.in)
 			}

@@ -8,6 +8,7 @@ package protocol
 import (
 	"fmt"
 	"slices"
+	"sync/atomic"
 
 	"github.com/reactorviz/reactorviz/reactor"
 	"github.com/reactorviz/reactorviz/reactor/codec"
@@ -20,6 +21,14 @@ var Names = []string{"echo", "http", "resp", "http+resp"}
 // one request (codec.DefaultLimit when 0): a client that sends more gets an
 // error reply and is disconnected, so it cannot grow the server's memory.
 func New(name string, limit int) (func(*reactor.Channel), error) {
+	return NewCounted(name, limit, nil)
+}
+
+// NewCounted is New with a count of the requests answered: answered, if not
+// nil, gives each channel the counter of its loop, which the channel's
+// handler adds to once per read (on the loop thread, so a counter per loop
+// is written by one thread only).
+func NewCounted(name string, limit int, answered func(*reactor.Channel) *atomic.Int64) (func(*reactor.Channel), error) {
 	var fn codec.Handler
 	var errReply func([]byte, error) []byte
 	switch name {
@@ -40,7 +49,11 @@ func New(name string, limit int) (func(*reactor.Channel), error) {
 		limit = codec.DefaultLimit
 	}
 	return func(ch *reactor.Channel) {
-		ch.Pipeline().AddLast(name, &handler{fn: fn, errReply: errReply, limit: limit})
+		h := &handler{fn: fn, errReply: errReply, limit: limit}
+		if answered != nil {
+			h.answered = answered(ch)
+		}
+		ch.Pipeline().AddLast(name, h)
 	}, nil
 }
 
@@ -53,6 +66,7 @@ type handler struct {
 	limit    int
 	pending  []byte
 	closing  bool
+	answered *atomic.Int64 // the loop's count of requests answered; nil: not counted
 }
 
 func (h *handler) ChannelRead(ctx *reactor.Context, msg []byte) {
@@ -64,7 +78,10 @@ func (h *handler) ChannelRead(ctx *reactor.Context, msg []byte) {
 		h.pending = append(h.pending, msg...)
 		in = h.pending
 	}
-	consumed, out, closeConn, err := h.fn(in, ctx.Outbound(), h.limit)
+	consumed, n, out, closeConn, err := h.fn(in, ctx.Outbound(), h.limit)
+	if n > 0 && h.answered != nil {
+		h.answered.Add(int64(n))
+	}
 	if err != nil && h.errReply != nil {
 		out = h.errReply(out, err)
 	}
