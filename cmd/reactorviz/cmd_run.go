@@ -231,10 +231,7 @@ func cmdCompare(e *env, args []string) error {
 			return err
 		}
 		cmp, err := sim.CompareTransports(sc, ts, sim.CompareOptions{ChromePath: *chromePath})
-		if err != nil {
-			return runtimeErr(err)
-		}
-		return reportTransports(e, cmp, rf.json)
+		return reportComparison(e, cmp, err, rf.json)
 	}
 	if *flavours != "" {
 		fs, err := parseFlavours(*flavours)
@@ -280,19 +277,6 @@ func parseList(flag, what, s string, known []string) ([]string, error) {
 	return out, nil
 }
 
-func reportTransports(e *env, cmp *sim.TransportComparison, asJSON bool) error {
-	if asJSON {
-		b, _ := json.MarshalIndent(cmp, "", "  ")
-		e.stdout.Write(append(b, '\n'))
-	} else {
-		fmt.Fprint(e.stdout, cmp.Text())
-	}
-	if n := cmp.Failed(); n > 0 {
-		return &exitError{exitExpect, fmt.Errorf("%d expectation(s) failed", n)}
-	}
-	return nil
-}
-
 // compareFlavours runs headless: the live compare view lays out one
 // column per model.
 func compareFlavours(e *env, sc *scenarios.Scenario, flavours []string, chromePath string, asJSON bool) error {
@@ -305,7 +289,14 @@ func compareHeadless(e *env, sc *scenarios.Scenario, models []string, chromePath
 	return reportComparison(e, cmp, err, asJSON)
 }
 
-func reportComparison(e *env, cmp *sim.Comparison, err error, asJSON bool) error {
+// report is a comparison's output: JSON or its text table, then exit 1 if
+// any expectation or compare clause failed.
+type report interface {
+	Text() string
+	Failed() int
+}
+
+func reportComparison(e *env, cmp report, err error, asJSON bool) error {
 	if err != nil {
 		return runtimeErr(err)
 	}
