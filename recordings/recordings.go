@@ -121,8 +121,9 @@ type Entry struct {
 func FileName(name string) string { return "data/" + name + ".jsonl.gz" }
 
 // textOnly are the top-level fields that change what a scenario says, not
-// what it runs: editing them leaves a recording current.
-var textOnly = map[string]bool{"summary": true, "notes": true, "watch": true, "concepts": true}
+// what it runs (compare clauses judge finished runs): editing them leaves a
+// recording current.
+var textOnly = map[string]bool{"summary": true, "notes": true, "watch": true, "concepts": true, "compare": true}
 
 // Fingerprint identifies what a scenario's YAML runs: a recording made from
 // other YAML may show another run. Comments and the text-only fields are
