@@ -12,10 +12,13 @@ import (
 
 // AutoScale configures an auto-scaling group of Netty 4.2 (4.2.5+): the
 // arguments of AutoScalingEventExecutorChooserFactory's constructor. Every
-// Window the group measures each loop's utilisation; a loop below ScaleDown
-// for Patience windows in a row, with no registered channels, is suspended
-// and skipped by Next(); when loops stay above ScaleUp for Patience windows,
-// up to MaxRampUp suspended loops are resumed (docs/netty-versions.md).
+// Window the group measures each loop's utilisation. A loop below ScaleDown
+// for Patience + 1 windows in a row (getAndIncrementIdleCycles() >=
+// patience), with no registered channels, is suspended and skipped by
+// Next(). Each loop above ScaleUp for more than Patience windows in a row
+// counts as busy (loop by loop, not the group's average), and up to
+// min(busy loops, MaxRampUp) suspended loops are resumed
+// (docs/netty-versions.md).
 type AutoScale struct {
 	MinThreads  int           // minThreads: never suspend below this many active loops
 	MaxThreads  int           // maxThreads: the group's size
@@ -64,12 +67,13 @@ var ErrAutoScaleFlavour = errors.New("auto-scaling needs netty 4.2 (AutoScalingE
 type scaler struct {
 	g   *EventLoopGroup
 	cfg AutoScale
-	// active is the loops Next() chooses from, rebuilt off the hot path
-	// (AutoScalingState.activeExecutors).
-	active atomic.Pointer[[]*EventLoop]
-	idx    atomic.Uint64
-	mu     sync.Mutex // serialises scale-ups and rebuilds (Netty CASes its state)
-	wakeAt uint64     // nextWakeUpIndex: where the next scale-up starts looking
+	// active is the loops Next() chooses from with their own round-robin
+	// counter, replaced off the hot path on every change
+	// (AutoScalingState.activeExecutors and activeExecutorsChooser).
+	active atomic.Pointer[activeSet]
+	allIdx atomic.Uint64 // allExecutorsChooser's counter, with none active
+	mu     sync.Mutex    // serialises scale-ups and rebuilds (Netty CASes its state)
+	wakeAt uint64        // nextWakeUpIndex: where the next scale-up starts looking
 
 	now        func() int64 // the monitor's clock: the first loop's, a double in tests
 	lastCheck  int64
@@ -118,8 +122,7 @@ func (g *EventLoopGroup) enableAutoScale(a AutoScale) (*scaler, error) {
 		stop: make(chan struct{}), done: make(chan struct{}),
 	}
 	s.now = g.loops[0].now
-	all := append([]*EventLoop(nil), g.loops...)
-	s.active.Store(&all)
+	s.active.Store(&activeSet{loops: append([]*EventLoop(nil), g.loops...)})
 	if !g.scaler.CompareAndSwap(nil, s) {
 		return nil, fmt.Errorf("group %s: already auto-scaling", g.name)
 	}
@@ -150,17 +153,27 @@ func (s *scaler) halt() {
 	})
 }
 
+// activeSet is one AutoScalingState's active loops and the chooser over
+// them: DefaultEventExecutorChooserFactory.newChooser builds a new one for
+// every new state, so its counter starts from 0 after each scale change.
+type activeSet struct {
+	loops []*EventLoop
+	idx   atomic.Uint64
+}
+
 // next is AutoScalingEventExecutorChooser.next: round-robin over the
 // active loops. With none active (minThreads 0 and the last one just
-// suspended) it resumes one and picks from all, as Netty does.
+// suspended) it resumes one and picks from all with the chooser over
+// every loop, as Netty does.
 func (s *scaler) next() *EventLoop {
-	act := *s.active.Load()
-	i := s.idx.Add(1) - 1
-	if len(act) == 0 {
+	act := s.active.Load()
+	if len(act.loops) == 0 {
 		s.scaleUp(1, "next")
+		i := s.allIdx.Add(1) - 1
 		return s.g.loops[i%uint64(len(s.g.loops))]
 	}
-	return act[i%uint64(len(act))]
+	i := act.idx.Add(1) - 1
+	return act.loops[i%uint64(len(act.loops))]
 }
 
 // check is UtilizationMonitor.run: one window's measurement and decision.
@@ -183,7 +196,7 @@ func (s *scaler) check() {
 	for i, l := range loops {
 		s.measure(i, l, total, &busy)
 	}
-	activeNow := len(*s.active.Load())
+	activeNow := len(s.active.Load().loops)
 	if busy > 0 && activeNow < s.cfg.MaxThreads {
 		s.scaleUp(min(busy, s.cfg.MaxRampUp, s.cfg.MaxThreads-activeNow), "busy")
 		return // as Netty: no scale-down in the window that scaled up
@@ -201,11 +214,11 @@ func (s *scaler) measure(i int, l *EventLoop, total int64, busy *int) {
 		s.util[i].Store(0)
 		return
 	}
-	act := l.stats.ioNanos.Load() + l.stats.taskNanos.Load()
+	act := l.stats.IONanos.Load() + l.stats.TaskNanos.Load()
 	delta := max(act-s.lastActive[i], 0)
 	s.lastActive[i] = act
 	u := min(1, float64(delta)/float64(total))
-	chans := l.stats.channels.Load()
+	chans := l.stats.Channels.Load()
 	switch {
 	case u < s.cfg.ScaleDown:
 		cycles := s.idle[i]
@@ -233,7 +246,7 @@ func (s *scaler) measure(i int, l *EventLoop, total int64, busy *int) {
 
 func (s *scaler) scaleDown(n int) {
 	changed := false
-	active := len(*s.active.Load())
+	active := len(s.active.Load().loops)
 	for _, l := range s.candidates[:n] {
 		if l.trySuspend() {
 			idx := s.indexOf(l)
@@ -241,7 +254,7 @@ func (s *scaler) scaleDown(n int) {
 			if l.tracing() {
 				l.emitExternal(trace.Event{Kind: trace.KindLoopSuspend, A: int64(s.idle[idx]), B: int64(active)})
 			}
-			add(&l.stats.suspensions, 1)
+			add(&l.stats.Suspensions, 1)
 			s.idle[idx], s.busy[idx] = 0, 0
 			changed = true
 		}
@@ -252,26 +265,29 @@ func (s *scaler) scaleDown(n int) {
 }
 
 // scaleUp is tryScaleUpBy: resume up to n suspended loops, looking from
-// nextWakeUpIndex on, so resumes rotate over the group.
+// nextWakeUpIndex on, so resumes rotate over the group. The new active
+// list is the old one with the resumed loops appended at its end, in the
+// order they were resumed, and gets a chooser of its own.
 func (s *scaler) scaleUp(n int, reason string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	loops := s.g.loops
-	woken := 0
-	for i := 0; i < len(loops) && woken < n; i++ {
+	old := s.active.Load().loops
+	act := append(make([]*EventLoop, 0, len(loops)), old...)
+	for i := 0; i < len(loops) && len(act)-len(old) < n; i++ {
 		l := loops[(s.wakeAt+uint64(i))%uint64(len(loops))]
 		if !l.State().Suspended() || !l.resume() {
 			continue
 		}
-		woken++
-		add(&l.stats.resumes, 1)
+		act = append(act, l)
+		add(&l.stats.Resumes, 1)
 		if l.tracing() {
-			l.emitExternal(trace.Event{Kind: trace.KindLoopResume, A: int64(len(*s.active.Load()) + woken), Str: reason})
+			l.emitExternal(trace.Event{Kind: trace.KindLoopResume, A: int64(len(act)), Str: reason})
 		}
 	}
-	s.wakeAt += uint64(woken)
-	if woken > 0 {
-		s.rebuildLocked()
+	if woken := len(act) - len(old); woken > 0 {
+		s.wakeAt += uint64(woken)
+		s.active.Store(&activeSet{loops: act})
 	}
 }
 
@@ -281,7 +297,8 @@ func (s *scaler) rebuild() {
 	s.rebuildLocked()
 }
 
-// rebuildLocked is rebuildActiveExecutors: the loops not suspended.
+// rebuildLocked is rebuildActiveExecutors: the loops not suspended, in
+// group order, with a new chooser.
 func (s *scaler) rebuildLocked() {
 	act := make([]*EventLoop, 0, len(s.g.loops))
 	for _, l := range s.g.loops {
@@ -289,7 +306,7 @@ func (s *scaler) rebuildLocked() {
 			act = append(act, l)
 		}
 	}
-	s.active.Store(&act)
+	s.active.Store(&activeSet{loops: act})
 }
 
 func (s *scaler) indexOf(l *EventLoop) int {
@@ -307,7 +324,7 @@ func (g *EventLoopGroup) ActiveCount() int {
 	if s == nil {
 		return len(g.loops)
 	}
-	return len(*s.active.Load())
+	return len(s.active.Load().loops)
 }
 
 // Utilisations is executorUtilizations(): each loop's utilisation over the
@@ -345,7 +362,7 @@ func (l *EventLoop) resume() bool { return l.Execute(func() {}) == nil }
 // canSuspend is SingleThreadIoEventLoop.canSuspend: nothing queued, nothing
 // scheduled and no registered channel.
 func (l *EventLoop) canSuspend() bool {
-	return !l.hasTasks() && l.scheduled.Len() == 0 && l.stats.channels.Load() == 0
+	return !l.hasTasks() && l.scheduled.Len() == 0 && l.stats.Channels.Load() == 0
 }
 
 // suspendIfAsked runs at the end of every iteration: the point where

@@ -71,7 +71,7 @@ func hourClock() func() int64 {
 
 // busyFor credits l with a whole window of task time, on its own thread.
 func busyFor(t *testing.T, l *EventLoop) {
-	onLoop(t, l, func() { add(&l.stats.taskNanos, int64(time.Hour)) })
+	onLoop(t, l, func() { add(&l.stats.TaskNanos, int64(time.Hour)) })
 }
 
 // The monitor suspends exactly the idle loops without channels, Next()
@@ -190,4 +190,82 @@ func TestAutoScaleMonitor(t *testing.T) {
 	if !g.AwaitTermination(10 * time.Second) {
 		t.Fatal("group did not terminate")
 	}
+}
+
+// Every scale change gives AutoScalingState a new chooser over its active
+// loops (DefaultEventExecutorChooserFactory.newChooser): the round-robin
+// starts from the first active loop again. A scale-down lists the loops
+// left in group order; a scale-up appends the loops it resumed at the end
+// of the old list, in the order it resumed them.
+func TestAutoScaleNewChooserPerScaleChange(t *testing.T) {
+	leakCheck(t)
+	g, err := NewEventLoopGroup("worker", 4, Config{Netty: Netty42})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { g.ShutdownGracefully(0, time.Second); g.AwaitTermination(10 * time.Second) })
+	a := testAutoScale()
+	a.MaxRampUp = 2
+	sc, err := g.enableAutoScale(a)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sc.now = hourClock()
+	w := g.Loops()
+	for _, l := range w {
+		onLoop(t, l, func() {})
+	}
+	names := func(n int) string {
+		var out []string
+		for i := 0; i < n; i++ {
+			out = append(out, g.Next().Name())
+		}
+		return strings.Join(out, " ")
+	}
+	if got := names(3); got != "worker-0 worker-1 worker-2" {
+		t.Fatalf("before scaling: %s", got)
+	}
+	for i := 0; i < 2; i++ { // patience 1: the second idle window suspends
+		busyFor(t, w[0])
+		busyFor(t, w[2])
+		sc.check()
+	}
+	for _, l := range []*EventLoop{w[1], w[3]} {
+		waitFor(t, l.Name()+" suspended", func() bool { return l.State() == trace.StateSuspended })
+	}
+	if got := names(3); got != "worker-0 worker-2 worker-0" {
+		t.Fatalf("after the scale-down: %s, want the new chooser from worker-0", got)
+	}
+	busyFor(t, w[0])
+	busyFor(t, w[2])
+	sc.check() // both busy beyond the patience: resume two
+	if got := names(5); got != "worker-0 worker-2 worker-1 worker-3 worker-0" {
+		t.Fatalf("after the scale-up: %s, want the resumed loops appended", got)
+	}
+}
+
+// 4.2's startThread resumes only NOT_STARTED and SUSPENDED loops. A task
+// submitted to a SUSPENDING loop keeps canSuspend() false until it has
+// run; then the loop suspends all the same.
+func TestSuspendingLoopRunsATaskAndSuspends(t *testing.T) {
+	leakCheck(t)
+	l := startedLoop(t, Config{Netty: Netty42})
+	running, release := make(chan struct{}), make(chan struct{})
+	if err := l.Execute(func() { close(running); <-release }); err != nil {
+		t.Fatal(err)
+	}
+	<-running
+	if !l.trySuspend() || l.State() != trace.StateSuspending {
+		t.Fatalf("trySuspend on a running loop: state %v", l.State())
+	}
+	ran := make(chan struct{})
+	if err := l.Execute(func() { close(ran) }); err != nil {
+		t.Fatal(err)
+	}
+	if s := l.State(); s != trace.StateSuspending {
+		t.Fatalf("a submission moved a SUSPENDING loop to %v", s)
+	}
+	close(release)
+	<-ran
+	waitFor(t, "the loop suspended after the task", func() bool { return l.State() == trace.StateSuspended })
 }

@@ -133,28 +133,36 @@ func (s *ServerChannel) accept() {
 }
 
 // acceptsPerRead is how many connections one read of a listening socket
-// may take. Netty's read loop goes on while continueReading holds
-// (DefaultMaxMessagesRecvByteBufAllocator.MaxMessageHandle), which needs
-// totalBytesRead > 0. The NIO server channel reads no bytes, so
-// AbstractNioMessageChannel.NioMessageUnsafe.read takes one connection per
-// selected key in Netty 4.1.9 to 4.1.68; a burst is worked off over several
-// iterations (4.1.69 lifted this with ServerChannelRecvByteBufAllocator).
-// The native server channel counts each accepted fd as bytes read
-// (AbstractEpollServerChannel.EpollServerSocketUnsafe.epollInReady), and
-// edge-triggered it takes up to maxMessagesPerRead. Level-triggered it
-// also takes one: EpollRecvByteAllocatorHandle.maybeMoreDataToRead asks
-// whether the last read filled what it attempted, one byte, and an fd is
-// never 1. From 4.1.69 on (the 4.1 and 4.2 flavours) server channels use
-// ServerChannelRecvByteBufAllocator, which ignores bytes read, so one read
-// takes up to maxMessagesPerRead connections under either transport.
+// may take: the read loop goes on while the allocator handle's
+// continueReading holds, up to maxMessagesPerRead (16).
+//
+// NIO: AbstractNioMessageChannel.NioMessageUnsafe.read. In Netty 4.1.9 to
+// 4.1.68 continueReading (DefaultMaxMessagesRecvByteBufAllocator.
+// MaxMessageHandle) needs totalBytesRead > 0, and a server channel reads no
+// bytes, so one connection per selected key and a burst is worked off over
+// several iterations (the 4.1.43 design). 4.1.69 gave server channels
+// ServerChannelRecvByteBufAllocator, which ignores bytes read: 16 (the 4.1
+// and 4.2 designs).
+//
+// Native epoll, every version: EpollServerSocketUnsafe.epollInReady counts
+// each accepted fd as one byte read of one attempted, and continueReading
+// asks EpollRecvByteAllocatorHandle.maybeMoreDataToRead. Edge-triggered
+// that holds while the last read took something: 16. Level-triggered it
+// holds only when the last read filled what it attempted, and the handle
+// records the fd, not 1, as bytes read: one connection per read, the rest
+// on the next epoll_wait. 4.2's EpollIoHandler is level-triggered only, so
+// a 4.2 epoll boss accepts one connection per I/O phase.
 func (l *EventLoop) acceptsPerRead() int {
-	if l.cfg.Netty != Netty4143 {
-		return maxMessagesPerRead
+	if l.cfg.Selector == SelectorEpoll {
+		if l.cfg.Trigger == TriggerEdge {
+			return maxMessagesPerRead
+		}
+		return 1
 	}
-	if l.cfg.Selector == SelectorEpoll && l.cfg.Trigger == TriggerEdge {
-		return maxMessagesPerRead
+	if l.cfg.Netty == Netty4143 {
+		return 1
 	}
-	return 1
+	return maxMessagesPerRead
 }
 
 func (s *ServerChannel) handOff(boss *EventLoop, fd, port int) {
@@ -166,7 +174,7 @@ func (s *ServerChannel) handOff(boss *EventLoop, fd, port int) {
 		return
 	}
 	s.accepted.Add(1)
-	add(&boss.stats.accepted, 1)
+	add(&boss.stats.Accepted, 1)
 	worker := s.boot.Worker.Next()
 	child := newChannel(fd, kindChild, worker)
 	child.server, child.port = s, port
@@ -262,7 +270,7 @@ func (ch *Channel) finishConnect() {
 
 func (ch *Channel) connected() {
 	l := ch.loop
-	add(&l.stats.connected, 1)
+	add(&l.stats.Connected, 1)
 	if l.tracing() {
 		l.emit(trace.Event{Kind: trace.KindConnect, A: int64(ch.id), B: int64(ch.fd)})
 	}

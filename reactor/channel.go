@@ -249,7 +249,7 @@ func (ch *Channel) readLater(filled bool) {
 
 func (ch *Channel) readBytes(b []byte) {
 	l := ch.loop
-	add(&l.stats.bytesRead, int64(len(b)))
+	add(&l.stats.BytesRead, int64(len(b)))
 	if l.tracing() {
 		l.emit(trace.Event{Kind: trace.KindRead, A: int64(ch.id), B: int64(ch.fd), C: int64(len(b))})
 	}
@@ -301,7 +301,7 @@ func (ch *Channel) doWrite() {
 		return
 	}
 	n = max(n, 0)
-	add(&l.stats.bytesWritten, int64(n))
+	add(&l.stats.BytesWritten, int64(n))
 	partial := n < len(ch.out)
 	if l.tracing() {
 		l.emit(trace.Event{Kind: trace.KindWrite, A: int64(ch.id), B: int64(ch.fd), C: int64(n), Flag: partial})
@@ -339,7 +339,7 @@ func (ch *Channel) releaseOut() {
 }
 
 func (ch *Channel) checkWritable() {
-	if ch.flags&flagUnwritable != 0 && len(ch.out) <= ch.loop.cfg.WriteLowWater {
+	if ch.flags&flagUnwritable != 0 && ch.pendingOut() <= ch.loop.cfg.WriteLowWater {
 		ch.flags &^= flagUnwritable
 		ch.updateReadInterest()
 	}
@@ -356,7 +356,7 @@ func (ch *Channel) fail(err error) {
 
 func (ch *Channel) exception(err error) {
 	l := ch.loop
-	add(&l.stats.exceptions, 1)
+	add(&l.stats.Exceptions, 1)
 	if l.tracing() {
 		l.emit(trace.Event{Kind: trace.KindException, A: int64(ch.id), B: int64(ch.fd), Str: err.Error()})
 	}
@@ -377,7 +377,7 @@ func (ch *Channel) recoverHandler() {
 // handlers as exceptionCaught.
 func (ch *Channel) handlerPanicked(r any) {
 	l := ch.loop
-	add(&l.stats.handlerPanics, 1)
+	add(&l.stats.HandlerPanics, 1)
 	err := fmt.Errorf("handler panic: %v", r)
 	if l.tracing() {
 		l.emit(trace.Event{Kind: trace.KindTaskPanic, Str: err.Error()})
@@ -409,7 +409,7 @@ func (ch *Channel) closeWith(reason string) {
 		unix.Close(ch.fd)
 	}
 	ch.releaseOut()
-	add(&l.stats.closed, 1)
+	add(&l.stats.Closed, 1)
 	if l.tracing() {
 		l.emit(trace.Event{Kind: trace.KindClose, A: int64(ch.id), B: int64(ch.fd), Str: reason})
 	}
@@ -453,7 +453,7 @@ func (l *EventLoop) register0(ch *Channel, init func(*Channel)) error {
 	}
 	ch.flags |= flagRegistered
 	l.addChannel(ch)
-	add(&l.stats.registered, 1)
+	add(&l.stats.Registered, 1)
 	if l.tracing() {
 		l.emit(trace.Event{Kind: trace.KindRegister, A: int64(ch.id), B: int64(ch.fd), C: int64(ch.interest)})
 	}
@@ -485,13 +485,13 @@ func (l *EventLoop) addChannel(ch *Channel) {
 		l.chans = append(l.chans, make([]*Channel, max(64, len(l.chans)))...)
 	}
 	l.chans[ch.fd] = ch
-	add(&l.stats.channels, 1)
+	add(&l.stats.Channels, 1)
 }
 
 func (l *EventLoop) removeChannel(ch *Channel) {
 	if ch.fd < len(l.chans) && l.chans[ch.fd] == ch {
 		l.chans[ch.fd] = nil
-		add(&l.stats.channels, -1)
+		add(&l.stats.Channels, -1)
 	}
 }
 
@@ -525,12 +525,24 @@ func (ch *Channel) setOutbound(b []byte) {
 		return
 	}
 	ch.out = b
-	if len(b) > ch.loop.cfg.WriteHighWater && ch.flags&flagUnwritable == 0 {
+	if ch.pendingOut() > ch.loop.cfg.WriteHighWater && ch.flags&flagUnwritable == 0 {
 		// Backpressure: stop reading from a peer that does not read its
 		// replies, so it cannot grow our memory without bound.
 		ch.flags |= flagUnwritable
 		ch.updateReadInterest()
 	}
+}
+
+// pendingOut is the output the peer has not taken yet: what waits in out
+// and, on a ring, the send in flight, which the kernel holds until the peer
+// reads (Netty's ChannelOutboundBuffer counts a message until it is
+// written, so the high-water mark sees it too).
+func (ch *Channel) pendingOut() int {
+	n := len(ch.out)
+	if ch.u != nil {
+		n += len(ch.u.sending)
+	}
+	return n
 }
 
 // closeAfterFlush closes the channel as soon as its pending output is

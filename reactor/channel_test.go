@@ -491,9 +491,10 @@ func TestRegisterRunsInlineOnTheAcceptingLoop(t *testing.T) {
 }
 
 // A burst of connections that is pending when the boss selects: the NIO
-// server channel takes one per read, so the burst is worked off over
-// several iterations; the native one, edge-triggered, takes all of it in
-// one read (up to 16), and level-triggered takes one (see acceptsPerRead).
+// server channel of 4.1.43 takes one per read, so the burst is worked off
+// over several iterations, and from 4.1.69 on (the 4.1 and 4.2 designs) all
+// of it (up to 16); the native one, edge-triggered, takes all of it in one
+// read, and level-triggered (4.2's only mode) one (see acceptsPerRead).
 func TestAcceptsPerRead(t *testing.T) {
 	leakCheck(t)
 	const burst = 5
@@ -505,6 +506,11 @@ func TestAcceptsPerRead(t *testing.T) {
 		{"nio", Config{}, 1},
 		{"epoll level", Config{Selector: SelectorEpoll}, 1},
 		{"epoll edge", Config{Selector: SelectorEpoll, Trigger: TriggerEdge}, burst},
+		{"4.1 nio", Config{Netty: Netty41}, burst},
+		{"4.1 epoll level", Config{Netty: Netty41, Selector: SelectorEpoll}, 1},
+		{"4.1 epoll edge", Config{Netty: Netty41, Selector: SelectorEpoll, Trigger: TriggerEdge}, burst},
+		{"4.2 nio", Config{Netty: Netty42}, burst},
+		{"4.2 epoll", Config{Netty: Netty42, Selector: SelectorEpoll}, 1},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			coll, rec := newTraced(t)

@@ -35,7 +35,7 @@ func (l *EventLoop) injectSpurious() {
 		return
 	}
 	l.injected = append(l.injected, fd)
-	add(&l.stats.injected, 1)
+	add(&l.stats.Injected, 1)
 	if l.tracing() {
 		l.emit(trace.Event{Kind: trace.KindInject, A: int64(fd), Str: FaultSpuriousWakeups})
 	}
@@ -48,7 +48,7 @@ func (l *EventLoop) injectSpurious() {
 // thread (use the channel's loop Execute from elsewhere).
 func (ch *Channel) InjectInterestZero() {
 	l := ch.loop
-	add(&l.stats.injected, 1)
+	add(&l.stats.Injected, 1)
 	if l.tracing() {
 		l.emit(trace.Event{Kind: trace.KindInject, A: int64(ch.fd), Str: FaultJDKEpollBug})
 	}
@@ -59,7 +59,7 @@ func (ch *Channel) InjectInterestZero() {
 // task, a blocking or panicking handler) in the loop's injected counter and
 // its trace. Any goroutine.
 func (l *EventLoop) CountInjection(fault string) {
-	add(&l.stats.injected, 1)
+	add(&l.stats.Injected, 1)
 	if l.tracing() {
 		l.emitExternal(trace.Event{Kind: trace.KindInject, Str: fault})
 	}

@@ -15,11 +15,14 @@ const (
 	// select(oldWakenUp) counting premature returns, ioRatio.
 	Netty4143 Flavour = iota
 	// Netty41 is NioEventLoop of Netty 4.1.44 and later (netty#9799):
-	// nextWakeupNanos, selectCnt counted in run(), runAllTasks(0) when
-	// nothing was selected, 16 accepts per read (4.1.69+).
+	// nextWakeupNanos, selectCnt counted in run(), no I/O phase and
+	// runAllTasks(0) when nothing was selected, scheduling from outside by
+	// deadline, 16 accepts per read under NIO (4.1.69+).
 	Netty41
 	// Netty42 is SingleThreadIoEventLoop of Netty 4.2 running an IoHandler:
-	// runIo() then runAllTasks(quantum); ioRatio is gone.
+	// runIo(), prepareToDestroy() when shutting down, then
+	// runAllTasks(quantum); ioRatio is gone, and every handler waits at most
+	// 1 s when idle.
 	Netty42
 )
 
@@ -52,8 +55,9 @@ const (
 )
 
 // Values of nextWakeupNanos (NioEventLoop of 4.1.44+, EpollIoHandler of
-// 4.2): AWAKE while the loop runs, NONE while it blocks with nothing
-// scheduled, otherwise the deadline it blocks until.
+// 4.2): AWAKE while the loop runs, NONE while a 4.1 loop blocks with
+// nothing scheduled (4.2's never publishes it), otherwise the deadline it
+// blocks until.
 const (
 	wakeAwake int64 = -1
 	wakeNone  int64 = 1<<63 - 1
@@ -86,6 +90,15 @@ type loopDesign interface {
 	// runTasks runs the iteration's tasks after keys were processed in
 	// ioTime nanoseconds.
 	runTasks(ioTime int64, keys int)
+	// ioPhase reports whether the iteration has an I/O phase once the
+	// select found keys ready: always, but in 4.1.44+ only when the
+	// strategy is > 0.
+	ioPhase(keys int) bool
+	// closesBeforeTasks reports whether a loop shutting down closes its
+	// channels between the I/O phase and the tasks (4.2's
+	// IoHandler.prepareToDestroy) rather than after the tasks (4.1's
+	// closeAll before confirmShutdown).
+	closesBeforeTasks() bool
 }
 
 // newDesign picks the loop design for cfg.
@@ -97,7 +110,7 @@ func newDesign(l *EventLoop) loopDesign {
 		var h ioHandler = nioHandler{l}
 		switch l.cfg.Selector {
 		case SelectorEpoll:
-			h = nextWakeupSelect{l: l} // EpollIoHandler: level-triggered only
+			h = nextWakeupSelect{l: l, idleCap: true} // EpollIoHandler: level-triggered only
 		case SelectorIOUring:
 			l.uring = &uringHandler{l: l, held: -1}
 			h = l.uring
@@ -129,6 +142,12 @@ type design4143 struct{ nioHandler }
 
 func (d design4143) runTasks(ioTime int64, _ int) { d.l.runTasksForIteration(ioTime) }
 
+// ioPhase: NioEventLoop.run of 4.1.43 calls processSelectedKeys every
+// iteration, with or without keys.
+func (design4143) ioPhase(int) bool { return true }
+
+func (design4143) closesBeforeTasks() bool { return false }
+
 // design42 is SingleThreadIoEventLoop.run of Netty 4.2: runIo() through the
 // handler, then runAllTasks(maxTaskProcessingQuantumNs), whatever the I/O
 // took. ioRatio is not read: NioEventLoop.setIoRatio is a no-op in 4.2.
@@ -138,3 +157,14 @@ type design42 struct {
 }
 
 func (d design42) runTasks(int64, int) { d.l.runAllTasks(int64(d.l.cfg.TaskQuantum)) }
+
+// ioPhase: SingleThreadIoEventLoop.runIo always calls IoHandler.run, which
+// selects and processes in one (NioIoHandler.run calls processSelectedKeys
+// whatever the select returned).
+func (design42) ioPhase(int) bool { return true }
+
+// closesBeforeTasks: SingleThreadIoEventLoop.run is runIo(), then
+// ioHandler.prepareToDestroy() when shutting down (it closes every
+// registered channel), then runAllTasks. A task queued during the
+// shutdown finds its channels closed.
+func (design42) closesBeforeTasks() bool { return true }

@@ -81,7 +81,7 @@ func TestNetty41RecheckSeesRacingSubmit(t *testing.T) {
 		if !armed.CompareAndSwap(true, false) {
 			return
 		}
-		selectsAtRace = l.stats.selects.Load()
+		selectsAtRace = l.stats.Selects.Load()
 		done := make(chan struct{})
 		go func() { _ = l.Execute(func() { close(ran) }); close(done) }()
 		<-done
@@ -293,7 +293,7 @@ func TestNetty42QuantumDefault(t *testing.T) {
 
 // 4.2's epoll handler is level-triggered only: edge is refused, level
 // registrations carry no EPOLLET, and the loop blocks through
-// nextWakeupNanos like 4.1.44+.
+// nextWakeupNanos like 4.1.44+, with a deadline even when idle.
 func TestNetty42EpollLevelOnly(t *testing.T) {
 	leakCheck(t)
 	for _, sel := range []SelectorKind{SelectorEpoll, SelectorNIO} {
@@ -317,7 +317,11 @@ func TestNetty42EpollLevelOnly(t *testing.T) {
 	if ev&poll.ET != 0 {
 		t.Fatalf("registration events %#x carry EPOLLET", ev)
 	}
-	waitFor(t, "worker asleep", func() bool { return blockedInEpoll(w) && w.nextWakeup.Load() == wakeNone })
+	// Asleep until a deadline, never NONE: the idle deadline is now + 1 s.
+	waitFor(t, "worker asleep", func() bool {
+		d := w.nextWakeup.Load()
+		return blockedInEpoll(w) && d != wakeNone && d != wakeAwake
+	})
 	if _, ok := w.design.(design42).ioHandler.(nextWakeupSelect); !ok {
 		t.Fatalf("4.2 epoll handler is %T", w.design.(design42).ioHandler)
 	}

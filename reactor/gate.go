@@ -5,6 +5,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	unix "github.com/reactorviz/reactorviz/reactor/internal/sys"
 	"github.com/reactorviz/reactorviz/reactor/trace"
 	ctr "github.com/reactorviz/reactorviz/reactor/trace/counters"
 )
@@ -29,9 +30,11 @@ type gate struct {
 	iter    bool
 	delay   time.Duration
 	reason  string
+	brk     ctr.Break   // the breakpoint that paused the loop, if one did
 	phase   trace.Phase // where the loop stands (or waits)
 	waiting bool
 	watch   ctr.Watch // breakpoints and the counters at the previous boundary
+	onPark  func()    // called as the loop parks; see SetOnPark
 }
 
 func (g *gate) init() { g.cond = sync.NewCond(&g.mu) }
@@ -42,6 +45,7 @@ type GateStatus struct {
 	Waiting bool // the loop thread is parked at the gate
 	Phase   trace.Phase
 	Reason  string
+	Break   ctr.Break // the breakpoint behind Reason; NoBreak for another pause
 	Delay   time.Duration
 }
 
@@ -60,14 +64,17 @@ func (l *EventLoop) gateWait(p trace.Phase) {
 	g.mu.Lock()
 	g.phase = p
 	delay := g.delay
-	if reason := l.breakReason(); reason != "" && !g.paused {
-		g.paused, g.steps, g.iter, g.reason = true, 0, false, reason
+	if brk := l.breakReason(); brk != ctr.NoBreak && !g.paused {
+		g.paused, g.steps, g.iter, g.reason, g.brk = true, 0, false, brk.Reason(), brk
 	}
 	if g.iter && p == g.untilAt && g.steps == 0 {
 		g.paused, g.iter = true, false
 	}
 	announced := false
 	for g.paused && g.steps == 0 && l.State() < trace.StateShuttingDown && !g.iter {
+		if !announced && g.onPark != nil {
+			g.onPark()
+		}
 		if !announced && l.tracing() {
 			l.emit(trace.Event{Kind: trace.KindPause, A: int64(p), Str: g.reason})
 		}
@@ -90,13 +97,13 @@ func (l *EventLoop) gateWait(p trace.Phase) {
 
 // breakReason compares the counters with those at the previous boundary.
 // Called with the gate's lock held.
-func (l *EventLoop) breakReason() string {
+func (l *EventLoop) breakReason() ctr.Break {
 	g := &l.gate
 	if !g.watch.Any() {
-		return ""
+		return ctr.NoBreak
 	}
 	now := l.Stats()
-	return g.watch.Check(&now)
+	return g.watch.Next(&now)
 }
 
 func (g *gate) refresh() {
@@ -110,16 +117,29 @@ func (g *gate) refresh() {
 func (l *EventLoop) Pause(reason string) {
 	g := &l.gate
 	g.mu.Lock()
-	g.paused, g.steps, g.iter, g.reason = true, 0, false, reason
+	g.paused, g.steps, g.iter, g.reason, g.brk = true, 0, false, reason, ctr.NoBreak
 	g.refresh()
 	g.mu.Unlock()
+}
+
+// PauseRun pauses the loop as part of a whole-run pause, with the run's
+// clock held. A loop asleep in select is interrupted to park at once:
+// left asleep, it would wake on a timeout the held clock says has not
+// come and count a premature return the selector never made. The
+// interrupt is Netty's Thread.interrupt() in select: the select returns,
+// selectCnt goes back to 1 and no wakeup is written. Any goroutine.
+func (l *EventLoop) PauseRun(reason string) {
+	l.Pause(reason)
+	if tid := l.TID(); tid != 0 && l.split.blockedAt.Load() != 0 {
+		_ = unix.Interrupt(tid)
+	}
 }
 
 // Resume lets a paused loop run on. Any goroutine.
 func (l *EventLoop) Resume() {
 	g := &l.gate
 	g.mu.Lock()
-	g.paused, g.steps, g.iter, g.reason = false, 0, false, ""
+	g.paused, g.steps, g.iter, g.reason, g.brk = false, 0, false, "", ctr.NoBreak
 	g.refresh()
 	g.mu.Unlock()
 }
@@ -130,7 +150,7 @@ func (l *EventLoop) Step() {
 	g.mu.Lock()
 	if g.paused {
 		g.steps++
-		g.reason = "step"
+		g.reason, g.brk = "step", ctr.NoBreak
 	}
 	g.refresh()
 	g.mu.Unlock()
@@ -142,7 +162,7 @@ func (l *EventLoop) StepIteration() {
 	g := &l.gate
 	g.mu.Lock()
 	if g.paused {
-		g.untilAt, g.iter, g.steps, g.reason = g.phase, true, 1, "step iteration"
+		g.untilAt, g.iter, g.steps, g.reason, g.brk = g.phase, true, 1, "step iteration", ctr.NoBreak
 	}
 	g.refresh()
 	g.mu.Unlock()
@@ -167,12 +187,23 @@ func (l *EventLoop) SetBreakpoints(bp Breakpoints) {
 	g.mu.Unlock()
 }
 
+// SetOnPark sets fn to be called on the loop thread, with the gate's lock
+// held, each time the loop parks at its gate (nil: none). A run whose
+// clock is held lets it run while one loop steps, and holds it again from
+// here, as soon as the step is over. fn must not call the gate.
+func (l *EventLoop) SetOnPark(fn func()) {
+	g := &l.gate
+	g.mu.Lock()
+	g.onPark = fn
+	g.mu.Unlock()
+}
+
 // GateStatus returns the gate's state. Any goroutine.
 func (l *EventLoop) GateStatus() GateStatus {
 	g := &l.gate
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	return GateStatus{Paused: g.paused, Waiting: g.waiting, Phase: g.phase, Reason: g.reason, Delay: g.delay}
+	return GateStatus{Paused: g.paused, Waiting: g.waiting, Phase: g.phase, Reason: g.reason, Break: g.brk, Delay: g.delay}
 }
 
 // releaseGate lets a paused loop go for shutdown.

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/reactorviz/reactorviz/reactor/trace"
+	ctr "github.com/reactorviz/reactorviz/reactor/trace/counters"
 )
 
 // A rebuild breakpoint pauses the loop at its next phase boundary and says
@@ -79,8 +80,8 @@ func TestQueueBreakpointFiresOnCrossingOnly(t *testing.T) {
 		g := l.GateStatus()
 		return g.Waiting && g.Phase == trace.PhaseIO
 	})
-	if g := l.GateStatus(); !strings.Contains(g.Reason, "queue") {
-		t.Fatalf("paused at io with reason %q", g.Reason)
+	if g := l.GateStatus(); g.Break != ctr.BreakQueueAbove || g.Reason != ctr.ReasonQueueAbove {
+		t.Fatalf("paused at io by %v with reason %q; want the queue breakpoint", g.Break, g.Reason)
 	}
 	l.Resume()
 	waitFor(t, "the tasks to run or the loop to pause again", func() bool {
@@ -89,6 +90,9 @@ func TestQueueBreakpointFiresOnCrossingOnly(t *testing.T) {
 	})
 	if g := l.GateStatus(); ran.Load() != 10 {
 		t.Fatalf("paused again at %v (%q) with the queue still deep", g.Phase, g.Reason)
+	}
+	if g := l.GateStatus(); g.Break != ctr.NoBreak {
+		t.Fatalf("resumed, yet the gate still reports breakpoint %v", g.Break)
 	}
 }
 
@@ -131,4 +135,32 @@ func TestBreakReasonDoesNotAllocate(t *testing.T) {
 	}); n != 0 {
 		t.Fatalf("breakReason allocates %.0f times", n)
 	}
+}
+
+// PauseRun, with the run clock held, interrupts a loop asleep in select:
+// it parks without waiting for its timeout, which the held clock would
+// read as a premature return, and without a wakeup written.
+func TestPauseRunInterruptsASleepingSelect(t *testing.T) {
+	leakCheck(t)
+	c, _ := newTraced(t)
+	l := newLoop(t, Config{Collector: c})
+	onLoop(t, l, func() {})
+	// Asleep with nothing pending: no wakeup flag set and no eventfd
+	// write unread, so only the interrupt can end this select early.
+	waitFor(t, "the loop asleep in select", func() bool {
+		return l.split.blockedAt.Load() != 0 && !l.wakenUp.Load() && !l.woken.Load()
+	})
+	before := l.Stats()
+	c.Clock().Hold(true)
+	l.PauseRun("test")
+	waitFor(t, "the loop to park", func() bool { return l.GateStatus().Waiting })
+	after := l.Stats()
+	if after.Premature != before.Premature {
+		t.Errorf("the pause counted %d premature returns", after.Premature-before.Premature)
+	}
+	if after.WakeupsWritten != before.WakeupsWritten || after.SelfWakeups != before.SelfWakeups {
+		t.Errorf("the pause wrote a wakeup: %+v then %+v", before, after)
+	}
+	c.Clock().Hold(false)
+	l.Resume()
 }

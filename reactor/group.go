@@ -51,9 +51,15 @@ func NewEventLoopGroup(name string, n int, cfg Config) (*EventLoopGroup, error) 
 	return g, nil
 }
 
+// closeUnstarted shuts down and awaits the loops already built, as
+// MultithreadEventExecutorGroup does when a child fails to construct
+// (under the 4.1 and 4.2 designs each gets a thread to shut down).
 func (g *EventLoopGroup) closeUnstarted() {
 	for _, l := range g.loops {
 		l.ShutdownGracefully(0, 0)
+	}
+	for _, l := range g.loops {
+		<-l.Terminated()
 	}
 }
 
@@ -76,6 +82,24 @@ func (g *EventLoopGroup) Next() *EventLoop {
 	if s := g.scaler.Load(); s != nil {
 		return s.next()
 	}
+	l := g.pick()
+	if l.fatal() {
+		// The loop stopped because its selector failed: an io_uring ring,
+		// made with the group, registers its provided buffers when the
+		// loop starts, and the kernel may refuse them memory. Its turns go
+		// to the next loop that runs, or each connection dealt to it would
+		// be reset.
+		for range len(g.loops) - 1 {
+			if n := g.pick(); !n.fatal() {
+				return n
+			}
+		}
+	}
+	return l
+}
+
+// pick is the round-robin step of Next.
+func (g *EventLoopGroup) pick() *EventLoop {
 	i := g.idx.Add(1) - 1
 	if g.pow2 {
 		return g.loops[i&uint64(len(g.loops)-1)]

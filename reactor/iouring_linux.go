@@ -30,6 +30,14 @@ const (
 	uringBufSize  = 16 << 10
 	uringBufGroup = 1
 	uringCQEBatch = 512
+	// uringDrainRounds bounds the process/submit rounds of one I/O phase,
+	// as processCompletionsAndHandleOverflow bounds its loop to 128.
+	uringDrainRounds = 128
+	// uringSpareMax is the largest sent buffer kept for the next replies.
+	// A larger one, grown under a peer slow to read, goes back to the heap:
+	// kept, it would sit beside the next send's buffer, doubling what a
+	// channel under backpressure holds.
+	uringSpareMax = 64 << 10
 )
 
 // Operation kinds in the top byte of an SQE's user data; the descriptor is
@@ -88,11 +96,17 @@ type uringState struct {
 // already read, into a provided buffer). A read kept armed on the wakeup
 // eventfd is how other threads wake it. Loop thread only, apart from wake.
 type uringHandler struct {
-	l           *EventLoop
-	ring        *uring.Ring
-	bufs        *uring.BufRing
-	cqes        []uring.CQE
-	n           int // completions reaped for this I/O phase
+	l    *EventLoop
+	ring *uring.Ring
+	bufs *uring.BufRing
+	cqes []uring.CQE
+	// n counts the completions reaped and not yet handled, cqes[:n]. An
+	// I/O phase that reaches its round limit leaves the last ones here
+	// for the next, as Netty's stay in the completion queue.
+	n int
+	// drainRounds bounds one I/O phase's rounds (uringDrainRounds; a
+	// test lowers it to reach the limit at once).
+	drainRounds int
 	wakeBuf     []byte
 	dirty       []*Channel   // channels with replies to send this batch
 	held        int          // provided buffer lent to a pipeline, or -1
@@ -100,19 +114,44 @@ type uringHandler struct {
 	tearingDown bool         // the ring is being torn down: re-arm nothing
 }
 
-// open creates the ring on the loop's own thread: SINGLE_ISSUER ties it to
-// the thread that sets it up.
-func (h *uringHandler) open() error {
-	r, err := uring.New(uring.Options{Entries: uringEntries, CQEntries: uringEntries * 8})
+// newRing is uring.New, and startRing enables a ring; a test makes them
+// fail as a full descriptor table or a lack of memory does.
+var (
+	newRing   = uring.New
+	startRing = (*uring.Ring).Enable
+)
+
+// create makes the loop's ring when the loop is created, as
+// IoUringIoHandler's constructor does when its group is built: a ring the
+// kernel refuses (a full descriptor table) fails the group's creation, not
+// the first connection dealt to the loop. The ring is made disabled, so
+// the loop's thread, started lazily, can still become its single issuer.
+func (h *uringHandler) create() error {
+	r, err := newRing(uring.Options{Entries: uringEntries, CQEntries: uringEntries * 8, Disabled: true})
 	if err != nil {
 		return err
 	}
-	b, err := r.NewBufRing(uringBufGroup, uringBufCount, uringBufSize)
+	h.ring, h.drainRounds = r, uringDrainRounds
+	return nil
+}
+
+// open starts the ring on the loop's own thread, which SINGLE_ISSUER then
+// ties it to, and registers the provided buffers: they are memory, not a
+// descriptor, and a loop that never starts should cost none. On failure
+// the ring is closed and the loop has none.
+func (h *uringHandler) open() error {
+	r := h.ring
+	err := startRing(r)
+	var b *uring.BufRing
+	if err == nil {
+		b, err = r.NewBufRing(uringBufGroup, uringBufCount, uringBufSize)
+	}
 	if err != nil {
 		_ = r.Close()
+		h.ring = nil
 		return err
 	}
-	h.ring, h.bufs, h.held = r, b, -1
+	h.bufs, h.held = b, -1
 	h.cqes = make([]uring.CQE, uringCQEBatch)
 	h.wakeBuf = make([]byte, 8)
 	h.armWake()
@@ -151,12 +190,15 @@ func (h *uringHandler) traceSubmit(op uint64, fd, n int) {
 	}
 }
 
-// wake is IoUringIoHandler.wakeup: as with the 4.2 epoll handler, only a
-// loop that published a deadline (it is about to sleep) is written to;
-// the eventfd write completes the armed read.
-func (h *uringHandler) wake() bool {
-	return h.l.nextWakeup.Swap(wakeAwake) != wakeAwake && h.l.wakeSelector()
-}
+// wake is IoUringIoHandler.wakeup: write the eventfd unless a write is
+// already pending, whatever the loop is doing. The latch is
+// eventfdAsyncNotify.getAndSet(true), here the loop's woken flag, and only
+// the loop clears it, when it handles the completion of the eventfd read
+// (handleEventFdRead, onWake). So a loop woken and still busy costs no
+// second write, but a loop that has handled its wakeup and runs tasks
+// costs one: there is no AWAKE state to tell a running loop from a
+// sleeping one, as the readiness handlers' nextWakeupNanos does.
+func (h *uringHandler) wake() bool { return h.l.wakeSelector() }
 
 // selectPhase submits the iteration's SQEs (sends gathered since the last
 // one included) and waits for at least one completion, or not at all when
@@ -169,27 +211,24 @@ func (h *uringHandler) selectPhase(handoff int64) int64 {
 	}
 	h.flushSends()
 	var wait uint32
-	timeout := time.Duration(-1)
-	if !l.hasTasks() {
-		deadline := wakeNone
-		if len(l.scheduled) > 0 {
-			deadline = l.scheduled[0].deadline
+	var timeout time.Duration // a poll (wait 0) is traced as timeout 0
+	if !l.hasTasks() && h.n == 0 {
+		if handoff == 0 {
+			handoff = l.now()
 		}
-		l.nextWakeup.Store(deadline)
-		if !l.hasTasks() {
-			wait, timeout = h.waitFor(deadline, handoff)
-		}
+		// IoUringIoHandler.run waits delayNanos(now): until the next
+		// scheduled task, or SCHEDULE_PURGE_INTERVAL (1 s) with none.
+		wait, timeout = h.waitFor(l.nextDeadline(handoff, true), handoff)
 	}
 	var start int64
 	var sqDepth uint32
-	add(&l.stats.selects, 1)
+	add(&l.stats.Selects, 1)
 	tracing := l.tracing()
 	if tracing {
 		start, sqDepth = l.now(), h.ring.SQReady()
-		l.emitAt(start, trace.Event{Kind: trace.KindSelectBegin, Str: "io_uring_enter", A: int64(timeout)})
+		l.emitAt(start, trace.Event{Kind: trace.KindSelectBegin, Str: "io_uring_enter", A: int64(timeout), Flag: l.iterationMark()})
 	}
 	submitted, err := h.ring.SubmitAndWait(wait, timeout)
-	l.nextWakeup.Store(wakeAwake)
 	if err != nil {
 		l.selectorFailed(err)
 	}
@@ -207,25 +246,18 @@ func (h *uringHandler) selectPhase(handoff int64) int64 {
 	return t
 }
 
-// waitFor turns a deadline into the enter's wait count and timeout: none
-// with nothing scheduled, nothing to wait for once it has passed.
+// waitFor turns a deadline into the enter's wait count and timeout:
+// nothing to wait for once it has passed.
 func (h *uringHandler) waitFor(deadline, now int64) (uint32, time.Duration) {
-	if deadline == wakeNone {
-		return 1, -1
-	}
-	if now == 0 {
-		now = h.l.now()
-	}
 	if d := deadline - now; d > 0 {
 		return 1, time.Duration(d)
 	}
-	return 0, -1
+	return 0, 0
 }
 
-// reap copies every posted completion out of the CQ, growing the batch
-// while the CQ keeps filling it.
+// reap copies every posted completion out of the CQ, after those still
+// unhandled, growing the batch while the CQ keeps filling it.
 func (h *uringHandler) reap() {
-	h.n = 0
 	for {
 		n := h.ring.Reap(h.cqes[h.n:])
 		h.n += n
@@ -236,16 +268,56 @@ func (h *uringHandler) reap() {
 	}
 }
 
-// processIO handles the completions reaped by the select phase: the I/O
-// phase of a completion-based loop. A handler's panic becomes its channel's
-// exceptionCaught and the batch goes on after it.
+// processIO is the I/O phase of a completion-based loop, as
+// IoUringIoHandler.processCompletionsAndHandleOverflow does it: handle the
+// completions reaped, then submit at once what handling them queued (the
+// replies' sends), reap again and go on, until a round neither submits
+// nor finds a completion, at most uringDrainRounds rounds. So a reply to
+// a recv leaves in the I/O phase that read it, not after the task batch.
+// A handler's panic becomes its channel's exceptionCaught and the batch
+// goes on after it. It returns how many completions it handled.
 func (h *uringHandler) processIO() int {
-	n := h.n
-	for i := 0; i < n; {
-		i = h.processFrom(i)
+	total := 0
+	for round := 0; round < h.drainRounds; round++ {
+		n := h.n
+		for i := 0; i < n; {
+			i = h.processFrom(i)
+		}
+		h.n = 0
+		total += n
+		if h.ring == nil || !h.submitNow() && n == 0 {
+			break
+		}
 	}
-	h.n = 0
-	return n
+	return total
+}
+
+// submitNow prepares the sends queued so far and submits every prepared
+// SQE without waiting, then reaps what has completed meanwhile. It reports
+// whether it submitted or reaped anything.
+func (h *uringHandler) submitNow() bool {
+	l := h.l
+	h.flushSends()
+	sqDepth := h.ring.SQReady()
+	submitted := 0
+	if sqDepth > 0 {
+		var err error
+		if submitted, err = h.ring.SubmitAndWait(0, 0); err != nil {
+			l.selectorFailed(err)
+			return false
+		}
+	}
+	var cqDepth uint32
+	tracing := l.tracing()
+	if tracing {
+		cqDepth = h.ring.CQReady()
+	}
+	h.reap()
+	if tracing && (submitted > 0 || h.n > 0) {
+		l.emit(trace.Event{Kind: trace.KindRingEnter, A: int64(submitted), C: int64(h.n),
+			D: int64(sqDepth), E: int64(cqDepth)})
+	}
+	return submitted > 0 || h.n > 0
 }
 
 func (h *uringHandler) processFrom(i int) (next int) {
@@ -309,8 +381,9 @@ func (h *uringHandler) settle(ch *Channel) {
 	}
 }
 
-// onWake: another thread wrote the eventfd. The latch opens again and the
-// read is armed again, unless the loop is tearing the ring down.
+// onWake: another thread wrote the eventfd. The latch opens again (from
+// here the next wake writes) and the read is armed again, unless the loop
+// is tearing the ring down.
 func (h *uringHandler) onWake(c *uring.CQE) {
 	h.l.woken.Store(false)
 	if c.Res == -int32(unix.ECANCELED) || h.tearingDown {
@@ -498,8 +571,9 @@ func (h *uringHandler) onSend(ch *Channel, c *uring.CQE) {
 	}
 	n := int(c.Res)
 	u.sendOff += n
-	add(&l.stats.bytesWritten, int64(n))
-	partial := u.sendOff < len(u.sending)
+	add(&l.stats.BytesWritten, int64(n))
+	sent := u.sending
+	partial := u.sendOff < len(sent)
 	if l.tracing() {
 		l.emit(trace.Event{Kind: trace.KindWrite, A: int64(ch.id), B: int64(ch.fd), C: int64(n), Flag: partial})
 	}
@@ -507,7 +581,10 @@ func (h *uringHandler) onSend(ch *Channel, c *uring.CQE) {
 		h.submitSend(ch)
 		return
 	}
-	u.spare, u.sending, u.sendOff = u.sending[:0], nil, 0
+	u.spare, u.sending, u.sendOff = nil, nil, 0
+	if cap(sent) <= uringSpareMax {
+		u.spare = sent[:0]
+	}
 	switch {
 	case len(ch.out) > 0:
 		h.startSend(ch)
@@ -551,6 +628,12 @@ func (h *uringHandler) finishClose(ch *Channel) {
 // provided buffer or descriptor outlives the loop.
 func (h *uringHandler) shutdown() {
 	if h.ring == nil {
+		return
+	}
+	if h.bufs == nil {
+		// Never started: nothing was submitted.
+		_ = h.ring.Close()
+		h.ring = nil
 		return
 	}
 	h.flushSends()

@@ -26,6 +26,7 @@ type uringHandler struct {
 	held int
 }
 
+func (h *uringHandler) create() error            { return probeIOUring() }
 func (h *uringHandler) open() error              { return probeIOUring() }
 func (h *uringHandler) selectPhase(int64) int64  { return 0 }
 func (h *uringHandler) wake() bool               { return false }

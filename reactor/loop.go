@@ -7,6 +7,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"golang.org/x/sys/cpu"
+
 	unix "github.com/reactorviz/reactorviz/reactor/internal/sys"
 
 	"github.com/reactorviz/reactorviz/reactor/internal/mpsc"
@@ -29,29 +31,85 @@ type task struct {
 
 // EventLoop is one thread with one selector (an epoll instance), serving the
 // channels registered with it for life and running the tasks handed to it.
+//
+// Its fields are grouped by who may touch them, the rule Netty keeps by
+// convention (SingleThreadEventExecutor's inEventLoop asserts):
+//
+//   - fixed: set by NewEventLoop before the loop is shared, then only read,
+//     by any goroutine.
+//   - shared: read or written by goroutines other than the loop's, each
+//     field made for it (an atomic, a lock, a many-producer queue).
+//   - owned: the loop thread's alone. NewEventLoop may set them up (the go
+//     statement that starts the thread orders those writes before the
+//     thread's reads); after that, other goroutines reach them only through
+//     a task run on the loop.
 type EventLoop struct {
+	fixed
+	shared
+	owned
+}
+
+// fixed is what NewEventLoop sets and nothing changes after.
+type fixed struct {
 	name  string
 	group string
 	cfg   Config
 
+	tasks      *mpsc.Queue[task]
+	tailTasks  *mpsc.Queue[task]
+	wakeFD     int        // producers write it to wake the loop; closed after the last one left
+	design     loopDesign // what differs per Flavour (flavour.go); producers call its wake
+	terminated chan struct{}
+
+	ring    *trace.Ring
+	sw      *trace.Switch
+	clock   *trace.Clock
+	coll    *trace.Collector
+	loopIdx uint16
+	nowFn   func() int64
+}
+
+// shared is what other goroutines read or write while the loop runs.
+type shared struct {
 	state    atomic.Int32 // trace.State
 	launched atomic.Bool  // the loop goroutine was started
 	tid      atomic.Int32
-	wakenUp  atomic.Bool // Netty ≤4.1.43's wakenUp: a wakeup is already pending
-	woken    atomic.Bool // the selector's own latch, like the JDK's interruptTriggered
 	ioRatio  atomic.Int32
-	taskIDs  atomic.Uint64
+
+	quietNanos   atomic.Int64
+	timeoutNanos atomic.Int64
+	fatalErr     atomic.Pointer[error]
+
+	gate  gate
+	stats counters
+	split timeSplit
+
+	producers
+}
+
+// producers are the atomics every submission from another goroutine
+// writes. They sit on cache lines of their own, so a burst of Execute calls
+// does not keep taking from the loop thread the lines it reads and writes
+// on every iteration (its counters, its owned state). The loop writes
+// wakenUp and nextWakeup too, once per select: that is the handshake.
+type producers struct {
+	_ cpu.CacheLinePad
+
+	inflight atomic.Int64  // producers between enter and exit
+	taskIDs  atomic.Uint64 // the last task id handed out
+	wakenUp  atomic.Bool   // Netty ≤4.1.43's wakenUp: a wakeup is already pending
+	woken    atomic.Bool   // the selector's own latch, like the JDK's interruptTriggered
 
 	// nextWakeup is nextWakeupNanos of Netty 4.1.44+ and 4.2's epoll
 	// handler: AWAKE, NONE or the deadline a sleeping loop blocks until.
 	nextWakeup atomic.Int64
 
-	tasks     *mpsc.Queue[task]
-	tailTasks *mpsc.Queue[task]
+	_ cpu.CacheLinePad
+}
 
-	// The rest belongs to the loop thread.
+// owned belongs to the loop thread.
+type owned struct {
 	poller    *poll.Poller
-	wakeFD    int
 	events    []poll.Event
 	selected  []selectedKey
 	chans     []*Channel // indexed by fd
@@ -63,31 +121,25 @@ type EventLoop struct {
 	lastExec  int64
 	lastYield int64         // when yieldIfDue last yielded
 	seenState trace.State   // the last state the loop thread reported
-	design    loopDesign    // what differs per Flavour (flavour.go)
 	uring     *uringHandler // the io_uring handler, or nil on epoll
 	// selectCnt and interrupted are run()'s own in Netty 4.1.44+.
 	selectCnt   int64
 	interrupted bool
-	// beforePublish, when set (tests only), runs after the select's first
-	// hasTasks() and before nextWakeup is published.
-	beforePublish func()
-
-	inflight      atomic.Int64 // producers between enter and exit
-	quietNanos    atomic.Int64
-	timeoutNanos  atomic.Int64
+	// iterationBegun marks the first phase event of an iteration (a
+	// select_begin, or a tasks_begin when 4.1 skipped the select), the
+	// boundary a trace's reader counts iterations by: 4.1.43 may select
+	// several times in one iteration and 4.1 may skip the I/O phase or
+	// the select, so neither the selects nor the I/O phases count them.
+	iterationBegun bool
+	// gracefulStart is when confirmShutdown first ran.
 	gracefulStart int64
-	terminated    chan struct{}
-
-	gate     gate
-	stats    counters
-	split    timeSplit
-	ring     *trace.Ring
-	sw       *trace.Switch
-	clock    *trace.Clock
-	coll     *trace.Collector
-	loopIdx  uint16
-	nowFn    func() int64
-	fatalErr atomic.Pointer[error]
+	// beforePublish, when set (tests only, before the loop starts), runs
+	// after the select's first hasTasks() and before nextWakeup is
+	// published.
+	beforePublish func()
+	// failPoller, when set (tests only), is the error a rebuild's new
+	// epoll instance fails with.
+	failPoller error
 }
 
 var offSwitch trace.Switch // the switch of loops with no collector: always off
@@ -101,13 +153,17 @@ func NewEventLoop(name, group string, cfg Config) (*EventLoop, error) {
 		return nil, err
 	}
 	l := &EventLoop{
-		name: name, group: group, cfg: cfg,
-		tasks:      mpsc.New[task](cfg.QueueCapacity),
-		tailTasks:  mpsc.New[task](0),
-		events:     make([]poll.Event, defaultEvents),
-		selected:   make([]selectedKey, 0, defaultEvents),
-		terminated: make(chan struct{}),
-		sw:         &offSwitch,
+		fixed: fixed{
+			name: name, group: group, cfg: cfg,
+			tasks:      mpsc.New[task](cfg.QueueCapacity),
+			tailTasks:  mpsc.New[task](0),
+			terminated: make(chan struct{}),
+			sw:         &offSwitch,
+		},
+		owned: owned{
+			events:   make([]poll.Event, defaultEvents),
+			selected: make([]selectedKey, 0, defaultEvents),
+		},
 	}
 	l.state.Store(int32(trace.StateNotStarted))
 	l.nextWakeup.Store(wakeAwake)
@@ -137,14 +193,22 @@ func NewEventLoop(name, group string, cfg Config) (*EventLoop, error) {
 
 func (l *EventLoop) openSelector() error {
 	if l.cfg.Selector == SelectorIOUring {
-		// The ring is set up on the loop's thread (SINGLE_ISSUER); probe
-		// now so a machine without io_uring fails here, saying why.
+		// Probe first so a machine without io_uring fails here, saying
+		// why; then the ring is made now, as the epoll instance is, and
+		// started on the loop's thread (SINGLE_ISSUER).
 		if err := probeIOUring(); err != nil {
 			return err
 		}
 		efd, err := poll.NewEventFD()
+		if err != nil {
+			return err
+		}
+		if err := l.uring.create(); err != nil {
+			unix.Close(efd)
+			return fmt.Errorf("%s: io_uring ring setup failed: %w", l.name, err)
+		}
 		l.wakeFD = efd
-		return err
+		return nil
 	}
 	p, err := poll.Open()
 	if err != nil {
@@ -184,7 +248,7 @@ func (l *EventLoop) TID() int { return int(l.tid.Load()) }
 
 // Stats returns a snapshot of the loop's counters without stopping it.
 func (l *EventLoop) Stats() Stats {
-	s := l.stats.snapshot()
+	s := l.stats.Load()
 	s.QueueDepth = int64(l.tasks.Len())
 	return s
 }
@@ -309,7 +373,7 @@ func (l *EventLoop) enter() bool {
 func (l *EventLoop) exit() { l.inflight.Add(-1) }
 
 func (l *EventLoop) reject(why string) error {
-	add(&l.stats.tasksRejected, 1)
+	add(&l.stats.TasksRejected, 1)
 	if l.tracing() {
 		l.emitExternal(trace.Event{Kind: trace.KindTaskReject, Str: why})
 	}
@@ -332,7 +396,7 @@ func (l *EventLoop) submit(name string, fn func(), from *EventLoop, immediate bo
 	if !l.tasks.Offer(task{fn: fn, name: name, id: id}) {
 		return l.reject(fmt.Sprintf("task queue full (%d)", l.cfg.QueueCapacity))
 	}
-	add(&l.stats.tasksSubmitted, 1)
+	add(&l.stats.TasksSubmitted, 1)
 	l.traceSubmit(id, name, inLoop)
 	if !inLoop {
 		l.startThread()
@@ -358,13 +422,14 @@ func (l *EventLoop) traceSubmit(id uint64, name string, inLoop bool) {
 // wakeup is NioEventLoop.wakeup(inEventLoop=false): the loop design decides
 // whether to write the eventfd (≤4.1.43 and 4.2 NIO: only if wakenUp flips
 // false → true; 4.1.44+ and 4.2 epoll: only if nextWakeupNanos was not
-// AWAKE), so N submissions to a sleeping loop cost one write (C11).
+// AWAKE; 4.2 io_uring: only if no earlier write awaits its completion), so
+// N submissions to a sleeping loop cost one write (C11).
 func (l *EventLoop) wakeup(from *EventLoop) {
 	written := l.design.wake()
 	if written {
-		add(&l.stats.wakeupsWritten, 1)
+		add(&l.stats.WakeupsWritten, 1)
 	} else {
-		add(&l.stats.wakeupsCoalesced, 1)
+		add(&l.stats.WakeupsCoalesced, 1)
 	}
 	if l.tracing() {
 		src := "external"
@@ -393,7 +458,7 @@ func (l *EventLoop) wakeSelector() bool {
 // selecting, at the price of a non-blocking next select (#9112).
 func (l *EventLoop) selfWakeup() {
 	if l.wakeSelector() {
-		add(&l.stats.selfWakeups, 1)
+		add(&l.stats.SelfWakeups, 1)
 		if l.tracing() {
 			l.emit(trace.Event{Kind: trace.KindWakeup, Flag: true, Str: l.name})
 		}
@@ -402,11 +467,13 @@ func (l *EventLoop) selfWakeup() {
 
 // startThread is Netty's startThread: the first submission CASes the state
 // from NOT_STARTED to STARTED and launches the loop goroutine. In Netty 4.2
-// a submission also moves a suspended loop back to STARTED (the resume of
+// a submission also moves a SUSPENDED loop back to STARTED (the resume of
 // an auto-scaling group); its goroutine is launched only if it never was.
+// A SUSPENDING loop is left alone, as 4.2's startThread leaves it: the
+// task keeps canSuspend() false until it has run, then the loop suspends.
 func (l *EventLoop) startThread() {
 	s := trace.State(l.state.Load())
-	if s != trace.StateNotStarted && !s.Suspended() {
+	if s != trace.StateNotStarted && s != trace.StateSuspended {
 		return
 	}
 	if l.state.CompareAndSwap(int32(s), int32(trace.StateStarted)) {
@@ -437,7 +504,13 @@ func (l *EventLoop) threadMain(started chan struct{}, from trace.State) {
 		// shared scratch: a reply buffer belongs to its send until the
 		// send completes.
 		if err := l.uring.open(); err != nil {
+			// Say why, on the loop's own ring: the loop stops at once and
+			// the group's chooser deals it no more connections.
+			err = fmt.Errorf("%s: io_uring ring start failed, the loop stops: %w", l.name, err)
 			l.selectorFailed(err)
+			if l.tracing() {
+				l.emit(trace.Event{Kind: trace.KindException, B: -1, Str: err.Error()})
+			}
 		}
 	} else {
 		l.readBuf = make([]byte, l.cfg.ReadBufferSize)

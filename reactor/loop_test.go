@@ -5,7 +5,9 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+	"unsafe"
 
+	"golang.org/x/sys/cpu"
 	"golang.org/x/sys/unix"
 
 	"github.com/reactorviz/reactorviz/reactor/trace"
@@ -167,5 +169,25 @@ func TestBusyIterationReadsTheClockTwice(t *testing.T) {
 	r, i := reads.Load()-r0, w.Stats().Iterations-i0
 	if i < 100 || r != 2*i {
 		t.Fatalf("%d clock reads in %d iterations; want 2 each\nbefore %+v\nafter  %+v", r, i, s0, w.Stats())
+	}
+}
+
+// The atomics every submission writes share no cache line with any other
+// field of the loop, wherever the allocator puts it: at least a line's
+// width of padding lies between them and their neighbours.
+func TestProducerAtomicsHaveCacheLinesOfTheirOwn(t *testing.T) {
+	var l EventLoop
+	line := unsafe.Sizeof(cpu.CacheLinePad{})
+	first, last := unsafe.Offsetof(l.inflight), unsafe.Offsetof(l.nextWakeup)+unsafe.Sizeof(l.nextWakeup)
+	for _, f := range []uintptr{unsafe.Offsetof(l.taskIDs), unsafe.Offsetof(l.wakenUp), unsafe.Offsetof(l.woken)} {
+		if f < first || f >= last {
+			t.Fatalf("a producer atomic at %d lies outside [%d, %d)", f, first, last)
+		}
+	}
+	before := unsafe.Offsetof(l.split) + unsafe.Sizeof(l.split) // the last field ahead of them
+	after := unsafe.Offsetof(l.owned)                           // the first field after them
+	if first-before < line || after-last < line {
+		t.Errorf("producer atomics at [%d, %d): %d bytes from the field before, %d to the one after; want %d",
+			first, last, first-before, after-last, line)
 	}
 }

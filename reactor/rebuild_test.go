@@ -1,10 +1,12 @@
 package reactor
 
 import (
+	"errors"
 	"net"
 	"testing"
 
 	"github.com/reactorviz/reactorviz/reactor/trace"
+	ctr "github.com/reactorviz/reactorviz/reactor/trace/counters"
 )
 
 // Injected spurious wakeups: exactly threshold premature returns lead to
@@ -166,8 +168,8 @@ func TestRebuildEvents(t *testing.T) {
 		return len(rec.ofKind(idx, trace.KindRebuildEnd)) == 1
 	})
 	end := rec.ofKind(idx, trace.KindRebuildEnd)[0]
-	if end.A != 16 || end.B != 1 || end.C != 0 || end.D == end.E || end.D <= 0 || end.E <= 0 {
-		t.Fatalf("rebuild_end = %+v; want select_cnt 16, migrated 1, closed 0, distinct fds", end)
+	if end.A != 16 || end.B != 1 || end.C != 0 || end.D == end.E || end.D <= 0 || end.E <= 0 || end.Flag || end.Str != "" {
+		t.Fatalf("rebuild_end = %+v; want select_cnt 16, migrated 1, closed 0, distinct fds, not failed", end)
 	}
 	prem := 0
 	for _, e := range rec.ofKind(idx, trace.KindSelectEnd) {
@@ -180,5 +182,61 @@ func TestRebuildEvents(t *testing.T) {
 	}
 	if prem != 16 {
 		t.Fatalf("%d premature select_end events, want 16", prem)
+	}
+}
+
+// A rebuild whose new epoll instance cannot be made keeps the old one, as
+// Netty does: it counts as a rebuild, and its rebuild_end says it failed and
+// why, so the trace's fold counts what the engine counts. Once an instance
+// can be made again, the next rebuild moves the channel and the storm ends.
+func TestFailedRebuildIsTraced(t *testing.T) {
+	leakCheck(t)
+	coll, rec := newTraced(t)
+	s := startServer(t, 1, 1, Config{RebuildThreshold: 16, Collector: coll}, echoInit)
+	conn := dial(t, s.addr())
+	echoOnce(t, conn, "x")
+	w := s.worker.Loops()[0]
+	boom := errors.New("epoll_create1: too many open files")
+	onLoop(t, w, func() { w.failPoller = boom })
+	if err := w.InjectSpuriousWakeups(); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "a failed rebuild", func() bool { return w.Stats().Rebuilds >= 1 })
+	if st := w.Stats(); st.Migrated != 0 {
+		t.Fatalf("a failed rebuild migrated %d channels", st.Migrated)
+	}
+	onLoop(t, w, func() { w.failPoller = nil })
+	waitFor(t, "a rebuild that works", func() bool { return w.Stats().Migrated == 1 })
+	waitFor(t, "worker asleep", func() bool { return blockedInEpoll(w) })
+	echoOnce(t, conn, "after the rebuild")
+
+	idx := loopIndex(t, coll, "worker-0")
+	st := w.Stats()
+	waitFor(t, "every rebuild_end", func() bool {
+		coll.Flush()
+		return int64(len(rec.ofKind(idx, trace.KindRebuildEnd))) == st.Rebuilds
+	})
+	ends := rec.ofKind(idx, trace.KindRebuildEnd)
+	if len(ends) < 2 {
+		t.Fatalf("%d rebuild_end events, want a failed one and a good one", len(ends))
+	}
+	for i, e := range ends {
+		ok := i == len(ends)-1
+		if ok && (e.Flag || e.Str != "" || e.B != 1 || e.E <= 0) {
+			t.Errorf("last rebuild_end = %+v; want a success that migrated 1", e)
+		}
+		if !ok && (!e.Flag || e.Str != boom.Error() || e.B != 0 || e.D <= 0 || e.E != -1 || e.A != 16) {
+			t.Errorf("rebuild_end #%d = %+v; want failed with %q, select_cnt 16, the old fd kept, new_fd -1", i, e, boom)
+		}
+	}
+	var fold ctr.Stats
+	for _, e := range rec.snapshot() {
+		if e.Loop == idx {
+			fold.Fold(&e, "worker-0")
+		}
+	}
+	if fold.Rebuilds != st.Rebuilds || fold.Migrated != st.Migrated {
+		t.Errorf("the trace folds to %d rebuilds, %d migrated; the engine counted %d, %d",
+			fold.Rebuilds, fold.Migrated, st.Rebuilds, st.Migrated)
 	}
 }

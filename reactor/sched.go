@@ -91,10 +91,59 @@ func (l *EventLoop) schedule(name string, delay time.Duration, period int64, fn 
 	// From another goroutine the insertion travels through the task queue,
 	// so the heap is only ever touched by the loop thread, as in
 	// AbstractScheduledEventExecutor.schedule.
-	if err := l.ExecuteNamed("schedule", func() { l.insertScheduled(f) }); err != nil {
+	if err := l.scheduleFromOutside(f); err != nil {
 		return nil, err
 	}
 	return f, nil
+}
+
+// scheduleFromOutside sends f to the loop thread. In 4.1.43 the task that
+// carries it adds it to the heap. From 4.1.44 on (4.1 and 4.2) the task is
+// the ScheduledFutureTask itself, and its run() on arrival inserts it only
+// if time remains; an already-due task runs there and then, in submission
+// order (arrived). Only 4.1's NioEventLoop and EpollEventLoop override
+// beforeScheduledTaskSubmitted and afterScheduledTaskSubmitted: a loop
+// sleeping until an earlier deadline, or running (AWAKE), is not woken;
+// the task goes in with lazyExecute, and if the loop published a later
+// deadline meanwhile, a WAKEUP_TASK follows. 4.1.43 and 4.2 wake the loop
+// for every schedule.
+func (l *EventLoop) scheduleFromOutside(f *ScheduledFuture) error {
+	run := func() { l.arrived(f) }
+	if l.cfg.Netty == Netty4143 {
+		run = func() { l.insertScheduled(f) }
+	}
+	if l.cfg.Netty != Netty41 || f.deadline < l.nextWakeup.Load() {
+		return l.ExecuteNamed("schedule", run)
+	}
+	if err := l.LazyExecute("schedule", run); err != nil {
+		return err
+	}
+	if f.deadline < l.nextWakeup.Load() {
+		l.executeWakeupTask()
+	}
+	return nil
+}
+
+// arrived is ScheduledFutureTask.run on the loop thread for a task
+// scheduled from outside (4.1.44+): with time remaining it goes on the
+// heap (or, cancelled meanwhile, is dropped); already due, it runs now.
+func (l *EventLoop) arrived(f *ScheduledFuture) {
+	if f.deadline > l.now() {
+		l.insertScheduled(f)
+		return
+	}
+	l.runScheduled(f)
+}
+
+// executeWakeupTask is execute(WAKEUP_TASK): a marker that keeps the next
+// select from blocking, and a wakeup.
+func (l *EventLoop) executeWakeupTask() {
+	if !l.enter() {
+		return
+	}
+	defer l.exit()
+	l.offerWakeupTask()
+	l.wakeup(nil)
 }
 
 func (l *EventLoop) insertScheduled(f *ScheduledFuture) {
@@ -106,7 +155,7 @@ func (l *EventLoop) insertScheduled(f *ScheduledFuture) {
 		f.id = l.schedSeq
 	}
 	heap.Push(&l.scheduled, f)
-	add(&l.stats.scheduled, 1)
+	add(&l.stats.Scheduled, 1)
 	if l.tracing() {
 		l.emit(trace.Event{Kind: trace.KindTimerSchedule, A: int64(f.id), B: f.deadline, C: f.period, Str: f.name})
 	}
@@ -158,7 +207,7 @@ func (l *EventLoop) fetchFromScheduledTaskQueue() (fetchedAll bool) {
 			heap.Push(&l.scheduled, f)
 			return false
 		}
-		add(&l.stats.timersDue, 1)
+		add(&l.stats.TimersDue, 1)
 		if l.tracing() {
 			l.emit(trace.Event{Kind: trace.KindTimerDue, A: int64(f.id), B: f.deadline, C: int64(id), Str: f.name})
 		}

@@ -288,7 +288,7 @@ func TestRunAllTasksFetchesScheduledTasksOnce(t *testing.T) {
 			var iters []int64
 			done := make(chan struct{})
 			run := func() bool {
-				iters = append(iters, l.stats.iterations.Load())
+				iters = append(iters, l.stats.Iterations.Load())
 				if len(iters) == tc.runs {
 					close(done)
 					return false
@@ -317,7 +317,7 @@ func TestRunAllTasksFetchesAgainWhenTheQueueWasFull(t *testing.T) {
 	iters := make(chan int64, n)
 	onLoop(t, l, func() {
 		for i := 0; i < n; i++ {
-			_, _ = l.Schedule("due", 0, func() { iters <- l.stats.iterations.Load() })
+			_, _ = l.Schedule("due", 0, func() { iters <- l.stats.Iterations.Load() })
 		}
 	})
 	first := <-iters

@@ -33,10 +33,13 @@ type selectedKey struct {
 func (l *EventLoop) run() {
 	var handoff int64
 	for {
-		add(&l.stats.iterations, 1)
 		if l.gateAt(trace.PhaseSelect) {
 			handoff = 0
 		}
+		// An iteration begins with its select: counted after the gate, so
+		// a loop paused before it has not begun it, here as in its trace.
+		add(&l.stats.Iterations, 1)
+		l.iterationBegun = true
 		if handoff = l.design.selectPhase(handoff); l.fatal() {
 			return
 		}
@@ -44,7 +47,11 @@ func (l *EventLoop) run() {
 			handoff = 0
 		}
 		keys := len(l.selected)
-		ioTime, end := l.processSelectedKeys(handoff)
+		ioTime, end := l.ioPhase(keys, handoff)
+		if l.design.closesBeforeTasks() && l.State() >= trace.StateShuttingDown {
+			end = 0
+			l.prepareToDestroy()
+		}
 		executed := l.executed()
 		gated := l.gateAt(trace.PhaseTasks)
 		l.design.runTasks(ioTime, keys)
@@ -57,12 +64,36 @@ func (l *EventLoop) run() {
 		if l.State() >= trace.StateShuttingDown {
 			handoff = 0
 			l.noteState()
-			l.closeAll("shutdown")
+			if !l.design.closesBeforeTasks() {
+				l.closeAll("shutdown")
+			}
 			if l.confirmShutdown() {
 				return
 			}
 		}
 	}
+}
+
+// prepareToDestroy is IoHandler.prepareToDestroy of 4.2: close every
+// channel of a loop shutting down, before its tasks run.
+func (l *EventLoop) prepareToDestroy() {
+	l.noteState()
+	l.closeAll("shutdown")
+}
+
+// ioPhase runs processSelectedKeys if the design has an I/O phase in this
+// iteration. Without one, the loop still passes through the Go scheduler
+// when due (yieldIfDue), so a 4.1 loop busy with tasks alone yields too,
+// and the next select reads the clock afresh.
+func (l *EventLoop) ioPhase(keys int, handoff int64) (ioTime, end int64) {
+	if l.design.ioPhase(keys) {
+		return l.processSelectedKeys(handoff)
+	}
+	if handoff == 0 {
+		handoff = l.now()
+	}
+	l.yieldIfDue(handoff)
+	return 0, 0
 }
 
 // selectPhase is the select of one iteration. DefaultSelectStrategy:
@@ -87,7 +118,7 @@ func (l *EventLoop) selectPhase(handoff int64) int64 {
 // executed counts the tasks the loop has run, tail tasks and panicked ones
 // included. Loop thread.
 func (l *EventLoop) executed() int64 {
-	return l.stats.tasksRun.Load() + l.stats.taskPanics.Load()
+	return l.stats.TasksRun.Load() + l.stats.TaskPanics.Load()
 }
 
 // clearWakenUp is wakenUp.getAndSet(false). When the flag is already false
@@ -136,16 +167,20 @@ func (l *EventLoop) selectBlocking(oldWakenUp bool, now int64) (ended int64) {
 		timeoutMillis := (deadline - now + 500_000) / 1_000_000
 		if timeoutMillis <= 0 {
 			if selectCnt == 0 {
-				l.selectNow()
+				// Netty sets selectCnt = 1 with this selectNow; the
+				// count is stored first, so the poll reports it.
 				selectCnt = 1
+				l.stats.SelectCnt.Store(selectCnt)
+				l.selectNow()
 			}
 			break // after a wait, ended holds its return
 		}
 		// A task submitted while wakenUp was already true did not write the
 		// eventfd; check the queue once more before blocking.
 		if l.hasTasks() && l.wakenUp.CompareAndSwap(false, true) {
-			l.selectNow()
 			selectCnt, ended = 1, 0
+			l.stats.SelectCnt.Store(selectCnt)
+			l.selectNow()
 			break
 		}
 		l.blocking(now)
@@ -182,7 +217,7 @@ func (l *EventLoop) selectBlocking(oldWakenUp bool, now int64) (ended int64) {
 			l.rebuildSelector(selectCnt)
 			ended = 0
 			selectCnt = 1 // reset before the selectNow, which reports it
-			l.stats.selectCnt.Store(selectCnt)
+			l.stats.SelectCnt.Store(selectCnt)
 			l.selectNow()
 			break
 		}
@@ -195,7 +230,7 @@ func (l *EventLoop) selectBlocking(oldWakenUp bool, now int64) (ended int64) {
 		}
 		now = t
 	}
-	l.stats.selectCnt.Store(selectCnt)
+	l.stats.SelectCnt.Store(selectCnt)
 	return ended
 }
 
@@ -205,12 +240,12 @@ func (l *EventLoop) selectBlocking(oldWakenUp bool, now int64) (ended int64) {
 // it has already emitted, or the collector's merge by time would reorder
 // them.
 func (l *EventLoop) selectEnded(t int64, keys int, took, selectCnt int64, premature bool) {
-	l.stats.selectCnt.Store(selectCnt)
+	l.stats.SelectCnt.Store(selectCnt)
 	// The highest selectCnt reached, whatever ended the select: a select
 	// woken after three premature returns still counted to 4.
-	storeMax(&l.stats.maxSelectCnt, selectCnt)
+	storeMax(&l.stats.MaxSelectCnt, selectCnt)
 	if premature {
-		add(&l.stats.premature, 1)
+		add(&l.stats.Premature, 1)
 	}
 	if l.tracing() {
 		l.emitAt(t, trace.Event{Kind: trace.KindSelectEnd, A: int64(keys), B: took, C: selectCnt, Flag: premature})
@@ -223,7 +258,7 @@ func (l *EventLoop) selectEnded(t int64, keys int, took, selectCnt int64, premat
 // reported in a trace event, so the clock is read for it only then, and
 // the caller's reading after the wait serves as its end.
 func (l *EventLoop) wait(timeoutMillis int) (int, bool, int64) {
-	add(&l.stats.selects, 1)
+	add(&l.stats.Selects, 1)
 	var start int64
 	if l.tracing() {
 		start = l.now()
@@ -231,7 +266,7 @@ func (l *EventLoop) wait(timeoutMillis int) (int, bool, int64) {
 		if timeoutMillis < 0 {
 			timeout = -1 // 4.1.44+ with nothing scheduled: no timeout
 		}
-		l.emitAt(start, trace.Event{Kind: trace.KindSelectBegin, Str: "select", A: timeout})
+		l.emitAt(start, trace.Event{Kind: trace.KindSelectBegin, Str: "select", A: timeout, Flag: l.iterationMark()})
 	}
 	n, err := l.poller.Wait(l.events, timeoutMillis)
 	interrupted := errors.Is(err, poll.ErrInterrupted)
@@ -241,12 +276,22 @@ func (l *EventLoop) wait(timeoutMillis int) (int, bool, int64) {
 	return l.collect(n), interrupted, start
 }
 
+// iterationMark reports whether the phase event about to be traced is its
+// iteration's first, and clears the mark: the trace's iteration boundary.
+// It is a select_begin, or a tasks_begin when 4.1's run() skipped the
+// select for a task that came in as it published its deadline.
+func (l *EventLoop) iterationMark() bool {
+	first := l.iterationBegun
+	l.iterationBegun = false
+	return first
+}
+
 // selectNow polls without blocking. In Netty ≤4.1.43 it also re-woke the
 // selector whenever wakenUp was true, so a wakeup is never lost.
 func (l *EventLoop) selectNow() int {
-	add(&l.stats.selectNows, 1)
+	add(&l.stats.SelectNows, 1)
 	if l.tracing() {
-		l.emit(trace.Event{Kind: trace.KindSelectBegin, Str: "select_now"})
+		l.emit(trace.Event{Kind: trace.KindSelectBegin, Str: "select_now", Flag: l.iterationMark()})
 	}
 	n, err := l.poller.Wait(l.events, 0)
 	if err != nil && !errors.Is(err, poll.ErrInterrupted) {
@@ -254,7 +299,7 @@ func (l *EventLoop) selectNow() int {
 	}
 	keys := l.collect(n)
 	if l.tracing() {
-		l.emit(trace.Event{Kind: trace.KindSelectEnd, A: int64(keys), C: l.stats.selectCnt.Load()})
+		l.emit(trace.Event{Kind: trace.KindSelectEnd, A: int64(keys), C: l.stats.SelectCnt.Load()})
 	}
 	if l.wakenUp.Load() {
 		l.selfWakeup()
@@ -332,8 +377,8 @@ func (l *EventLoop) yieldIfDue(now int64) bool {
 }
 
 // processSelectedKeys dispatches the selected keys and returns the time it
-// took (ioTime) and the reading it ended at. It always runs, as in Netty
-// ≤4.1.43. start is the reading it begins at, or 0 to read the clock.
+// took (ioTime) and the reading it ended at. start is the reading it begins
+// at, or 0 to read the clock.
 func (l *EventLoop) processSelectedKeys(start int64) (ioTime, end int64) {
 	if start == 0 {
 		start = l.now()
@@ -347,7 +392,7 @@ func (l *EventLoop) processSelectedKeys(start int64) (ioTime, end int64) {
 	keys := l.design.processIO()
 	end = l.now()
 	ioTime = end - start
-	add(&l.stats.ioNanos, ioTime)
+	add(&l.stats.IONanos, ioTime)
 	if l.tracing() {
 		l.emitAt(end, trace.Event{Kind: trace.KindIOEnd, A: int64(keys), B: ioTime})
 	}
@@ -403,14 +448,14 @@ func (l *EventLoop) rebuildSelector(selectCnt int64) {
 		l.emit(trace.Event{Kind: trace.KindRebuildBegin, A: selectCnt})
 	}
 	old := l.poller
-	p, err := poll.Open()
+	p, err := l.openPoller()
 	if err == nil {
 		if err = l.addWakeFD(p); err != nil {
 			p.Close()
 		}
 	}
 	if err != nil {
-		add(&l.stats.rebuilds, 1)
+		l.rebuildFailed(selectCnt, old, err)
 		return // Netty keeps the old selector when a new one cannot be made
 	}
 	l.poller = p
@@ -433,13 +478,35 @@ func (l *EventLoop) rebuildSelector(selectCnt int64) {
 	oldFD := old.FD()
 	old.Close()
 	// migrated before rebuilds: a reader that loads rebuilds first (as
-	// snapshot does) and sees this rebuild also sees its migrations.
-	add(&l.stats.migrated, int64(migrated))
-	add(&l.stats.rebuilds, 1)
+	// Load does) and sees this rebuild also sees its migrations.
+	add(&l.stats.Migrated, int64(migrated))
+	add(&l.stats.Rebuilds, 1)
 	if l.tracing() {
 		l.emit(trace.Event{Kind: trace.KindRebuildEnd, A: selectCnt, B: int64(migrated),
 			C: int64(closed), D: int64(oldFD), E: int64(l.poller.FD())})
 	}
+}
+
+// rebuildFailed records a rebuild that could not make its new epoll
+// instance. Netty logs the exception and keeps the old selector
+// (NioEventLoop.rebuildSelector0); here the attempt counts as a rebuild and
+// its rebuild_end says it failed and why, so a replay counts it too. The
+// error's text is made on this rare path only.
+func (l *EventLoop) rebuildFailed(selectCnt int64, old *poll.Poller, err error) {
+	add(&l.stats.Rebuilds, 1)
+	if l.tracing() {
+		l.emit(trace.Event{Kind: trace.KindRebuildEnd, A: selectCnt, D: int64(old.FD()), E: -1,
+			Flag: true, Str: err.Error()})
+	}
+}
+
+// openPoller opens a rebuild's new epoll instance, or fails as a test's
+// failPoller says.
+func (l *EventLoop) openPoller() (*poll.Poller, error) {
+	if l.failPoller != nil {
+		return nil, l.failPoller
+	}
+	return poll.Open()
 }
 
 // selectorFailed handles an epoll_wait error other than EINTR. Netty rebuilds

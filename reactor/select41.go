@@ -13,7 +13,17 @@ import (
 // sets AWAKE again on return. A producer writes the eventfd only when it
 // swaps AWAKE into a value that was not AWAKE, so a running loop costs
 // producers no write, and a sleeping one gets exactly one.
-type nextWakeupSelect struct{ l *EventLoop }
+//
+// idleCap is 4.2's: EpollIoHandler reads the deadline from its
+// IoHandlerContext, whose deadlineNanos() is
+// SingleThreadEventExecutor.deadlineNanos(), now + SCHEDULE_PURGE_INTERVAL
+// (1 s) with nothing scheduled and never -1. Its "nothing on the calendar
+// → NONE" branch is therefore never taken, and an idle 4.2 epoll loop
+// wakes once a second, as 4.1.43's did before 4.1.44 removed the cap.
+type nextWakeupSelect struct {
+	l       *EventLoop
+	idleCap bool
+}
 
 func (h nextWakeupSelect) processIO() int { return h.l.processKeys() }
 
@@ -30,16 +40,16 @@ func (h nextWakeupSelect) wake() bool {
 func (h nextWakeupSelect) selectPhase(handoff int64) int64 {
 	l := h.l
 	if l.hasTasks() {
-		l.selectNow()
+		l.selectNowBeforeTasks()
 		return 0
 	}
 	if l.beforePublish != nil {
 		l.beforePublish() // tests: a producer racing the publish
 	}
-	deadline := wakeNone
-	if len(l.scheduled) > 0 {
-		deadline = l.scheduled[0].deadline
+	if handoff == 0 && h.idleCap {
+		handoff = l.now() // the idle deadline is read from the clock
 	}
+	deadline := l.nextDeadline(handoff, h.idleCap)
 	l.nextWakeup.Store(deadline)
 	var ended int64
 	if !l.hasTasks() {
@@ -47,6 +57,20 @@ func (h nextWakeupSelect) selectPhase(handoff int64) int64 {
 	}
 	l.nextWakeup.Store(wakeAwake) // nextWakeupNanos.lazySet(AWAKE)
 	return ended
+}
+
+// nextDeadline is the deadline a loop about to block waits until: the
+// head of the scheduled heap, or with none NONE (4.1.44+'s NioEventLoop)
+// or, with idleCap (every 4.2 handler: SingleThreadEventExecutor.
+// deadlineNanos()), now + 1 s.
+func (l *EventLoop) nextDeadline(now int64, idleCap bool) int64 {
+	switch {
+	case len(l.scheduled) > 0:
+		return l.scheduled[0].deadline
+	case idleCap:
+		return now + schedulePurgeInterval
+	}
+	return wakeNone
 }
 
 // selectTimeoutMillis is NioEventLoop.select(deadlineNanos) of 4.1.44+:
@@ -70,7 +94,7 @@ func (h nextWakeupSelect) selectUntil(deadline, now int64) int64 {
 	}
 	timeout := selectTimeoutMillis(deadline, now)
 	if timeout == 0 {
-		l.selectNow()
+		l.selectNowBeforeTasks()
 		return 0
 	}
 	l.blocking(now)
@@ -85,14 +109,40 @@ func (h nextWakeupSelect) selectUntil(deadline, now int64) int64 {
 	// Whether this return will count as premature is only known after the
 	// tasks ran; the event's flag is the prediction from what is queued.
 	premature := n == 0 && !interrupted && !l.fatal() && !l.hasTasks() && !l.scheduledDue(t)
+	// The count this iteration will leave, by the same prediction, is
+	// shown at once: a loop stopped at its I/O or tasks gate shows what
+	// its trace says. runTasks stores the count it settles on.
+	cnt := int64(0)
+	if premature {
+		cnt = l.selectCnt + 1
+	}
+	l.stats.SelectCnt.Store(cnt)
 	if l.tracing() {
-		l.emitAt(t, trace.Event{Kind: trace.KindSelectEnd, A: int64(n), B: took, C: l.selectCnt + 1, Flag: premature})
+		l.emitAt(t, trace.Event{Kind: trace.KindSelectEnd, A: int64(n), B: took, C: cnt, Flag: premature})
 	}
 	return t
 }
 
+// selectNowBeforeTasks is the poll of an iteration with tasks to run,
+// which will reset selectCnt: the count is shown as 0 from here on, as
+// the poll's select_end reports it.
+func (l *EventLoop) selectNowBeforeTasks() {
+	l.stats.SelectCnt.Store(0)
+	l.selectNow()
+}
+
 // design41 is NioEventLoop.run of Netty 4.1.44+.
 type design41 struct{ nextWakeupSelect }
+
+// ioPhase: the 4.1.44+ run() calls processSelectedKeys only when
+// strategy > 0, the number of keys the select returned; an iteration that
+// selected nothing (woken by a task, or timed out) goes straight to
+// runAllTasks(0).
+func (*design41) ioPhase(keys int) bool { return keys > 0 }
+
+// closesBeforeTasks: NioEventLoop.run calls closeAll after runAllTasks,
+// before confirmShutdown.
+func (*design41) closesBeforeTasks() bool { return false }
 
 // runTasks is the end of the 4.1.44+ run(): with nothing selected it runs
 // runAllTasks(0), at most 64 tasks (the first clock check ends it); with
@@ -111,16 +161,16 @@ func (d *design41) runTasks(ioTime int64, keys int) {
 		ran = l.runAllTasks(0)
 	}
 	l.selectCnt++
-	storeMax(&l.stats.maxSelectCnt, l.selectCnt)
+	storeMax(&l.stats.MaxSelectCnt, l.selectCnt)
 	if ran || keys > 0 {
 		l.selectCnt = 0
 	} else {
-		add(&l.stats.premature, 1)
+		add(&l.stats.Premature, 1)
 		if l.unexpectedSelectorWakeup() {
 			l.selectCnt = 0
 		}
 	}
-	l.stats.selectCnt.Store(l.selectCnt)
+	l.stats.SelectCnt.Store(l.selectCnt)
 }
 
 // unexpectedSelectorWakeup is NioEventLoop.unexpectedSelectorWakeup of

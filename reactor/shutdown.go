@@ -15,10 +15,13 @@ import (
 // cancelled. Submissions are accepted until SHUTDOWN and rejected after it.
 // Any goroutine; repeated calls change nothing. Wait on Terminated().
 //
-// A loop that never started terminates without starting a thread (Netty
-// starts one just to stop it); its thread id stays 0, which is how a summary
-// tells that it never ran. A task that raced the shutdown into its queue runs
-// on the caller's goroutine, before ShutdownGracefully returns.
+// A loop that never started gets a thread just to stop it under the 4.1
+// and 4.2 designs, as shutdownGracefully on ST_NOT_STARTED calls
+// doStartThread() (ensureThreadStarted) in every Netty version. Under the
+// 4.1.43 design it terminates without one (docs/netty-differences.md): its
+// thread id stays 0, which is how a summary tells that it never ran, and a
+// task that raced the shutdown into its queue runs on the caller's
+// goroutine, before ShutdownGracefully returns.
 func (l *EventLoop) ShutdownGracefully(quiet, timeout time.Duration) {
 	timeout = max(timeout, quiet)
 	for {
@@ -26,6 +29,10 @@ func (l *EventLoop) ShutdownGracefully(quiet, timeout time.Duration) {
 		switch {
 		case s >= trace.StateShuttingDown:
 			return
+		case l.cfg.Netty != Netty4143 && (s == trace.StateNotStarted || s == trace.StateSuspended && !l.launched.Load()):
+			if l.shutdownStarting(s, quiet, timeout) {
+				return
+			}
 		case s == trace.StateNotStarted || (s == trace.StateSuspended && !l.launched.Load()):
 			// Straight to SHUTDOWN: from here enter rejects, and no thread
 			// can start. A producer admitted before it may still enqueue and
@@ -55,6 +62,26 @@ func (l *EventLoop) ShutdownGracefully(quiet, timeout time.Duration) {
 			}
 		}
 	}
+}
+
+// shutdownStarting moves a loop that never started (NOT_STARTED, or
+// SUSPENDED by an auto-scaling group before it ever ran) to SHUTTING_DOWN
+// and starts its thread, which runs one iteration and the shutdown
+// sequence (SingleThreadEventExecutor.ensureThreadStarted, which 4.2 also
+// applies to ST_SUSPENDED). It reports whether the state was still from.
+func (l *EventLoop) shutdownStarting(from trace.State, quiet, timeout time.Duration) bool {
+	l.quietNanos.Store(int64(quiet))
+	l.timeoutNanos.Store(int64(timeout))
+	if !l.enter() {
+		return true
+	}
+	defer l.exit()
+	if !l.state.CompareAndSwap(int32(from), int32(trace.StateShuttingDown)) {
+		return false
+	}
+	l.offerWakeupTask()
+	l.startGoroutine(from)
+	return true
 }
 
 // confirmShutdown decides, once per iteration while shutting down, whether

@@ -86,14 +86,14 @@ func (l *EventLoop) runAllTasksUnbounded() bool {
 
 func (l *EventLoop) tasksBegin(start, budget int64) {
 	if l.tracing() {
-		l.emitAt(start, trace.Event{Kind: trace.KindTasksBegin, A: int64(l.tasks.Len() + 1), B: budget})
+		l.emitAt(start, trace.Event{Kind: trace.KindTasksBegin, A: int64(l.tasks.Len() + 1), B: budget, Flag: l.iterationMark()})
 	}
 }
 
 func (l *EventLoop) deadlineChecked(ran int64, hit bool) {
-	add(&l.stats.deadlineChecks, 1)
+	add(&l.stats.DeadlineChecks, 1)
 	if hit {
-		add(&l.stats.deadlineHits, 1)
+		add(&l.stats.DeadlineHits, 1)
 	}
 	if l.tracing() {
 		l.emit(trace.Event{Kind: trace.KindDeadlineCheck, A: ran, Flag: hit})
@@ -101,7 +101,7 @@ func (l *EventLoop) deadlineChecked(ran int64, hit bool) {
 }
 
 func (l *EventLoop) tasksEnded(ran, took int64, hit bool) {
-	add(&l.stats.taskNanos, took)
+	add(&l.stats.TaskNanos, took)
 	if l.tracing() {
 		// The depth the batch leaves behind. A reader counting depth from
 		// task events drifts: the queue's length counts the WAKEUP_TASK
@@ -133,7 +133,7 @@ func (l *EventLoop) afterRunningAllTasks() {
 		ran++
 	}
 	if ran > 0 {
-		add(&l.stats.tailTasksRun, ran)
+		add(&l.stats.TailTasksRun, ran)
 		if l.tracing() {
 			l.emit(trace.Event{Kind: trace.KindTailTasks, A: ran})
 		}
@@ -149,7 +149,7 @@ func (l *EventLoop) safeExecute(t task) {
 		start = l.clock.Now()
 	}
 	t.fn()
-	add(&l.stats.tasksRun, 1)
+	add(&l.stats.TasksRun, 1)
 	if l.tracing() {
 		l.emit(trace.Event{Kind: trace.KindTaskRun, A: int64(t.id), B: l.clock.Now() - start, Str: t.name})
 	}
@@ -160,7 +160,7 @@ func (l *EventLoop) recoverTask(t task) {
 	if r == nil {
 		return
 	}
-	add(&l.stats.taskPanics, 1)
+	add(&l.stats.TaskPanics, 1)
 	if l.tracing() {
 		name := t.name
 		if name == "" {

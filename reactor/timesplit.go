@@ -32,8 +32,8 @@ type TimeSplit struct {
 func (l *EventLoop) TimeSplit() TimeSplit {
 	s := TimeSplit{
 		SelectNanos: l.split.selectNanos.Load(),
-		IONanos:     l.stats.ioNanos.Load(),
-		TaskNanos:   l.stats.taskNanos.Load(),
+		IONanos:     l.stats.IONanos.Load(),
+		TaskNanos:   l.stats.TaskNanos.Load(),
 	}
 	if at := l.split.blockedAt.Load(); at != 0 {
 		s.SelectNanos += max(l.now()-at, 0)

@@ -253,3 +253,12 @@ func WriteManifest(w io.Writer, entries []Entry) error {
 	}
 	return nil
 }
+
+// OpenCompressed returns a recording's trace as embedded, gzipped: what a
+// web page fetches and unzips itself. The caller closes it.
+func OpenCompressed(name string) (fs.File, error) {
+	if _, ok := Lookup(name); !ok {
+		return nil, fmt.Errorf("no built-in recording %q", name)
+	}
+	return files.Open(FileName(name))
+}

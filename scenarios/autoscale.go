@@ -46,21 +46,10 @@ func (d *decoder) autoScale(n *yaml.Node, s *Scenario) {
 	}
 	m := d.mapping(n, "autoscale", autoScaleKeys)
 	a := AutoScale{Min: 1, Window: time.Second, Down: 0.1, Up: 0.7, Step: 1, Patience: 2}
-	if v := m.get("max"); v != nil {
-		if r, ok := d.integer(v, "autoscale.max", 1, maxWorkers); ok {
-			a.Max = r
-			if s.Workers != 0 && r != s.Workers {
-				d.errorf(v, "autoscale.max must equal workers (%d): the group has max loops and suspends down to min", s.Workers)
-			}
-		}
-	}
-	if v := m.get("min"); v != nil {
-		if r, ok := d.integer(v, "autoscale.min", 0, maxWorkers); ok {
-			a.Min = r
-		}
-	}
-	if size := cmp.Or(a.Max, s.Workers); size != 0 && a.Min > size {
-		d.errorf(n, "autoscale.min (%d) must not be greater than max, the worker group's size (%d)", a.Min, size)
+	if s.Model == ModelSingle {
+		d.singleBounds(m, &a)
+	} else {
+		d.groupBounds(m, n, s, &a)
 	}
 	if v := m.get("window"); v != nil {
 		if r, ok := d.duration(v, "autoscale.window", minScaleWindow, maxScaleWindow); ok {
@@ -88,10 +77,52 @@ func (d *decoder) autoScale(n *yaml.Node, s *Scenario) {
 			a.Patience = r
 		}
 	}
-	if s.Workers == 0 {
+	if s.Workers == 0 && s.Model != ModelSingle {
 		s.Workers = a.Max
 	}
 	s.AutoScale = &a
+}
+
+// groupBounds reads min and max for the worker group: max is its size.
+func (d *decoder) groupBounds(m *mapping, n *yaml.Node, s *Scenario, a *AutoScale) {
+	if v := m.get("max"); v != nil {
+		if r, ok := d.integer(v, "autoscale.max", 1, maxWorkers); ok {
+			a.Max = r
+			if s.Workers != 0 && r != s.Workers {
+				d.errorf(v, "autoscale.max must equal workers (%d)%s: the group has max loops and suspends down to min", s.Workers, d.setNote(d.workersNode))
+			}
+		}
+	}
+	if v := m.get("min"); v != nil {
+		if r, ok := d.integer(v, "autoscale.min", 0, maxWorkers); ok {
+			a.Min = r
+		}
+	}
+	if size := cmp.Or(a.Max, s.Workers); size != 0 && a.Min > size {
+		d.errorf(n, "autoscale.min (%d) must not be greater than max, the worker group's size (%d)", a.Min, size)
+	}
+}
+
+// singleBounds reads min and max under model single, whose I/O group is
+// one loop, reactor-0: workers does not apply there (a warning, so that
+// --set workers=… stays harmless), and neither can a max above 1 or a min
+// above 1, which would have the group scale loops it does not have. They
+// are warnings, as for workers, and the group runs with max 1.
+func (d *decoder) singleBounds(m *mapping, a *AutoScale) {
+	a.Max = 1
+	if v := m.get("max"); v != nil {
+		if r, ok := d.integer(v, "autoscale.max", 1, maxWorkers); ok && r != 1 {
+			d.warnf(v, "autoscale.max %d does not apply to model single: its group is one loop, reactor-0", r)
+		}
+	}
+	if v := m.get("min"); v != nil {
+		if r, ok := d.integer(v, "autoscale.min", 0, maxWorkers); ok {
+			a.Min = min(r, 1)
+			if r > 1 {
+				d.warnf(v, "autoscale.min %d is more than model single has: its group is one loop, reactor-0, so min is 1", r)
+			}
+		}
+	}
 }
 
 // threshold reads a utilisation threshold, a number from 0 to 1.

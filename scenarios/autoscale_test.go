@@ -47,3 +47,35 @@ func TestAutoScaleWarnsOutside42(t *testing.T) {
 		t.Fatalf("autoscale %+v, warnings %v", s.AutoScale, w)
 	}
 }
+
+// Under model single the I/O group is one loop: a min or max above 1 is a
+// warning at its position, the group runs with max 1, and --set workers=…
+// stays harmless (a warning, as docs/scenarios.md promises) even beside an
+// autoscale.max.
+func TestAutoScaleUnderSingle(t *testing.T) {
+	src := []byte("name: a\nmodel: single\nnetty: \"4.2\"\nautoscale: {min: 3, max: 4}\n")
+	s, err := Parse("a.yaml", src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, w := range s.Warnings() {
+		got = append(got, w.String())
+	}
+	want := []string{
+		"a.yaml:4:18: autoscale.min 3 is more than model single has: its group is one loop, reactor-0, so min is 1",
+		"a.yaml:4:26: autoscale.max 4 does not apply to model single: its group is one loop, reactor-0",
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Fatalf("warnings\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	if s.AutoScale == nil || s.AutoScale.Min != 1 || s.AutoScale.Max != 1 || s.Workers != 0 {
+		t.Fatalf("autoscale %+v, workers %d", s.AutoScale, s.Workers)
+	}
+	if err := s.Set("workers", "3"); err != nil {
+		t.Fatalf("--set workers=3 under single: %v", err)
+	}
+	if w := s.Warnings(); len(w) != 3 || !strings.Contains(w[0].String(), "--set workers=3: workers does not apply to model single") {
+		t.Fatalf("warnings after --set workers=3: %v", w)
+	}
+}

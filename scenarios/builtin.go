@@ -116,6 +116,19 @@ func BuiltinSource(name string) ([]byte, bool) {
 	return data, true
 }
 
+// LoadBuiltin returns the built-in scenario or compare workload of that
+// name, and never reads a file: for a name that comes from a file (a trace
+// header), which must not make reactorviz open a path it chose.
+func LoadBuiltin(name string) (*Scenario, error) {
+	if _, ok := BuiltinSource(name); ok {
+		return loadBuiltin(name)
+	}
+	if _, ok := WorkloadSource(name); ok {
+		return LoadWorkload(name)
+	}
+	return nil, fmt.Errorf("%w %q", ErrUnknownScenario, name)
+}
+
 func loadBuiltin(name string) (*Scenario, error) {
 	data, ok := BuiltinSource(name)
 	if !ok {

@@ -281,3 +281,22 @@ func TestCompareClauseEval(t *testing.T) {
 		}
 	}
 }
+
+// LoadBuiltin knows the built-ins and the compare workloads, and reads no
+// file, even one that exists.
+func TestLoadBuiltinOpensNoFile(t *testing.T) {
+	for _, name := range []string{"tour", "cpu-bound"} {
+		if _, err := LoadBuiltin(name); err != nil {
+			t.Errorf("LoadBuiltin(%q): %v", name, err)
+		}
+	}
+	p := filepath.Join(t.TempDir(), "tour.yaml")
+	if err := os.WriteFile(p, []byte("name: tour\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{p, "/etc/passwd", "../tour", ""} {
+		if _, err := LoadBuiltin(name); !errors.Is(err, ErrUnknownScenario) {
+			t.Errorf("LoadBuiltin(%q) = %v, want ErrUnknownScenario", name, err)
+		}
+	}
+}

@@ -99,6 +99,12 @@ const (
 	maxExpects = 128
 )
 
+// maxInFlight bounds connections × request size × pipeline over all
+// clients: each factor has its own limit, but their product is what a run
+// holds in socket and channel buffers at once (1 MiB × 1024 on one
+// connection is 1 GiB). docs/scenarios.md and docs/security.md.
+const maxInFlight = 64 << 20
+
 var (
 	nameRE    = regexp.MustCompile(`^[a-z0-9][a-z0-9-]*$`)
 	conceptRE = regexp.MustCompile(`^C([1-9]|1[0-9]|2[0-6])$`)
@@ -109,6 +115,7 @@ var (
 // node there.
 type decoder struct {
 	file   string
+	src    []byte // the source, to place errors inside block scalars
 	ps     *problems
 	warn   *problems
 	origin map[*yaml.Node]string
@@ -163,6 +170,21 @@ func (d *decoder) setNote(n *yaml.Node) string {
 		return " (from " + arg + ")"
 	}
 	return ""
+}
+
+// setNotes is setNote for a problem several values add up to: the
+// overrides among them, each named once, in order.
+func (d *decoder) setNotes(ns ...*yaml.Node) string {
+	var args []string
+	for _, n := range ns {
+		if arg, ok := d.origin[n]; ok && n != nil && !slices.Contains(args, arg) {
+			args = append(args, arg)
+		}
+	}
+	if len(args) == 0 {
+		return ""
+	}
+	return " (from " + strings.Join(args, ", ") + ")"
 }
 
 // mapping is a checked YAML mapping: known keys only, none twice.
@@ -692,8 +714,9 @@ func (d *decoder) clientProtocol(m *mapping, item *yaml.Node, server Protocol, c
 }
 
 func (d *decoder) clients(n *yaml.Node, s *Scenario) {
-	total := 0
-	for _, item := range d.list(n, "clients", maxClients) {
+	total, inFlight := 0, 0
+	var conns, factors []*yaml.Node // for the overrides among them
+	for i, item := range d.list(n, "clients", maxClients) {
 		m := d.mapping(item, "a client", clientKeys)
 		if m == nil {
 			continue
@@ -708,6 +731,8 @@ func (d *decoder) clients(n *yaml.Node, s *Scenario) {
 			Stop:        s.Duration,
 		}
 		d.clientProtocol(m, item, s.Server.Protocol, &c)
+		conns = append(conns, m.get("connections"))
+		factors = append(factors, m.get("connections"), m.get("payload"), m.get("pipeline"))
 		if v := m.get("connections"); v != nil {
 			if r, ok := d.integer(v, "connections", 1, maxConnections); ok {
 				c.Connections = r
@@ -754,11 +779,56 @@ func (d *decoder) clients(n *yaml.Node, s *Scenario) {
 			}
 		}
 		d.clientWindow(m, &c, s.Duration)
+		inFlight += d.clientInFlight(m, item, i, c)
 		s.Clients = append(s.Clients, c)
 	}
-	if total > maxConnections {
-		d.errorf(n, "clients open %d connections in all; the limit is %d", total, maxConnections)
+	if inFlight > maxInFlight {
+		d.errorf(n, "clients keep %s in flight in all (connections × payload × pipeline)%s; the limit is %s", sizeText(inFlight), d.setNotes(factors...), sizeText(maxInFlight))
 	}
+	if total > maxConnections {
+		d.errorf(n, "clients open %d connections in all%s; the limit is %d", total, d.setNotes(conns...), maxConnections)
+	}
+}
+
+// clientInFlight checks one client's bytes in flight, connections ×
+// request size × pipeline, against maxInFlight, reporting it at the factor
+// written last among pipeline, payload and connections (the one a user
+// raised to get there), and returns it for the total. Non-echo requests
+// are counted at the default payload: an HTTP GET or a RESP PING is
+// smaller.
+func (d *decoder) clientInFlight(m *mapping, item *yaml.Node, i int, c Client) int {
+	size := c.Payload
+	if c.Protocol != ProtocolEcho {
+		size = defaultPayload
+	}
+	n := c.Connections * size * c.Pipeline // each at most 10⁴ × 2²⁰ × 2¹⁰: fits in int64
+	if n <= maxInFlight {
+		return n
+	}
+	at := item
+	for _, k := range []string{"connections", "payload", "pipeline"} {
+		if v := m.get(k); v != nil && (at == item || v.Line > at.Line || v.Line == at.Line && v.Column > at.Column) {
+			at = v
+		}
+	}
+	note := ""
+	if _, fromSet := d.origin[at]; !fromSet {
+		note = d.setNotes(m.get("connections"), m.get("payload"), m.get("pipeline"))
+	}
+	d.errorf(at, "clients.%d keeps %s in flight (%d connection(s) × %s × pipeline %d)%s; the limit is %s",
+		i, sizeText(n), c.Connections, formatSize(size), c.Pipeline, note, sizeText(maxInFlight))
+	return 0 // reported here; the total would say it twice
+}
+
+// sizeText is a byte count for a message: 1.0 GiB, 64.0 MiB.
+func sizeText(n int) string {
+	switch {
+	case n >= 1<<30:
+		return strconv.FormatFloat(float64(n)/(1<<30), 'f', 1, 64) + " GiB"
+	case n >= 1<<20:
+		return strconv.FormatFloat(float64(n)/(1<<20), 'f', 1, 64) + " MiB"
+	}
+	return formatSize(n)
 }
 
 // clientLoad reads load: closed (the default) waits for a batch's answers
@@ -1303,11 +1373,25 @@ func (d *decoder) warnShadowedIORatio(timeline []Action) {
 	}
 }
 
-var watchKeys = []string{"at", "text"}
+var watchKeys = []string{"at", "if", "text", "else"}
 
 // watch decodes the captions: what to watch, each from a time in the run
-// on, shown by the TUI's caption line and by show.
+// on, shown by the TUI's caption line and by show. A text is a template
+// (caption.go); an if: picks text: or else: by the configuration.
 func (d *decoder) watch(n *yaml.Node, s *Scenario) {
+	groups := s.topology(minDefaultWorkers)
+	loops := loopNames(groups)
+	var groupNames []string
+	for _, g := range groups {
+		groupNames = append(groupNames, g.Name)
+	}
+	check := func(o *operand) *ExpectError {
+		if d.topologyBroken {
+			return nil
+		}
+		e := &Expect{lhs: *o, rhs: operand{kind: operandLiteral}}
+		return e.checkTopology(loops, groupNames, func(name string) string { return d.unknownLoop(name, s, groups) })
+	}
 	for _, item := range d.list(n, "watch", maxWatch) {
 		m := d.mapping(item, "a watch entry", watchKeys)
 		if m == nil {
@@ -1322,12 +1406,115 @@ func (d *decoder) watch(n *yaml.Node, s *Scenario) {
 				}
 			}
 		}
-		if t := m.get("text"); t == nil {
-			d.errorf(item, "a watch entry needs text")
-		} else if v, ok := d.str(t, "text", maxCaption); ok {
-			c.Text = strings.Join(strings.Fields(v), " ")
+		holds := true
+		if cond := m.get("if"); cond != nil {
+			if text, ok := d.str(cond, "if", maxConditionLen); ok {
+				var err *ExpectError
+				if holds, err = evalCondition(text, s); err != nil {
+					f, p := d.exprPos(cond, err.Offset)
+					d.ps.add(f, p, "%s", err.Msg)
+				}
+			}
+		} else if e := m.get("else"); e != nil {
+			d.errorf(e, "else: needs an if: (a condition on the configuration)")
 		}
-		s.Watch = append(s.Watch, c)
+		t := m.get("text")
+		if t == nil {
+			d.errorf(item, "a watch entry needs text")
+			continue
+		}
+		chosen := false
+		for _, branch := range []*yaml.Node{t, m.get("else")} {
+			if branch == nil {
+				continue
+			}
+			active := holds == (branch == t)
+			v, ok := d.str(branch, "text", maxCaption)
+			if !ok {
+				continue
+			}
+			parts, err := parseCaption(v, nil)
+			if err != nil {
+				f, p := d.textPos(branch, v, err.Offset)
+				d.ps.add(f, p, "%s", err.Msg)
+				continue
+			}
+			// A loop this topology lacks is a warning, not an error: a
+			// learner's --set workers=1 or model=single (compare) should
+			// still run, the caption showing "?" for it. As with expect's
+			// if:, only the chosen text is checked.
+			if active {
+				d.checkCaptionLoops(branch, v, parts, check)
+			}
+			if active {
+				c.Text, c.parts, chosen = strings.Join(strings.Fields(v), " "), foldParts(parts), true
+			}
+		}
+		if chosen {
+			s.Watch = append(s.Watch, c)
+		}
 	}
 	slices.SortStableFunc(s.Watch, func(a, b Caption) int { return cmp.Compare(a.At, b.At) })
+}
+
+// textPos places an offset inside a caption's text. A folded block joins
+// its lines, so the offset is found again in the source: the placeholder
+// around it is searched for in the block's lines, as often as it occurs
+// before it in the value.
+func (d *decoder) textPos(n *yaml.Node, value string, off int) (string, Pos) {
+	if n.Style&(yaml.LiteralStyle|yaml.FoldedStyle) == 0 || d.src == nil {
+		return d.exprPos(n, off)
+	}
+	f, p := d.at(n)
+	if p.Line == 0 {
+		return f, p
+	}
+	rs := []rune(value)
+	off = min(off, len(rs))
+	start := strings.LastIndex(string(rs[:off]), "{")
+	if start < 0 {
+		return f, p
+	}
+	end := strings.IndexAny(value[start:], "} \n")
+	if end < 0 {
+		end = len(value) - start
+	}
+	needle := value[start : start+end]
+	nth := strings.Count(value[:start], needle)
+	inner := len([]rune(string(rs[:off]))) - len([]rune(value[:start]))
+	for i, line := range strings.Split(string(d.src), "\n")[p.Line:] {
+		for col := 0; ; {
+			k := strings.Index(line[col:], needle)
+			if k < 0 {
+				break
+			}
+			if nth == 0 {
+				return f, Pos{Line: p.Line + i + 1, Col: len([]rune(line[:col+k])) + inner + 1}
+			}
+			nth--
+			col += k + len(needle)
+		}
+	}
+	return f, p
+}
+
+// checkCaptionLoops warns of each placeholder naming a loop or group the
+// scenario does not build.
+func (d *decoder) checkCaptionLoops(n *yaml.Node, text string, parts []captionPart, check func(o *operand) *ExpectError) {
+	off := 0
+	rs := []rune(text)
+	for _, p := range parts {
+		if p.val == nil {
+			continue
+		}
+		// Find the placeholder in the text for its position.
+		i := strings.Index(string(rs[min(off, len(rs)):]), "{"+p.val.text+"}")
+		if i >= 0 {
+			off += len([]rune(string(rs[min(off, len(rs)):])[:i])) + 1
+		}
+		if err := check(p.val); err != nil {
+			f, pos := d.textPos(n, text, off+err.Offset)
+			d.warn.add(f, pos, "%s", err.Msg)
+		}
+	}
 }

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"unicode"
 	"unicode/utf8"
 )
 
@@ -23,6 +24,14 @@ func FuzzParse(f *testing.F) {
 			f.Add(data)
 		}
 	}
+	// Terminal escapes in every string a scenario prints: name, summary,
+	// notes, a caption, an expectation, a key, a value quoted in an error.
+	f.Add([]byte("name: \"sc\\e]0;PWNED\\a\\e[2J\"\nsummary: \"\\e[31mred\"\nnotes: \"\\x9b1m\"\nduration: 1s\nserver: {protocol: echo}\n" +
+		"timeline:\n  - {at: 0s, caption: \"\\e]52;c;Zm9v\\a\"}\nexpect:\n  - \"worker-0.accepted == \\e[2J\"\n"))
+	f.Add([]byte("name: s\n\x1b[2J: 1\nmodel: \"\\e[2Jx\"\nworkers: \"\\u009b\"\n"))
+	// Bytes in flight over the bound, one factor at a time and in all.
+	f.Add([]byte("name: s\nserver: {protocol: echo}\nclients:\n  - {connections: 100, payload: 1MiB, pipeline: 1024}\n"))
+	f.Add([]byte("name: s\nserver: {protocol: echo}\nclients:\n  - {connections: 40, payload: 1MiB}\n  - {connections: 40, payload: 1MiB}\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		s, err := Parse("f.yaml", data)
 		if err != nil {
@@ -110,7 +119,7 @@ func checkFuzzError(t *testing.T, err error) {
 		if p.File != "f.yaml" && p.File != "builtin:tour" && !strings.HasPrefix(p.File, "--set ") {
 			t.Fatalf("problem names file %q", p.File)
 		}
-		if p.Msg == "" || strings.ContainsAny(p.Msg, "\n\r") || p.Line < 0 || p.Col < 0 || (p.Line > 0) != (p.Col > 0) {
+		if p.Msg == "" || strings.ContainsFunc(p.Msg, unicode.IsControl) || p.Line < 0 || p.Col < 0 || (p.Line > 0) != (p.Col > 0) {
 			t.Fatalf("malformed problem %#v", p)
 		}
 	}
@@ -132,9 +141,23 @@ func checkInvariants(t *testing.T, s *Scenario) {
 	if len(names) == 0 {
 		t.Fatal("no loops")
 	}
+	inFlight := 0
 	for _, c := range s.Clients {
 		if c.Connections < 1 || c.Stop > s.Duration || c.Protocol != s.Server.Protocol {
 			t.Fatalf("bad client %+v", c)
+		}
+		size := c.Payload
+		if c.Protocol != ProtocolEcho {
+			size = defaultPayload
+		}
+		inFlight += c.Connections * size * c.Pipeline
+	}
+	if inFlight > maxInFlight {
+		t.Fatalf("clients keep %d bytes in flight", inFlight)
+	}
+	for _, w := range s.Warnings() {
+		if strings.ContainsFunc(w.String(), unicode.IsControl) {
+			t.Fatalf("warning with a raw control character: %q", w.String())
 		}
 	}
 	for i, a := range s.Timeline {

@@ -38,7 +38,7 @@ func parseWith(file string, data []byte, sets []setArg, cpus int) (*Scenario, er
 	}
 	s := &Scenario{File: file, cpus: max(cpus, 1)}
 	warn := &problems{}
-	d := &decoder{file: file, ps: ps, warn: warn, origin: origin}
+	d := &decoder{file: file, src: data, ps: ps, warn: warn, origin: origin}
 	d.scenario(root, s)
 	if err := ps.err(); err != nil {
 		return nil, err

@@ -272,12 +272,15 @@ func (s *Scenario) Clone() *Scenario {
 }
 
 // ForModel returns a copy that runs the same workload under another model,
-// for compare. The copy has no expectations, since they name the loops of
-// the original model; an error means the timeline names a loop the other
-// model does not build.
+// for compare. The copy has no expectations and no captions, since they
+// name the loops of the original model; an error means the timeline names
+// a loop the other model does not build.
 func (s *Scenario) ForModel(m Model) (*Scenario, error) {
 	c := s.Clone()
 	if err := c.Set("expect", "[]"); err != nil {
+		return nil, err
+	}
+	if err := c.Set("watch", "[]"); err != nil {
 		return nil, err
 	}
 	if err := c.Set("model", string(m)); err != nil {
@@ -305,12 +308,6 @@ func (s *Scenario) ForNetty(n Netty) (*Scenario, error) {
 // earlier ones on a fresh parse of the source.
 type setArg struct {
 	key, value string
-}
-
-// Caption is one "what to watch" note of a scenario, shown from At on.
-type Caption struct {
-	At   time.Duration
-	Text string
 }
 
 // CaptionAt returns the caption to show at elapsed run time t: the latest

@@ -392,3 +392,33 @@ func TestSetArgumentIsClipped(t *testing.T) {
 		})
 	}
 }
+
+// A problem an override causes elsewhere in the file says which override:
+// each failing --set gets its own line naming it, at the position of the
+// value it pushed over a limit.
+func TestSetNamesTheOverrideBehindAProblemElsewhere(t *testing.T) {
+	src := []byte("name: c\nmodel: multi\nserver: {protocol: echo}\nclients:\n  - {connections: 3}\n  - {connections: 3}\n")
+	for _, tc := range []struct {
+		sets [][2]string
+		want string
+	}{
+		{[][2]string{{"clients.0.connections", "10000"}}, "c.yaml:5:3: clients open 10003 connections in all (from --set clients.0.connections=10000); the limit is 10000"},
+		{[][2]string{{"clients.1.connections", "9999"}}, "c.yaml:5:3: clients open 10002 connections in all (from --set clients.1.connections=9999); the limit is 10000"},
+		{[][2]string{{"clients.0.payload", "1MiB"}, {"clients.0.pipeline", "64"}},
+			"c.yaml:5:19: clients.0 keeps 192.0 MiB in flight (3 connection(s) × 1MiB × pipeline 64) (from --set clients.0.payload=1MiB, --set clients.0.pipeline=64); the limit is 64.0 MiB"},
+	} {
+		s, err := Parse("c.yaml", src)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, kv := range tc.sets[:len(tc.sets)-1] {
+			if err := s.Set(kv[0], kv[1]); err != nil {
+				t.Fatal(err)
+			}
+		}
+		last := tc.sets[len(tc.sets)-1]
+		if err := s.Set(last[0], last[1]); err == nil || err.Error() != tc.want {
+			t.Errorf("--set %v: %v\nwant %s", tc.sets, err, tc.want)
+		}
+	}
+}

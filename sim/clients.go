@@ -50,6 +50,7 @@ func (r *Run) startClients(c scenarios.Client, first int) *clientGroup {
 		Payload: c.Payload, Interval: c.Rate.Interval(), Pipeline: c.Pipeline,
 		Requests: c.Requests, First: first,
 		Open: c.Load == scenarios.LoadOpen, Route: r.served.route,
+		Clock: runClock{r},
 	}
 	var g *load.Group
 	var err error
@@ -107,12 +108,18 @@ func (r *Run) Clients() ClientStats {
 		out.BytesVerified += s.BytesVerified
 		h.Merge(c.g.Latency())
 	}
-	// Throughput is per second of wall time: clients keep their pace while
-	// the run clock is held, so dividing by the run clock would inflate it.
-	if el := r.wallElapsed(); el > 0 {
+	// Throughput is per second of the run clock: the clients stop while
+	// the whole run is held, so the pause does not dilute it.
+	if el := r.activeElapsed(); el > 0 {
 		out.ThroughputRPS = float64(out.Requests) / el.Seconds()
 	}
 	out.P50us, out.P90us, out.P99us, out.MaxUs = h.Quantile(0.5), h.Quantile(0.9), h.Quantile(0.99), h.Quantile(1)
 	out.P999us = h.Quantile(0.999)
 	return out
 }
+
+// runClock is the run clock as the clients read it.
+type runClock struct{ r *Run }
+
+func (c runClock) Now() time.Time        { return c.r.runNow() }
+func (c runClock) Held() <-chan struct{} { return c.r.coll.Clock().Held() }

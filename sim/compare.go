@@ -3,10 +3,10 @@ package sim
 import (
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 	"text/tabwriter"
 
-	"github.com/reactorviz/reactorviz/reactor"
 	"github.com/reactorviz/reactorviz/scenarios"
 	"github.com/reactorviz/reactorviz/tracefile/chrome"
 )
@@ -31,6 +31,24 @@ type Comparison struct {
 	Verdict string `json:"verdict,omitempty"`
 	// Checks are the workload's compare clauses, checked.
 	Checks []scenarios.Result `json:"checks,omitempty"`
+	// Totals and Causes are a flavour comparison's: the counters the
+	// designs differ in, and a line per difference naming the Netty
+	// change behind it.
+	Totals []LoopTotals `json:"totals,omitempty"`
+	Causes []string     `json:"causes,omitempty"`
+}
+
+// Judgement is what a comparison concluded, for a screen: the verdict,
+// the lines that name each difference's cause, and the compare clauses.
+type Judgement struct {
+	Verdict string
+	Causes  []string
+	Checks  []scenarios.Result
+}
+
+// Judgement returns the comparison's conclusion.
+func (c *Comparison) Judgement() Judgement {
+	return Judgement{Verdict: c.Verdict, Causes: c.Causes, Checks: c.Checks}
 }
 
 // Workload describes what every model was given.
@@ -97,7 +115,7 @@ func compareAll(sc *scenarios.Scenario, what string, variants []string, o Compar
 		defer func() { err = errors.Join(err, x.Close(), f.Close()) }()
 	}
 	for i, v := range variants {
-		s, err := compareOne(sc, v, i+1, x, o.Each, derive)
+		s, err := compareOne(sc, what, v, i+1, x, o.Each, derive)
 		if err != nil {
 			return nil, fmt.Errorf("%s %s: %w", what, v, err)
 		}
@@ -127,17 +145,42 @@ func (c *Comparison) judge(sc *scenarios.Scenario) {
 // CompareFlavours runs sc under each loop design in turn, as Compare does
 // for models: the same model, workload and settings, only netty differs.
 func CompareFlavours(sc *scenarios.Scenario, flavours []string, o CompareOptions) (*Comparison, error) {
-	forNetty := func(sc *scenarios.Scenario, f string) (*scenarios.Scenario, error) {
-		return sc.ForNetty(scenarios.Netty(f))
-	}
-	runs, err := compareAll(sc, "netty", flavours, o, forNetty)
+	runs, err := compareAll(sc, "netty", flavours, o, ForNetty)
 	if err != nil {
 		return nil, err
 	}
-	return &Comparison{Workload: NewWorkload(sc), Flavours: runs}, nil
+	return JudgeFlavours(sc, runs), nil
 }
 
-func compareOne(sc *scenarios.Scenario, variant string, pid int, x *chrome.Exporter, each func(string, *Run),
+// ForNetty is sc under the loop design f, validated like --set.
+func ForNetty(sc *scenarios.Scenario, f string) (*scenarios.Scenario, error) {
+	return sc.ForNetty(scenarios.Netty(f))
+}
+
+// JudgeFlavours builds the comparison of the runs of sc under each loop
+// design: the clients' figures and how far apart they are, and a cause
+// line for every counter the designs differ in.
+func JudgeFlavours(sc *scenarios.Scenario, runs []*Summary) *Comparison {
+	c := &Comparison{Workload: NewWorkload(sc), Flavours: runs}
+	for _, s := range runs {
+		c.Figures = append(c.Figures, variantFigures(s.Netty, s, sc))
+		c.Totals = append(c.Totals, totalsOf(s.Netty, s))
+	}
+	c.Causes = flavourCauses(c.Totals)
+	c.Verdict = variantVerdict(c.Figures, "design", len(c.Causes) > 0)
+	return c
+}
+
+// variantFigures are a run's figures under the name of its variant. The
+// variants share one topology by construction, so their shape is left
+// out: it is not what tells them apart.
+func variantFigures(name string, s *Summary, sc *scenarios.Scenario) Figures {
+	f := figuresOf(s, sc)
+	f.Model, f.Shape = name, Shape{}
+	return f
+}
+
+func compareOne(sc *scenarios.Scenario, what, variant string, pid int, x *chrome.Exporter, each func(string, *Run),
 	derive func(*scenarios.Scenario, string) (*scenarios.Scenario, error)) (*Summary, error) {
 	msc, err := derive(sc, variant)
 	if err != nil {
@@ -155,6 +198,9 @@ func compareOne(sc *scenarios.Scenario, variant string, pid int, x *chrome.Expor
 		}
 		r.Collector().AddSink(p)
 	}
+	if what == "transport" || what == "netty" {
+		r.CountSyscalls()
+	}
 	if each != nil {
 		each(variant, r)
 	}
@@ -171,7 +217,7 @@ func (c *Comparison) Text() string {
 	fmt.Fprintf(&b, "compare %s: %d %s connections per model, models run one after another\n\n",
 		c.Workload.Scenario, c.Workload.Connections, c.Workload.Protocol)
 	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "model\tloops\tstarted\treq/s\tp50 µs\tp99 µs\tp999 µs\taccept p99\terrors\tselect %\tio %\ttask %\tbusiest\texpect\t")
+	fmt.Fprintln(tw, "model\tloops\tstarted\treq/s\tp50 µs\tp99 µs\tp999 µs\taccept p99\terrors\tselect %\tio %\ttask %\tbusiest\tcpu wait\tother cpu\texpect\t")
 	for i, s := range c.Models {
 		started := 0
 		for _, l := range s.Loops {
@@ -180,9 +226,9 @@ func (c *Comparison) Text() string {
 			}
 		}
 		f := c.Figures[i]
-		fmt.Fprintf(tw, "%s\t%d\t%d\t%.0f\t%.0f\t%.0f\t%.0f\t%s\t%d\t%.1f\t%.1f\t%.1f\t%s %.0f%%\t%d/%d\t\n", s.Model, len(s.Loops), started,
+		fmt.Fprintf(tw, "%s\t%d\t%d\t%.0f\t%.0f\t%.0f\t%.0f\t%s\t%d\t%.1f\t%.1f\t%.1f\t%s %.0f%%\t%s\t%s\t%s\t\n", s.Model, len(s.Loops), started,
 			f.RPS, f.P50US, f.P99US, f.P999US, usText(f.AcceptP99US), f.Errors,
-			f.Split.Select, f.Split.IO, f.Split.Tasks, f.BusiestLoop, f.BusyMax, len(s.Expect)-s.Failed(), len(s.Expect))
+			f.Split.Select, f.Split.IO, f.Split.Tasks, f.BusiestLoop, f.BusyMax, waitText(f), pctText(f.OtherCPU), c.expectText(s))
 	}
 	tw.Flush()
 	b.WriteString("\n")
@@ -203,6 +249,42 @@ func (c *Comparison) Text() string {
 		}
 	}
 	return b.String()
+}
+
+// Tally counts the compare clauses that name model, and those of them
+// that hold: a model's column shows them, since a model's own run has no
+// expectations (ForModel drops them).
+func (c *Comparison) Tally(model string) (ok, n int) {
+	for _, e := range c.Checks {
+		if NamesModel(e.Expr, model) {
+			n++
+			if e.OK {
+				ok++
+			}
+		}
+	}
+	return ok, n
+}
+
+// NamesModel says whether a compare clause reads one of model's figures.
+func NamesModel(clause, model string) bool {
+	for _, tok := range strings.Fields(clause) {
+		if strings.HasPrefix(tok, model+".") {
+			return true
+		}
+	}
+	return false
+}
+
+// expectText is a model's expect cell: its own expectations and the
+// compare clauses that name it, held of asked; "-" with neither.
+func (c *Comparison) expectText(s *Summary) string {
+	ok, n := c.Tally(s.Model)
+	ok, n = ok+len(s.Expect)-s.Failed(), n+len(s.Expect)
+	if n == 0 {
+		return "-"
+	}
+	return fmt.Sprintf("%d/%d", ok, n)
 }
 
 func (c *Comparison) failedChecks() int {
@@ -228,24 +310,24 @@ func (c *Comparison) flavourText() string {
 	fmt.Fprintf(&b, "compare %s: model %s, %d %s connections per flavour, flavours run one after another\n\n",
 		c.Workload.Scenario, model, c.Workload.Connections, c.Workload.Protocol)
 	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "netty\treq/s\tp99 µs\terrors\twakeups\tselects\tpolls\titerations\tpremature\trebuilds\ttasks\tcut\t")
-	for _, s := range c.Flavours {
-		var t reactor.Stats
-		for _, l := range s.Loops {
-			t.WakeupsWritten += l.WakeupsWritten
-			t.Selects += l.Selects
-			t.SelectNows += l.SelectNows
-			t.Iterations += l.Iterations
-			t.Premature += l.Premature
-			t.Rebuilds += l.Rebuilds
-			t.TasksRun += l.TasksRun
-			t.DeadlineHits += l.DeadlineHits
+	fmt.Fprintln(tw, "netty\treq/s\tp99 µs\terrors\twakeups\tselects\tpolls\titerations\tpremature\trebuilds\ttasks\tcut\tidle timeout\twake/ext task\tmax batch\t")
+	for i, s := range c.Flavours {
+		t := totalsOf(s.Netty, s) // the server's loops, as the causes read them
+		timeout, wake, batch := "-", "-", "-"
+		if i < len(c.Totals) && c.Totals[i].Design != nil {
+			d := c.Totals[i].Design
+			timeout, batch = idleTimeoutCell(d), strconv.FormatInt(d.MaxBatch, 10)
+			if w, ok := c.Totals[i].WakeupsPerSubmit(); ok {
+				wake = strconv.FormatFloat(w, 'f', 2, 64)
+			}
 		}
-		fmt.Fprintf(tw, "%s\t%.0f\t%.0f\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t\n", s.Netty,
+		fmt.Fprintf(tw, "%s\t%.0f\t%.0f\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%s\t%s\t%s\t\n", s.Netty,
 			s.Clients.ThroughputRPS, s.Clients.LatencyUS.P99, s.Clients.Errors, t.WakeupsWritten, t.Selects,
-			t.SelectNows, t.Iterations, t.Premature, t.Rebuilds, t.TasksRun, t.DeadlineHits)
+			t.SelectNows, t.Iterations, t.Premature, t.Rebuilds, t.TasksRun, t.DeadlineHits, timeout, wake, batch)
 	}
 	tw.Flush()
+	b.WriteString("\nselects: blocking waits; polls: selectNow (no wait); premature: a select that returned with\nno channel ready and no task run; cut: task batches cut by their deadline; idle timeout: the\nlongest timeout a blocking select asked for (\"none\": it blocked until woken); wake/ext task:\neventfd writes per task submitted from outside the loop; max batch: the most tasks one batch ran.\n")
+	writeConclusion(&b, c.Verdict, c.Causes)
 	return b.String()
 }
 
@@ -257,4 +339,38 @@ func (c *Comparison) Failed() int {
 		n += s.Failed()
 	}
 	return n
+}
+
+// writeConclusion writes the verdict and the cause lines under a table.
+func writeConclusion(b *strings.Builder, verdict string, causes []string) {
+	if verdict != "" {
+		fmt.Fprintf(b, "\nverdict: %s\n", verdict)
+	}
+	if len(causes) > 0 {
+		b.WriteString("\nwhy they differ:\n")
+		for _, l := range causes {
+			fmt.Fprintf(b, "  - %s\n", l)
+		}
+	}
+}
+
+// waitText is a model's cpu wait cell: the largest share of the run a
+// serving loop waited for a CPU.
+func waitText(f Figures) string { return pctText(f.CPUWaitMax) }
+
+// pctText is a share for a cell, "-" when unknown (negative).
+func pctText(p float64) string {
+	if p < 0 {
+		return "-"
+	}
+	return fmt.Sprintf("%.0f%%", p)
+}
+
+// idleTimeoutCell is the flavour table's idle timeout: the longest timeout
+// a blocking select asked for, or "none" when the idle ones asked none.
+func idleTimeoutCell(d *DesignCount) string {
+	if d.UntimedSelects > 0 {
+		return "none"
+	}
+	return usText(float64(d.LongestTimeoutNS) / 1000)
 }

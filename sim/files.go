@@ -4,12 +4,18 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"time"
 
 	"github.com/reactorviz/reactorviz/reactor"
 	"github.com/reactorviz/reactorviz/scenarios"
 	"github.com/reactorviz/reactorviz/tracefile/chrome"
 	"github.com/reactorviz/reactorviz/tracefile/jsonl"
 )
+
+// traceFlushInterval bounds what a killed run loses of its JSONL trace:
+// the writer writes what it holds at least this often (README, "a trace
+// cut short replays up to its last complete event").
+const traceFlushInterval = 200 * time.Millisecond
 
 // traceFiles are the run's trace recordings, if any were asked for.
 type traceFiles struct {
@@ -65,8 +71,11 @@ func (f *traceFiles) openJSONL(r *Run, path string) error {
 	if n := r.sc.Netty; n != "" && n != scenarios.Netty4143 {
 		cfg += " netty=" + string(n) // the default design goes unsaid, as in older traces
 	}
+	if r.sc.Server.ReusePort {
+		cfg += " reuseport=true" // a replay's captions say what the run did
+	}
 	w := jsonl.NewWriter(file, jsonl.Header{Scenario: r.sc.Name, Model: string(r.sc.Model),
-		Started: r.coll.Clock().Epoch(), Config: cfg, Engine: reactor.EngineVersion}, jsonl.Options{Source: r.coll})
+		Started: r.coll.Clock().Epoch(), Config: cfg, Engine: reactor.EngineVersion}, jsonl.Options{Source: r.coll, FlushInterval: traceFlushInterval})
 	r.coll.AddSink(w)
 	f.closers = append(f.closers, func() error {
 		return errors.Join(w.Close(), file.Close())

@@ -3,6 +3,7 @@ package sim
 import (
 	"time"
 
+	"github.com/reactorviz/reactorviz/reactor/trace"
 	"github.com/reactorviz/reactorviz/scenarios"
 )
 
@@ -40,14 +41,44 @@ func (r *Run) noteFired(a scenarios.Action) {
 
 // loopsOf returns the trace indexes of the loops an action names.
 func (r *Run) loopsOf(a scenarios.Action) []int {
-	pattern := ActionLoop(a)
+	names := make([]string, len(r.loops))
+	for i, l := range r.loops {
+		names[i] = l.Name()
+	}
+	return actionLoops(r.sc, a, names)
+}
+
+// FiredBy is the timeline of sc as a replay shows it at run time t: the
+// actions due by then, each at its scenario time, reaching the loops of
+// the trace's loop table that it names. A live run's Fired reports the
+// same actions and loops, at the moments it applied them.
+func FiredBy(sc *scenarios.Scenario, loops []trace.LoopInfo, t time.Duration) []Fired {
+	if sc == nil {
+		return nil
+	}
+	names := make([]string, len(loops))
+	for i, l := range loops {
+		names[i] = l.Name
+	}
+	var out []Fired
+	for _, a := range sc.Timeline {
+		if a.Time() <= t {
+			out = append(out, Fired{At: a.Time(), Action: a, Loops: actionLoops(sc, a, names)})
+		}
+	}
+	return out
+}
+
+// actionLoops returns the indexes in names of the loops an action names.
+func actionLoops(sc *scenarios.Scenario, a scenarios.Action, names []string) []int {
+	pattern := actionLoop(a)
 	if pattern == "" {
 		return nil
 	}
 	var out []int
-	for _, l := range r.matching(pattern) {
-		for i, rl := range r.loops {
-			if rl == l {
+	for _, name := range sc.MatchLoops(pattern) {
+		for i, n := range names {
+			if n == name {
 				out = append(out, i)
 			}
 		}
@@ -55,9 +86,9 @@ func (r *Run) loopsOf(a scenarios.Action) []int {
 	return out
 }
 
-// ActionLoop is the loop name or pattern of an action that has one, "" for
+// actionLoop is the loop name or pattern of an action that has one, "" for
 // an action on the wheel or the whole run.
-func ActionLoop(a scenarios.Action) string {
+func actionLoop(a scenarios.Action) string {
 	switch a := a.(type) {
 	case scenarios.Inject:
 		return a.Loop

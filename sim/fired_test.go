@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"slices"
 	"testing"
 	"time"
 
@@ -47,5 +48,18 @@ func TestRunRecordsFiredActions(t *testing.T) {
 		if _, ok := f.Action.(scenarios.Submit); !ok {
 			t.Errorf("action %d is %T, want a submit", i, f.Action)
 		}
+	}
+	// A replay reads the same actions and loops from the scenario.
+	replayed := FiredBy(sc, r.LoopTable(), sc.Duration)
+	if len(replayed) != len(fired) {
+		t.Fatalf("a replay finds %d actions, the run played %d", len(replayed), len(fired))
+	}
+	for i, f := range replayed {
+		if f.Action != fired[i].Action || !slices.Equal(f.Loops, fired[i].Loops) || f.At != f.Action.Time() {
+			t.Errorf("action %d: replayed %+v, played %+v", i, f, fired[i])
+		}
+	}
+	if n := len(FiredBy(sc, r.LoopTable(), time.Second-1)); n != 0 {
+		t.Errorf("a replay before 1s finds %d actions", n)
 	}
 }

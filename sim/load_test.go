@@ -117,7 +117,7 @@ func TestSpinIsCalibrated(t *testing.T) {
 // servedBy routes a client's local port to the loop that registered the
 // channel, and knows nothing of other ports.
 func TestServedByRoutes(t *testing.T) {
-	s := newServedBy(3)
+	s := newServedBy(3, time.Now)
 	s.note(40000, 2)
 	s.note(0, 1)     // no port: ignored
 	s.note(40001, 7) // no such loop: ignored

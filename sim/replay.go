@@ -60,7 +60,8 @@ func (t *Tally) IORatios() []int {
 // Replay reads a JSONL trace and rebuilds the run's summary from its
 // events: groups, loops and their counters. Client figures are not in a
 // trace and stay zero. A scenario's expectations can be checked against it
-// when the trace names a built-in scenario.
+// when the trace names a built-in scenario; a trace never makes Replay open
+// another file.
 //
 // A trace cut short (the run was killed: no end line, or a last line cut
 // off) is replayed up to its last complete event: the summary and tally
@@ -109,7 +110,10 @@ func ReplayFrom(r io.Reader, name string) (*Summary, *Tally, error) {
 		}
 	}
 	var exps []*scenarios.Expect
-	sc, err := scenarios.Load(h.Scenario)
+	// The header's scenario is a name to show; only a built-in's
+	// expectations are checked. Loading it as a path would let a shared
+	// trace make reactorviz open any file (a FIFO hangs the replay).
+	sc, err := scenarios.LoadBuiltin(h.Scenario)
 	if err == nil && string(sc.Netty) != s.Netty {
 		// Conditions such as "if: netty == 4.2" read the design it ran.
 		err = sc.Set("netty", s.Netty)

@@ -29,6 +29,9 @@ type Options struct {
 	// RingSize is the per-loop event ring size (default 8192 events, or
 	// traceRingSize when a trace file is recorded).
 	RingSize int
+	// ExternalRingSize is the size of the ring of events raised off the
+	// loops; 0 gives it RingSize.
+	ExternalRingSize int
 	// Forever runs until Stop instead of for the scenario's duration:
 	// serve in the TUI.
 	Forever bool
@@ -38,14 +41,15 @@ type Options struct {
 	// MaxConnections caps each server channel's open connections; 0 means
 	// 20 000.
 	MaxConnections int
-	// HoldWhilePaused stops the run clock while any loop is paused at its
-	// step gate, so a teacher who stops time to explain a phase does not
-	// see the run end, or the timeline move on, meanwhile (the TUI).
-	HoldWhilePaused bool
 }
 
 // Run is one run of a scenario.
 type Run struct {
+	cpuWait  map[string]int64 // each loop's run-queue wait when the load stopped; finish's goroutine
+	sysc     *syscallCounter  // set by CountSyscalls before the run starts
+	cpuFrom  cpuTicks         // the machine's and this process's CPU when the run started
+	otherCPU float64          // share of the CPUs other processes used while it ran; -1 unknown
+
 	sc   *scenarios.Scenario
 	opts Options
 	coll *trace.Collector
@@ -70,13 +74,12 @@ type Run struct {
 
 	mu         sync.Mutex
 	clients    []*clientGroup
-	started    time.Time
+	started    int64 // on the run clock (the collector's); 0 until Start
 	offloading bool
-	ended      time.Time     // when the clients were stopped
-	held       time.Duration // run clock time spent held
-	holdSince  time.Time     // zero unless the clock is held now
-	fired      []Fired       // timeline actions played, for the UI's captions
-	holds      []hold        // the clock's past holds, for ClockMap
+	ended      int64   // when the clients were stopped, on the run clock
+	fired      []Fired // timeline actions played, for the UI's captions
+	holding    bool    // HoldClock's last word: the whole run is paused
+	stepping   []bool  // per loop: stepped while the run is held
 
 	stop     chan struct{}
 	stopOnce sync.Once
@@ -97,7 +100,14 @@ func (o Options) collectorOptions() trace.Options {
 	if o.RingSize == 0 && (o.TracePath != "" || o.ChromePath != "") {
 		return trace.Options{RingSize: traceRingSize, ExternalSize: traceRingSize}
 	}
-	return trace.Options{RingSize: o.RingSize}
+	// A flood submitted from outside raises its task_submit and wakeup
+	// events off the loops, into the shared ring: it needs the room of a
+	// loop's ring as much as the loop that runs the tasks does.
+	external := o.ExternalRingSize
+	if external == 0 {
+		external = o.RingSize
+	}
+	return trace.Options{RingSize: o.RingSize, ExternalSize: external}
 }
 
 // New prepares a run; nothing starts until Start.
@@ -111,8 +121,12 @@ func New(sc *scenarios.Scenario, opts Options) (*Run, error) {
 		r.teardown()
 		return nil, err
 	}
-	r.served = newServedBy(len(r.loops))
-	r.split = newSplitSampler(r.loops, r.served.hists)
+	r.served = newServedBy(len(r.loops), r.runNow)
+	r.split = newSplitSampler(r.loops, r.served.hists, r.runNow)
+	r.stepping = make([]bool, len(r.loops))
+	for i, l := range r.loops {
+		l.SetOnPark(func() { r.parked(i) })
+	}
 	ensureProcs(len(r.loops) + 1) // + the wheel's thread
 	return r, nil
 }
@@ -122,6 +136,25 @@ func (r *Run) Scenario() *scenarios.Scenario { return r.sc }
 
 // Collector returns the run's event collector.
 func (r *Run) Collector() *trace.Collector { return r.coll }
+
+// LoopTable is the run's trace loop table: its loops in index order, then
+// the wheel's thread, which emits as a loop of its own.
+func (r *Run) LoopTable() []trace.LoopInfo { return r.coll.Loops() }
+
+// Dropped is how many events the run's rings dropped so far. It does not
+// wait for the collector's drain, so a screen may ask every frame.
+func (r *Run) Dropped() uint64 { return r.coll.Dropped() }
+
+// runNow is the run clock as a time: what the clients, the sampler and
+// the server's registrations read, so a hold is in none of their
+// intervals.
+func (r *Run) runNow() time.Time {
+	c := r.coll.Clock()
+	return c.Epoch().Add(time.Duration(c.Now()))
+}
+
+// TraceNow reads the clock the run's events are stamped with.
+func (r *Run) TraceNow() int64 { return r.coll.Clock().Now() }
 
 // Groups returns the run's event loop groups, boss (or reactor) first.
 func (r *Run) Groups() []*reactor.EventLoopGroup { return r.groups }
@@ -150,70 +183,83 @@ func (r *Run) RebuildThreshold() int {
 	return r.sc.Loop.RebuildThreshold
 }
 
-// Elapsed returns the run clock: time since Start, less the time it was
-// held.
+// Elapsed returns the run clock since Start: wall time less the time the
+// whole run was held (HoldClock), capped at the scenario's duration.
 func (r *Run) Elapsed() time.Duration {
 	r.mu.Lock()
-	defer r.mu.Unlock()
-	if r.started.IsZero() {
+	started := r.started
+	r.mu.Unlock()
+	if started == 0 {
 		return 0
 	}
-	// One reading for both terms, so a held clock stands exactly still.
-	now := time.Now()
-	el := now.Sub(r.started) - r.held
-	if !r.holdSince.IsZero() {
-		el -= now.Sub(r.holdSince)
-	}
+	el := time.Duration(r.coll.Clock().Now() - started)
 	if r.opts.Forever {
 		return el
 	}
 	return min(el, r.sc.Duration)
 }
 
-// wallElapsed is the wall time since Start, up to the end of the run.
-func (r *Run) wallElapsed() time.Duration {
+// activeElapsed is the run clock since Start, up to the end of the run:
+// the time the clients had to send in.
+func (r *Run) activeElapsed() time.Duration {
 	r.mu.Lock()
-	defer r.mu.Unlock()
+	started, ended := r.started, r.ended
+	r.mu.Unlock()
 	switch {
-	case r.started.IsZero():
+	case started == 0:
 		return 0
-	case !r.ended.IsZero():
-		return r.ended.Sub(r.started)
+	case ended != 0:
+		return time.Duration(ended - started)
 	}
-	return time.Since(r.started)
+	return time.Duration(r.coll.Clock().Now() - started)
 }
 
-// HoldClock stops (true) or restarts (false) the run clock. With
-// Options.HoldWhilePaused the run holds it itself while loops are paused.
+// HoldClock stops (true) or restarts (false) the run clock: the whole run
+// is paused. The loops are paused at their gates by the caller; the clock
+// stops the rest, which keeps its schedule on it: the scenario's timeline,
+// the clients (no request is sent, and latency does not count the hold),
+// the wheel's thread and the last second's sampler. Resuming continues
+// every schedule as if no time had passed. A loop stopped on its own (a
+// breakpoint, a step while the others run) does not hold the clock.
 // Any goroutine.
 func (r *Run) HoldClock(hold bool) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	switch {
-	case hold && r.holdSince.IsZero():
-		r.holdSince = time.Now()
-	case !hold && !r.holdSince.IsZero():
-		now := time.Now()
-		r.held += now.Sub(r.holdSince)
-		r.noteHold(r.holdSince, now)
-		r.holdSince = time.Time{}
-	}
+	r.holding = hold
+	clear(r.stepping)
+	r.coll.Clock().Hold(hold)
 }
 
-// holdWhilePaused holds the clock while any loop is paused, when the
-// options ask for it. The run's sleeps call it each time they wake.
-func (r *Run) holdWhilePaused() {
-	if !r.opts.HoldWhilePaused {
+// Step runs step, a step of loop l's gate (Step or StepIteration). While
+// the whole run is held, the clock runs for the step and stands still
+// again as soon as l parks: the picture gains exactly what the stepped
+// phase took. Any goroutine.
+func (r *Run) Step(l *reactor.EventLoop, step func()) {
+	r.mu.Lock()
+	if i, ok := r.index[l]; ok && r.holding {
+		r.stepping[i] = true
+		r.coll.Clock().Hold(false)
+	}
+	r.mu.Unlock()
+	step()
+}
+
+// parked is loop i's gate telling that it parked: the end of a step taken
+// while the run is held, which holds the clock again once no stepped loop
+// is still running. On the loop thread.
+func (r *Run) parked(i int) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if !r.holding || !r.stepping[i] {
 		return
 	}
-	paused := false
-	for _, l := range r.loops {
-		if l.GateStatus().Paused {
-			paused = true
-			break
+	r.stepping[i] = false
+	for _, s := range r.stepping {
+		if s {
+			return
 		}
 	}
-	r.HoldClock(paused)
+	r.coll.Clock().Hold(true)
 }
 
 // Done is closed when the run has ended, shut down and been summarised.
@@ -252,8 +298,9 @@ func (r *Run) Start() error {
 		r.finish(err)
 		return err
 	}
+	r.cpuFrom = readCPUTicks()
 	r.mu.Lock()
-	r.started = time.Now()
+	r.started = max(r.coll.Clock().Now(), 1)
 	r.mu.Unlock()
 	go r.drive()
 	return nil
@@ -289,10 +336,15 @@ func (r *Run) drive() {
 // groups gracefully, then the wheel — and writes the summary.
 func (r *Run) finish(cause error) {
 	r.Stop()
+	// The loops' quiet periods and the wheel's stop read the run clock:
+	// a run held when it is stopped ends on a running one.
+	r.HoldClock(false)
 	r.stopClients()
+	r.cpuWait = r.sampleCPUWait()
+	r.otherCPU = otherShare(r.cpuFrom, readCPUTicks(), r.Elapsed())
 	r.mu.Lock()
-	if !r.started.IsZero() {
-		r.ended = time.Now()
+	if r.started != 0 {
+		r.ended = r.coll.Clock().Now()
 	}
 	r.mu.Unlock()
 	q, to := r.sc.Shutdown.Quiet, r.sc.Shutdown.Timeout
@@ -304,13 +356,20 @@ func (r *Run) finish(cause error) {
 			cause = errors.Join(cause, fmt.Errorf("group %s did not terminate within %v", g.Name(), to+5*time.Second))
 		}
 	}
+	for _, l := range r.loops {
+		// A loop that stopped on its own (its io_uring ring could not be
+		// set up) served part of the run at best: a runtime failure.
+		if err := l.Err(); err != nil {
+			cause = errors.Join(cause, err)
+		}
+	}
 	if r.pool != nil {
 		r.pool.stop()
 	}
 	if r.wheel != nil {
 		_, _ = r.wheel.Stop()
 	}
-	r.split.sample()
+	r.split.sample(false)
 	r.coll.Stop()
 	if err := r.files.close(); err != nil {
 		cause = errors.Join(cause, err)

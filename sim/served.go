@@ -18,16 +18,17 @@ type servedBy struct {
 	byPort [1 << 16]atomic.Int32 // loop index + 1; 0: unknown
 	at     [1 << 16]atomic.Int64 // when it was registered, Unix ns
 	hists  []load.Histogram      // per loop index
+	now    func() time.Time      // the run clock
 }
 
-func newServedBy(loops int) *servedBy {
-	return &servedBy{hists: make([]load.Histogram, loops)}
+func newServedBy(loops int, now func() time.Time) *servedBy {
+	return &servedBy{hists: make([]load.Histogram, loops), now: now}
 }
 
 // note records that loop idx serves the connection from remotePort.
 func (s *servedBy) note(remotePort, idx int) {
 	if remotePort > 0 && remotePort < len(s.byPort) && idx >= 0 && idx < len(s.hists) {
-		s.at[remotePort].Store(time.Now().UnixNano())
+		s.at[remotePort].Store(s.now().UnixNano())
 		s.byPort[remotePort].Store(int32(idx + 1))
 	}
 }

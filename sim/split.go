@@ -16,11 +16,29 @@ import (
 type splitSampler struct {
 	loops   []*reactor.EventLoop
 	clients []load.Histogram // per loop: the latency of its channels' clients
+	now     func() time.Time // the run clock
 
 	mu      sync.Mutex
 	samples []splitSample // oldest first, at most splitKeep
 	first   splitSample   // the run's start
+	windows []Window      // what the clients saw in each window, oldest first
 }
+
+// Window is what every client saw in one sampling window of the run: the
+// requests answered per second and their p99. A comparison reads the
+// spread of these within each run as its noise (Figures.RPSSpread).
+type Window struct {
+	RPS   float64
+	P50US float64
+	P99US float64
+}
+
+// WindowEvery is the length of a Window: window k covers the run's time
+// from k·WindowEvery to (k+1)·WindowEvery.
+const WindowEvery = splitEvery
+
+// windowKeep bounds the windows kept: ten minutes' worth, the newest.
+const windowKeep = 4 * 600
 
 type splitSample struct {
 	at      time.Time
@@ -33,13 +51,13 @@ const (
 	splitKeep  = int(time.Second/splitEvery) + 2 // a full second back from the newest
 )
 
-func newSplitSampler(loops []*reactor.EventLoop, clients []load.Histogram) *splitSampler {
-	return &splitSampler{loops: loops, clients: clients}
+func newSplitSampler(loops []*reactor.EventLoop, clients []load.Histogram, now func() time.Time) *splitSampler {
+	return &splitSampler{loops: loops, clients: clients, now: now}
 }
 
 // run samples until stop is closed.
 func (s *splitSampler) run(stop <-chan struct{}) {
-	s.sample()
+	s.sample(false)
 	t := time.NewTicker(splitEvery)
 	defer t.Stop()
 	for {
@@ -47,14 +65,25 @@ func (s *splitSampler) run(stop <-chan struct{}) {
 		case <-stop:
 			return
 		case <-t.C:
-			s.sample()
+			s.sample(true)
 		}
 	}
 }
 
-// sample reads every loop's split now.
-func (s *splitSampler) sample() {
-	sm := splitSample{at: time.Now(), loops: make([]reactor.TimeSplit, len(s.loops)),
+// sample reads every loop's split now, on the run clock: while the run is
+// held the clock stands still and no sample is taken, so the last second
+// is the last second the run ran, not the pause. window says whether the
+// time since the last sample was a full window of load (the ticker's), not
+// the shutdown's tail.
+func (s *splitSampler) sample(window bool) {
+	at := s.now()
+	s.mu.Lock()
+	same := len(s.samples) > 0 && !at.After(s.samples[len(s.samples)-1].at)
+	s.mu.Unlock()
+	if same {
+		return
+	}
+	sm := splitSample{at: at, loops: make([]reactor.TimeSplit, len(s.loops)),
 		clients: make([]*load.Counts, len(s.loops))}
 	for i, l := range s.loops {
 		sm.loops[i] = l.TimeSplit()
@@ -66,6 +95,9 @@ func (s *splitSampler) sample() {
 	defer s.mu.Unlock()
 	if s.first.at.IsZero() {
 		s.first = sm
+	}
+	if n := len(s.samples); window && n > 0 {
+		s.addWindow(s.samples[n-1], sm)
 	}
 	s.samples = append(s.samples, sm)
 	if len(s.samples) > splitKeep {
@@ -122,4 +154,31 @@ func (s *splitSampler) window(i int) (last, all TimeShares, lastClients *LoopCli
 		}
 	}
 	return last, all, lastClients
+}
+
+// addWindow appends the window between two samples: the clients of every
+// loop merged. s.mu is held.
+func (s *splitSampler) addWindow(old, now splitSample) {
+	wall := now.at.Sub(old.at)
+	if wall < splitEvery/2 {
+		return
+	}
+	var d load.Counts
+	for i := range now.clients {
+		if now.clients[i] != nil {
+			d.Add(now.clients[i].Since(old.clients[i]))
+		}
+	}
+	w := Window{RPS: float64(d.N()) / wall.Seconds(), P50US: d.Quantile(0.5), P99US: d.Quantile(0.99)}
+	s.windows = append(s.windows, w)
+	if len(s.windows) > windowKeep {
+		s.windows = append(s.windows[:0], s.windows[len(s.windows)-windowKeep:]...)
+	}
+}
+
+// takeWindows returns a copy of the windows so far.
+func (s *splitSampler) takeWindows() []Window {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]Window(nil), s.windows...)
 }

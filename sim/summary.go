@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"github.com/reactorviz/reactorviz/internal/safetext"
 	"sort"
 	"strings"
 	"text/tabwriter"
@@ -35,6 +36,11 @@ type Summary struct {
 	loopNames  []string
 	expectFail int
 	fromTrace  bool // rebuilt by Replay: no client figures, no wheel cancellations
+	windows    []Window
+	cpuWait    map[string]int64 // ns each loop waited for a CPU (cpuWait)
+	syscalls   *SyscallCount    // when the run counted them (CountSyscalls)
+	design     *DesignCount     // likewise
+	otherCPU   float64          // share (%) of the CPUs other processes used during the run; -1 unknown
 }
 
 // GroupSummary describes one EventLoopGroup.
@@ -174,6 +180,11 @@ func (r *Run) summarise() *Summary {
 		BytesVerified: c.BytesVerified, ThroughputRPS: c.ThroughputRPS,
 		LatencyUS: LatencySummary{P50: c.P50us, P90: c.P90us, P99: c.P99us, P999: c.P999us, Max: c.MaxUs},
 		AcceptUS:  latencySummary(c.accept)}
+	s.windows = r.split.takeWindows()
+	s.cpuWait, s.otherCPU = r.cpuWait, r.otherCPU
+	if r.sysc != nil {
+		s.syscalls, s.design = r.sysc.take()
+	}
 	s.Events.Emitted, s.Events.Dropped = r.coll.Stats()
 	if r.wheel != nil {
 		ws := r.wheel.Stats()
@@ -335,16 +346,20 @@ func (s *Summary) JSON() []byte {
 // loops' main counters, the clients, and each expectation with its outcome.
 func (s *Summary) Text() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "scenario %s · model %s · netty %s · %v\n", s.Scenario, s.Model, s.Netty, time.Duration(s.DurationNS).Round(time.Millisecond))
+	// Names, warnings and expectations may come from a trace or a scenario
+	// file: each stays on its line (a newline or tab in a loop name would
+	// forge rows), and no control character reaches the terminal.
+	line := safetext.Line
+	fmt.Fprintf(&b, "scenario %s · model %s · netty %s · %v\n", line(s.Scenario), line(s.Model), line(s.Netty), time.Duration(s.DurationNS).Round(time.Millisecond))
 	for _, g := range s.Groups {
-		fmt.Fprintf(&b, "  group %-7s %d loop(s), chooser %s\n", g.Name, g.Size, g.Chooser)
+		fmt.Fprintf(&b, "  group %-7s %d loop(s), chooser %s\n", line(g.Name), g.Size, g.Chooser)
 	}
 	b.WriteString("\n")
 	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "loop\ttid\tstate\titer\tselects\tprem\tmaxCnt\trebuild\twake w/c\ttasks\tdl hit\taccept\tch\tread\twritten\t")
 	for _, l := range s.Loops {
 		fmt.Fprintf(tw, "%s\t%d\t%s\t%d\t%d\t%d\t%d\t%d\t%d/%d\t%d\t%d\t%d\t%d\t%s\t%s\t\n",
-			l.Name, l.TID, l.State, l.Iterations, l.Selects+l.SelectNows, l.Premature, l.MaxSelectCnt,
+			line(l.Name), l.TID, l.State, l.Iterations, l.Selects+l.SelectNows, l.Premature, l.MaxSelectCnt,
 			l.Rebuilds, l.WakeupsWritten, l.WakeupsCoalesced, l.TasksRun, l.DeadlineHits, l.Accepted,
 			l.Channels, bytesText(l.BytesRead), bytesText(l.BytesWritten))
 	}
@@ -373,7 +388,7 @@ func (s *Summary) Text() string {
 		fmt.Fprintf(&b, "wheel: %d ticks, %d expired, %d cancelled\n", s.Wheel.Ticks, s.Wheel.Expired, s.Wheel.Cancelled)
 	}
 	for _, w := range s.Warnings {
-		fmt.Fprintf(&b, "warning: %s\n", w)
+		fmt.Fprintf(&b, "warning: %s\n", line(w))
 	}
 	if len(s.Expect) > 0 {
 		fmt.Fprintf(&b, "\nexpectations (%d of %d hold):\n", len(s.Expect)-s.expectFail, len(s.Expect))
@@ -382,11 +397,11 @@ func (s *Summary) Text() string {
 			if !e.OK {
 				mark = "FAIL"
 			}
-			fmt.Fprintf(&b, "  %s %s%s\n", mark, e.Expr, observed(e))
+			fmt.Fprintf(&b, "  %s %s%s\n", mark, line(e.Expr), line(observed(e)))
 		}
 	}
 	if s.Error != "" {
-		fmt.Fprintf(&b, "\nerror: %s\n", s.Error)
+		fmt.Fprintf(&b, "\nerror: %s\n", safetext.Text(s.Error))
 	}
 	return b.String()
 }
@@ -409,11 +424,11 @@ func (s *Summary) timeText(b *strings.Builder) {
 	for _, l := range rows {
 		t := l.Time
 		if c := t.Clients; c != nil {
-			fmt.Fprintf(tw, "%s\t%.1f\t%.1f\t%.1f\t%d\t%.0f\t%.0f\t%.0f\t\n", l.Name, t.Run.Select, t.Run.IO, t.Run.Tasks,
+			fmt.Fprintf(tw, "%s\t%.1f\t%.1f\t%.1f\t%d\t%.0f\t%.0f\t%.0f\t\n", safetext.Line(l.Name), t.Run.Select, t.Run.IO, t.Run.Tasks,
 				c.Requests, c.LatencyUS.P50, c.LatencyUS.P99, c.LatencyUS.P999)
 			continue
 		}
-		fmt.Fprintf(tw, "%s\t%.1f\t%.1f\t%.1f\t-\t-\t-\t-\t\n", l.Name, t.Run.Select, t.Run.IO, t.Run.Tasks)
+		fmt.Fprintf(tw, "%s\t%.1f\t%.1f\t%.1f\t-\t-\t-\t-\t\n", safetext.Line(l.Name), t.Run.Select, t.Run.IO, t.Run.Tasks)
 	}
 	tw.Flush()
 }
@@ -449,4 +464,21 @@ func bytesText(n int64) string {
 		return fmt.Sprintf("%.1fKiB", float64(n)/(1<<10))
 	}
 	return fmt.Sprintf("%dB", n)
+}
+
+// ObservedText is what an expectation or compare clause read, as the
+// summary prints it after the clause: "   (single.p99_us=…)".
+func ObservedText(e scenarios.Result) string { return observed(e) }
+
+// Windows are what the clients saw in each WindowEvery of the run, oldest
+// first; a summary rebuilt from a trace has none.
+func (s *Summary) Windows() []Window { return s.windows }
+
+// Resolver reads the summary's values by their expectation paths, as a
+// caption's placeholders and the expectations do.
+func (s *Summary) Resolver() scenarios.Resolver {
+	if s.resolved == nil {
+		s.resolved, _ = flatten(s)
+	}
+	return resolver{s}
 }

@@ -2,6 +2,7 @@ package sim
 
 import (
 	"reflect"
+	"sync/atomic"
 	"testing"
 
 	"github.com/reactorviz/reactorviz/reactor/trace/counters"
@@ -9,14 +10,16 @@ import (
 )
 
 // Every key of a summary's JSON has an expectation key, and every counter
-// of counters.Table resolves, per loop, to the value the summary holds: the
-// table, the JSON and the expectation keys agree.
+// of counters.Table resolves, per loop, to the value the engine's atomic of
+// the same field holds: the engine's counters, their snapshot, the table,
+// the JSON and the expectation keys (with their docs) agree.
 func TestSummaryKeysAreAllExpectable(t *testing.T) {
-	var st counters.Stats
-	v := reflect.ValueOf(&st).Elem()
+	var engine counters.Atomics
+	v := reflect.ValueOf(&engine).Elem()
 	for i := range v.NumField() {
-		v.Field(i).SetInt(int64(100 + i))
+		v.Field(i).Addr().Interface().(*atomic.Int64).Store(int64(100 + i))
 	}
+	st := engine.Load()
 	s := &Summary{Scenario: "x", Model: "multi",
 		Groups: []GroupSummary{{Name: "worker", Size: 2, Chooser: "power-of-two"}},
 		Loops: []LoopSummary{{Name: "worker-0", Group: "worker", TID: 7, State: "TERMINATED", Stats: st, TimersFired: 3,
@@ -26,10 +29,23 @@ func TestSummaryKeysAreAllExpectable(t *testing.T) {
 	if len(unknown) != 0 {
 		t.Fatalf("summary keys without an expectation key: %v", unknown)
 	}
+	keys := map[string]scenarios.Key{}
+	for _, k := range scenarios.LoopKeys() {
+		keys[k.Path] = k
+	}
+	typ := reflect.TypeFor[counters.Stats]()
 	for _, c := range counters.Table() {
+		field, _ := typ.FieldByNameFunc(func(n string) bool {
+			f, _ := typ.FieldByName(n)
+			return f.Tag.Get("json") == c.Name
+		})
+		want := v.FieldByName(field.Name).Addr().Interface().(*atomic.Int64).Load()
 		val, ok := got["worker-0."+c.Name]
-		if want := scenarios.IntValue(c.Get(&st)); !ok || val != want {
-			t.Errorf("worker-0.%s = %v (%v), want %v", c.Name, val, ok, want)
+		if !ok || val != scenarios.IntValue(want) {
+			t.Errorf("worker-0.%s = %v (%v), want the engine's %s, %d", c.Name, val, ok, field.Name, want)
+		}
+		if k := keys[c.Name]; k.Type != scenarios.TypeInt || k.Doc != c.Doc || k.Extra != c.Extra {
+			t.Errorf("expectation key %s is %+v, the table says %q, extra %v", c.Name, k, c.Doc, c.Extra)
 		}
 	}
 	if _, ok := got["groups.worker.chooser"]; !ok {

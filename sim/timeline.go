@@ -20,10 +20,18 @@ func (r *Run) playTimeline() {
 }
 
 // sleepUntil waits for the run clock to reach at; false if the run
-// stopped. The clock can be held, so it sleeps in steps and looks again.
+// stopped. While the run is held it waits for the release, so the
+// schedule continues as if no time had passed.
 func (r *Run) sleepUntil(at time.Duration) bool {
 	for {
-		r.holdWhilePaused()
+		if held := r.coll.Clock().Held(); held != nil {
+			select {
+			case <-r.stop:
+				return false
+			case <-held:
+			}
+			continue
+		}
 		rem := at - r.Elapsed()
 		if rem <= 0 {
 			select {
@@ -33,6 +41,7 @@ func (r *Run) sleepUntil(at time.Duration) bool {
 				return true
 			}
 		}
+		// In steps: a hold that begins meanwhile is seen within one.
 		t := time.NewTimer(min(rem, 50*time.Millisecond))
 		select {
 		case <-r.stop:
@@ -162,19 +171,16 @@ func (r *Run) wheelTimeouts(a scenarios.WheelTimeouts) {
 	}
 }
 
-// pauseFor stops the loops at their step gates for d. Their clients'
-// bytes wait in the kernel and their timers fall due meanwhile.
+// pauseFor stops the loops at their step gates for d of the run clock.
+// Their clients' bytes wait in the kernel and their timers fall due
+// meanwhile: the clock runs on, as only some loops stopped.
 func (r *Run) pauseFor(loops []*reactor.EventLoop, d time.Duration) {
 	for _, l := range loops {
 		l.Pause("timeline pause")
 	}
+	until := r.Elapsed() + d
 	go func() {
-		t := time.NewTimer(d)
-		defer t.Stop()
-		select {
-		case <-t.C:
-		case <-r.stop:
-		}
+		r.sleepUntil(until)
 		for _, l := range loops {
 			l.Resume()
 		}

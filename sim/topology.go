@@ -5,8 +5,10 @@ import (
 	"fmt"
 	"net"
 	"strconv"
+	"time"
 
 	"github.com/reactorviz/reactorviz/reactor"
+	"github.com/reactorviz/reactorviz/reactor/trace"
 	"github.com/reactorviz/reactorviz/reactor/wheel"
 	"github.com/reactorviz/reactorviz/scenarios"
 )
@@ -86,7 +88,8 @@ func (r *Run) build() error {
 		return err
 	}
 	w, err := wheel.New(wheel.Config{Tick: r.sc.Wheel.Tick, TicksPerWheel: r.sc.Wheel.TicksPerWheel, Name: "wheel"},
-		wheel.WithTrace(r.coll.AddLoop("wheel", "wheel"), r.coll.Switch(), r.coll.Clock()))
+		wheel.WithTrace(r.coll.AddLoop("wheel", "wheel"), r.coll.Switch(), r.coll.Clock()),
+		wheel.WithClock(wheelClock{r.coll.Clock()}))
 	if err != nil {
 		return err
 	}
@@ -171,4 +174,27 @@ func autoScale(sc *scenarios.Scenario, g *reactor.EventLoopGroup) error {
 		ScaleDown: a.Down, ScaleUp: a.Up,
 		MaxRampUp: a.Step, MaxRampDown: a.StepDown, Patience: a.Patience,
 	})
+}
+
+// wheelClock is the run clock as the wheel's thread reads it: its ticks
+// and deadlines are on the clock the events carry, and while the whole
+// run is held the thread sleeps until the release instead of ticking.
+type wheelClock struct{ c *trace.Clock }
+
+func (w wheelClock) Now() time.Duration { return time.Duration(w.c.Now()) }
+
+func (w wheelClock) Sleep(d time.Duration, wake <-chan struct{}) {
+	if held := w.c.Held(); held != nil {
+		select {
+		case <-held:
+		case <-wake:
+		}
+		return
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+	case <-wake:
+	}
 }

@@ -15,20 +15,66 @@ type TransportComparison struct {
 	Workload   Workload   `json:"workload"`
 	Transports []string   `json:"transports"`
 	Runs       []*Summary `json:"runs"`
+	// Figures and Totals are each transport's; Verdict and Causes say
+	// what the clients saw and what each transport cost a request.
+	Figures []Figures    `json:"figures,omitempty"`
+	Totals  []LoopTotals `json:"totals,omitempty"`
+	Verdict string       `json:"verdict,omitempty"`
+	Causes  []string     `json:"causes,omitempty"`
+}
+
+// JudgeTransports builds the comparison of the runs of sc on each
+// transport: the clients' figures, the system calls a request cost on
+// each, and why.
+func JudgeTransports(sc *scenarios.Scenario, transports []string, runs []*Summary) *TransportComparison {
+	c := &TransportComparison{Workload: NewWorkload(sc), Transports: transports, Runs: runs}
+	for i, s := range runs {
+		c.Figures = append(c.Figures, variantFigures(transports[i], s, sc))
+		c.Totals = append(c.Totals, totalsOf(transports[i], s))
+	}
+	c.Causes = transportCauses(c.Totals)
+	c.Verdict = variantVerdict(c.Figures, "transport", true)
+	if l := fewestSyscalls(c.Totals); l != "" {
+		c.Verdict += "; " + l
+	}
+	return c
+}
+
+// fewestSyscalls names the transport whose requests cost the fewest
+// system calls, with every transport's figure.
+func fewestSyscalls(ts []LoopTotals) string {
+	if len(ts) < 2 {
+		return ""
+	}
+	best := ts[0]
+	var each []string
+	for _, t := range ts {
+		if SyscallsPerRequest(t) < SyscallsPerRequest(best) {
+			best = t
+		}
+		each = append(each, fmt.Sprintf("%s %.2f", t.Name, SyscallsPerRequest(t)))
+	}
+	return fmt.Sprintf("%s made the fewest system calls a request (%s)", best.Name, strings.Join(each, ", "))
+}
+
+// Judgement returns the comparison's conclusion; transports have no
+// compare clauses.
+func (c *TransportComparison) Judgement() Judgement {
+	return Judgement{Verdict: c.Verdict, Causes: c.Causes}
 }
 
 // CompareTransports runs sc under netty 4.2 with each transport in turn.
 func CompareTransports(sc *scenarios.Scenario, transports []string, o CompareOptions) (*TransportComparison, error) {
-	runs, err := compareAll(sc, "transport", transports, o, forTransport)
+	runs, err := compareAll(sc, "transport", transports, o, ForTransport)
 	if err != nil {
 		return nil, err
 	}
-	return &TransportComparison{Workload: NewWorkload(sc), Transports: transports, Runs: runs}, nil
+	return JudgeTransports(sc, transports, runs), nil
 }
 
-// forTransport is sc under Netty 4.2 with its selector set to t and its
+// ForTransport is sc under Netty 4.2 with its selector set to t and its
 // expectations dropped (they were written for one transport).
-func forTransport(sc *scenarios.Scenario, t string) (*scenarios.Scenario, error) {
+func ForTransport(sc *scenarios.Scenario, t string) (*scenarios.Scenario, error) {
 	c, err := sc.ForNetty(scenarios.Netty42)
 	if err != nil {
 		return nil, err
@@ -52,7 +98,7 @@ func (c *TransportComparison) Text() string {
 	fmt.Fprintf(&b, "compare %s: model %s, netty 4.2, %d %s connections per transport, transports run one after another\n\n",
 		c.Workload.Scenario, model, c.Workload.Connections, c.Workload.Protocol)
 	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "transport\treq/s\tp50 µs\tp99 µs\terrors\titerations\twaits\tpolls\twaits/req\twakeups\t")
+	fmt.Fprintln(tw, "transport\treq/s\tp50 µs\tp99 µs\terrors\titerations\twaits\tpolls\twaits/req\tsyscalls/req\twakeups\t")
 	for i, s := range c.Runs {
 		var it, waits, polls, wakeups int64
 		for _, l := range s.Loops {
@@ -68,13 +114,21 @@ func (c *TransportComparison) Text() string {
 		if n := s.Clients.Requests; n > 0 {
 			perReq = float64(waits+polls) / float64(n)
 		}
-		fmt.Fprintf(tw, "%s\t%.0f\t%.0f\t%.0f\t%d\t%d\t%d\t%d\t%.3f\t%d\t\n", c.Transports[i],
+		fmt.Fprintf(tw, "%s\t%.0f\t%.0f\t%.0f\t%d\t%d\t%d\t%d\t%.3f\t%.2f\t%d\t\n", c.Transports[i],
 			s.Clients.ThroughputRPS, s.Clients.LatencyUS.P50, s.Clients.LatencyUS.P99, s.Clients.Errors,
-			it, waits, polls, perReq, wakeups)
+			it, waits, polls, perReq, c.syscalls(i), wakeups)
 	}
 	tw.Flush()
-	b.WriteString("\nwaits: epoll_wait (nio, epoll) or io_uring_enter (io_uring); a readiness loop adds a read and a\nwrite system call per ready channel, the ring none.\n")
+	b.WriteString("\nwaits: epoll_wait (nio, epoll) or io_uring_enter (io_uring); syscalls/req counts, from the engine's\nevents, a readiness loop's waits, reads, writes and epoll_ctl, and the ring's enters (its reads and\nwrites are completions on the ring).\n")
+	writeConclusion(&b, c.Verdict, c.Causes)
 	return b.String()
+}
+
+func (c *TransportComparison) syscalls(i int) float64 {
+	if i < len(c.Totals) {
+		return SyscallsPerRequest(c.Totals[i])
+	}
+	return 0
 }
 
 // Failed counts the runs' failed expectations (none: they are dropped).

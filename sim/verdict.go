@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"slices"
@@ -41,7 +42,24 @@ type Figures struct {
 	StalledLoops int     `json:"stalled_loops"`
 	StallUS      float64 `json:"stall_us"`
 	Verdict      string  `json:"verdict"`
-	blocking     bool    // the timeline blocks a handler
+	// RPSSpread and P99Spread are the range of the run's per-window
+	// figures (Window): the run's own noise. A verdict ranks two models
+	// only when their ranges do not overlap.
+	RPSSpread Spread `json:"rps_spread"`
+	P99Spread Spread `json:"p99_spread_us"`
+	// Shape is the topology that served: how many loops accepted, how many
+	// served channels, and whether one loop did both.
+	Shape Shape `json:"shape"`
+	// CPUWaitMax is the largest share of the run (%) a serving loop was
+	// ready to run but waited for a CPU: other work on the machine. -1
+	// when not measured.
+	CPUWaitMax  float64 `json:"cpu_wait_max"`
+	CPUWaitLoop string  `json:"cpu_wait_loop,omitempty"`
+	// OtherCPU is the share (%) of the machine's CPUs that other processes
+	// used while the run ran (/proc/stat less this process); -1 unknown.
+	OtherCPU float64 `json:"other_cpu"`
+	blocking bool    // the timeline blocks a handler
+	windows  []Window
 }
 
 // figure returns the compare figure of that name.
@@ -121,7 +139,7 @@ func offered(sc *scenarios.Scenario) float64 {
 
 // figuresOf reads one model's figures from its summary.
 func figuresOf(s *Summary, sc *scenarios.Scenario) Figures {
-	f := Figures{Model: s.Model, OfferedRPS: offered(sc), RPS: s.Clients.ThroughputRPS,
+	f := Figures{Model: s.Model, OfferedRPS: offered(sc), CPUWaitMax: -1, OtherCPU: s.otherCPU, RPS: s.Clients.ThroughputRPS,
 		P50US: s.Clients.LatencyUS.P50, P99US: s.Clients.LatencyUS.P99, P999US: s.Clients.LatencyUS.P999,
 		Errors: s.Clients.Errors, AcceptP99US: s.Clients.AcceptUS.P99,
 		StallUS: float64(stallThreshold(sc) / time.Microsecond), blocking: blocks(sc),
@@ -139,6 +157,11 @@ func figuresOf(s *Summary, sc *scenarios.Scenario) Figures {
 		f.Split.Select += l.Time.Run.Select
 		f.Split.IO += l.Time.Run.IO
 		f.Split.Tasks += l.Time.Run.Tasks
+		if w, ok := s.cpuWait[l.Name]; ok && s.DurationNS > 0 {
+			if pct := math.Round(min(100, 100*float64(w)/float64(s.DurationNS))); pct > f.CPUWaitMax || f.CPUWaitLoop == "" {
+				f.CPUWaitMax, f.CPUWaitLoop = pct, l.Name
+			}
+		}
 		if b := l.Time.Run.Busy(); b > f.BusyMax || f.BusiestLoop == "" {
 			f.BusyMax, f.BusiestLoop = b, l.Name
 		}
@@ -153,6 +176,8 @@ func figuresOf(s *Summary, sc *scenarios.Scenario) Figures {
 		r := func(x float64) float64 { return math.Round(x/float64(n)*10) / 10 }
 		f.Split = TimeShares{Select: r(f.Split.Select), IO: r(f.Split.IO), Tasks: r(f.Split.Tasks)}
 	}
+	f.RPSSpread, f.P99Spread, f.Shape = rpsSpread(s.windows), p99Spread(s.windows), shapeOf(s)
+	f.windows = s.windows
 	f.Verdict = f.modelVerdict()
 	return f
 }
@@ -185,7 +210,7 @@ func (f *Figures) modelVerdict() string {
 		parts = append(parts, fmt.Sprintf("accepted on %d loops (%s), accept p99 %s", f.AcceptLoops, f.Listening, usText(f.AcceptP99US)))
 	}
 	if f.BusiestLoop != "" {
-		parts = append(parts, fmt.Sprintf("%s busy %.0f%%", f.BusiestLoop, f.BusyMax))
+		parts = append(parts, fmt.Sprintf("%s busy %.0f%% of the run", f.BusiestLoop, f.BusyMax))
 	}
 	if f.StalledLoops > 0 && f.blocking {
 		parts = append(parts, fmt.Sprintf("clients of %d of %d loops stalled", f.StalledLoops, f.ServedLoops))
@@ -206,60 +231,268 @@ func usText(us float64) string {
 	return fmt.Sprintf("%.0fµs", us)
 }
 
-// verdict is the comparison's one line, computed from the figures: which
-// model served most, at what latency, and why.
+// verdict is the comparison's line, computed from the figures: which
+// models differ beyond their runs' noise and why, and which are about the
+// same (and, when they have the same shape here, that they are one program).
 func (c *Comparison) verdict() string {
 	if len(c.Figures) < 2 {
 		return ""
 	}
-	best := slices.MaxFunc(c.Figures, func(a, b Figures) int { return cmpFloat(a.RPS, b.RPS) })
-	low := slices.MinFunc(c.Figures, func(a, b Figures) int { return cmpFloat(a.P99US, b.P99US) })
-	high := slices.MaxFunc(c.Figures, func(a, b Figures) int { return cmpFloat(a.P99US, b.P99US) })
-	worst := slices.MinFunc(c.Figures, func(a, b Figures) int { return cmpFloat(a.RPS, b.RPS) })
-	switch {
-	case worst.RPS > 0 && best.RPS >= 1.1*worst.RPS:
-		return fmt.Sprintf("%s served %.1f× %s's requests (%.0f vs %.0f req/s) at p99 %s vs %s: %s",
-			best.Model, best.RPS/worst.RPS, worst.Model, best.RPS, worst.RPS, usText(best.P99US), usText(worst.P99US),
-			reason(worst, best))
-	case low.P99US > 0 && high.P99US >= 2*low.P99US && high.P99US-low.P99US >= noiseUS:
-		return fmt.Sprintf("same throughput, but %s's p99 is %.1f× %s's (%s vs %s): %s",
-			high.Model, high.P99US/low.P99US, low.Model, usText(high.P99US), usText(low.P99US), reason(high, low))
+	head, ranked := c.headline()
+	if busy, ok := contended(c.Figures); ok {
+		head, ranked = c.machineBound(busy), false
 	}
-	busiest := slices.MaxFunc(c.Figures, func(a, b Figures) int { return cmpFloat(a.BusyMax, b.BusyMax) })
-	return fmt.Sprintf("the models perform alike (about %.0f req/s, p99 %s to %s): no loop is busy enough for the model to matter (busiest: %s's %s, %.0f%%)",
-		best.RPS, usText(low.P99US), usText(high.P99US), busiest.Model, busiest.BusiestLoop, busiest.BusyMax)
+	parts := []string{head}
+	for _, l := range alikeLines(c.Figures) {
+		// With nothing ranked the headline already says all are alike;
+		// only a same shape is worth a line of its own.
+		if ranked || l.sameShape {
+			parts = append(parts, l.text)
+		}
+	}
+	return strings.Join(parts, "; ")
+}
+
+// headline ranks the slowest model against the fastest and those alike
+// with it, when the difference stands out of the noise.
+func (c *Comparison) headline() (string, bool) {
+	fs := c.Figures
+	best := slices.MaxFunc(fs, func(a, b Figures) int { return cmp.Compare(a.RPS, b.RPS) })
+	worst := slices.MinFunc(fs, func(a, b Figures) int { return cmp.Compare(a.RPS, b.RPS) })
+	if moreRPS(best, worst) && !anyAlike(alikeWith(fs, best), worst) {
+		return fmt.Sprintf("%s served %.1f× %s's requests (%.0f vs %.0f req/s%s) at p99 %s vs %s: %s",
+			names(alikeWith(fs, best)), best.RPS/worst.RPS, worst.Model, best.RPS, worst.RPS, pairedText(best, worst, windowRPS),
+			usText(best.P99US), usText(worst.P99US), reason(worst, best, alikeWith(fs, best))), true
+	}
+	low := slices.MinFunc(fs, func(a, b Figures) int { return cmp.Compare(a.P99US, b.P99US) })
+	high := slices.MaxFunc(fs, func(a, b Figures) int { return cmp.Compare(a.P99US, b.P99US) })
+	if slowerP99(high, low) && !anyAlike(alikeWith(fs, low), high) {
+		return fmt.Sprintf("same throughput, but %s's p99 is %.1f× %s's (%s vs %s%s): %s",
+			high.Model, high.P99US/low.P99US, names(alikeWith(fs, low)), usText(high.P99US), usText(low.P99US), pairedText(high, low, windowP99),
+			reason(high, low, alikeWith(fs, low))), true
+	}
+	busiest := slices.MaxFunc(fs, func(a, b Figures) int { return cmp.Compare(a.BusyMax, b.BusyMax) })
+	if idlest := slices.MinFunc(fs, func(a, b Figures) int { return cmp.Compare(a.BusyMax, b.BusyMax) }); idlest.BusyMax >= 90 {
+		return fmt.Sprintf("the models perform about the same (about %.0f req/s, p99 %s to %s, within the runs' noise), and every model's busiest loop was busy %.0f%% or more: the machine's CPU, not the model, was the limit (other work running?), so no model could spread the load",
+			best.RPS, usText(low.P99US), usText(high.P99US), idlest.BusyMax), false
+	}
+	if busiest.BusyMax >= 80 {
+		return fmt.Sprintf("the models perform about the same (about %.0f req/s, p99 %s to %s): their difference stays inside the runs' noise, window by window, although %s's %s was busy %.0f%% of the run",
+			best.RPS, usText(low.P99US), usText(high.P99US), busiest.Model, busiest.BusiestLoop, busiest.BusyMax), false
+	}
+	return fmt.Sprintf("the models perform about the same (about %.0f req/s, p99 %s to %s, within the runs' noise): no loop is busy enough for the model to matter (busiest: %s's %s, %.0f%% of the run)",
+		best.RPS, usText(low.P99US), usText(high.P99US), busiest.Model, busiest.BusiestLoop, busiest.BusyMax), false
+}
+
+// contendedPct is the share of the machine's CPUs (%) other processes may
+// use during a run before the run measures the machine more than its
+// model: on two cores, a quarter is half a core taken from the loops.
+const contendedPct = 25
+
+// contended returns the figures of the run during which other processes
+// used the most CPU, when that reached contendedPct.
+func contended(fs []Figures) (Figures, bool) {
+	w := slices.MaxFunc(fs, func(a, b Figures) int { return cmp.Compare(a.OtherCPU, b.OtherCPU) })
+	return w, w.OtherCPU >= contendedPct
+}
+
+// machineBound is the verdict of runs the machine's other work starved:
+// no ranking (the figures measure the machine), only what holds whatever
+// the load — each model's shape and how busy its loops were.
+func (c *Comparison) machineBound(w Figures) string {
+	var shapes []string
+	for _, f := range c.Figures {
+		shapes = append(shapes, fmt.Sprintf("%s: %s, busiest %s %.0f%% of the run", f.Model, f.Shape, f.BusiestLoop, f.BusyMax))
+	}
+	waited := ""
+	if w.CPUWaitMax >= 0 && w.CPUWaitLoop != "" {
+		waited = fmt.Sprintf(" and its %s waited for a CPU %.0f%% of the run", w.CPUWaitLoop, w.CPUWaitMax)
+	}
+	return fmt.Sprintf("the machine was busy: other processes used %.0f%% of its CPUs during %s's run%s, so these runs' throughput and latency measure the machine, not the models, and none is ranked; what holds regardless — %s",
+		w.OtherCPU, w.Model, waited, strings.Join(shapes, "; "))
 }
 
 // noiseUS is the p99 difference below which the verdict calls two models
-// alike: a few milliseconds is what the scheduler of a shared machine adds
-// on its own.
+// alike whatever their spreads: a few milliseconds is what the scheduler
+// of a shared machine adds on its own.
 const noiseUS = 5000
 
-// reason explains why slow did worse than fast from their figures.
-func reason(slow, fast Figures) string {
+// moreRPS says whether fast served clearly more than slow: by a tenth or
+// more, with the ranges of their windows apart, and not the same shape.
+func moreRPS(fast, slow Figures) bool {
+	if slow.RPS <= 0 || fast.RPS < 1.1*slow.RPS || sameShape(fast, slow) {
+		return false
+	}
+	if r, ok := pairedRatio(fast.windows, slow.windows, windowRPS); ok {
+		return r.Lo > 1
+	}
+	return apart(fast.RPSSpread, slow.RPSSpread)
+}
+
+func windowRPS(w Window) float64 { return w.RPS }
+func windowP99(w Window) float64 { return w.P99US }
+
+// pairedRatio is the range of a's figure over b's window by window: the
+// runs share their schedule, so window k of one meets the same load as
+// window k of the other. The first window is left out and the outer tenth
+// trimmed. A range that stays above 1 is a difference no window's noise
+// undoes; one that straddles 1 is noise. ok is false without enough
+// windows in both runs.
+func pairedRatio(a, b []Window, pick func(Window) float64) (Spread, bool) {
+	var rs []float64
+	for k := 1; k < min(len(a), len(b)); k++ {
+		if x, y := pick(a[k]), pick(b[k]); x > 0 && y > 0 {
+			rs = append(rs, x/y)
+		}
+	}
+	if len(rs) < minSpreadWindows {
+		return Spread{}, false
+	}
+	slices.Sort(rs)
+	k := len(rs) / 10
+	return Spread{Lo: rs[k], Hi: rs[len(rs)-1-k], N: len(rs)}, true
+}
+
+// pairedText says how far apart two runs stayed window by window, for a
+// verdict that ranks them.
+func pairedText(a, b Figures, pick func(Window) float64) string {
+	r, ok := pairedRatio(a.windows, b.windows, pick)
+	if !ok {
+		return ""
+	}
+	return fmt.Sprintf(", %.1f× to %.1f× in each of %d windows", r.Lo, r.Hi, r.N)
+}
+
+// slowerP99 says whether slow's p99 is clearly worse than fast's: twice or
+// more, by more than noiseUS, with their windows' p99 ranges apart, and
+// not the same shape.
+func slowerP99(slow, fast Figures) bool {
+	if fast.P99US <= 0 || slow.P99US < 2*fast.P99US || slow.P99US-fast.P99US < noiseUS || sameShape(fast, slow) {
+		return false
+	}
+	if r, ok := pairedRatio(slow.windows, fast.windows, windowP99); ok {
+		return r.Lo > 1
+	}
+	return apart(slow.P99Spread, fast.P99Spread)
+}
+
+// apart says whether two ranges do not overlap; with no spread measured
+// (a summary rebuilt from a trace), the fixed margins alone decide.
+func apart(a, b Spread) bool {
+	if !a.known() || !b.known() {
+		return true
+	}
+	return !a.overlaps(b)
+}
+
+// sameShape says whether two models built the same topology here.
+func sameShape(a, b Figures) bool { return a.Shape.Serving > 0 && a.Shape == b.Shape }
+
+// alike says whether nothing measured tells a from b.
+func alike(a, b Figures) bool {
+	return sameShape(a, b) || !(moreRPS(a, b) || moreRPS(b, a) || slowerP99(a, b) || slowerP99(b, a))
+}
+
+// anyAlike says whether f is alike with one of peers: then ranking f
+// against the group would rank noise (or one shape against itself).
+func anyAlike(peers []Figures, f Figures) bool {
+	return slices.ContainsFunc(peers, func(p Figures) bool { return p.Model != f.Model && alike(p, f) })
+}
+
+// alikeWith lists f and the models alike with it, in the figures' order.
+func alikeWith(fs []Figures, f Figures) []Figures {
+	var out []Figures
+	for _, g := range fs {
+		if g.Model == f.Model || alike(f, g) {
+			out = append(out, g)
+		}
+	}
+	return out
+}
+
+func names(fs []Figures) string {
+	var ns []string
+	for _, f := range fs {
+		ns = append(ns, f.Model)
+	}
+	switch len(ns) {
+	case 0:
+		return ""
+	case 1:
+		return ns[0]
+	}
+	return strings.Join(ns[:len(ns)-1], ", ") + " and " + ns[len(ns)-1]
+}
+
+// alikeLines says, for each pair of models nothing measured tells apart,
+// that they are about the same and by which ranges, or that they are the
+// same shape here.
+func alikeLines(fs []Figures) []alikeLine {
+	var out []alikeLine
+	for i := range fs {
+		for j := i + 1; j < len(fs); j++ {
+			a, b := fs[i], fs[j]
+			switch {
+			case sameShape(a, b):
+				out = append(out, alikeLine{sameShapeLine(a, b), true})
+			case alike(a, b):
+				out = append(out, alikeLine{text: fmt.Sprintf("%s and %s are about the same (p99 %s vs %s over the runs' windows, %.0f vs %.0f req/s)",
+					a.Model, b.Model, spreadText(a.P99Spread, a.P99US), spreadText(b.P99Spread, b.P99US), a.RPS, b.RPS)})
+			}
+		}
+	}
+	return out
+}
+
+type alikeLine struct {
+	text      string
+	sameShape bool
+}
+
+// sameShapeLine says two models are one program here, naming what made
+// them so: master-slave with one port has one boss accepting, as multi.
+func sameShapeLine(a, b Figures) string {
+	if b.Model == string(scenarios.ModelMasterSlave) {
+		a, b = b, a
+	}
+	line := fmt.Sprintf("%s and %s have the same shape here (%s), so their difference is the runs' noise (p99 %s vs %s)",
+		a.Model, b.Model, a.Shape, usText(a.P99US), usText(b.P99US))
+	if a.Model == string(scenarios.ModelMasterSlave) && a.Shape.Accepting == 1 {
+		line = fmt.Sprintf("%s with %s is %s: %s, so any difference between them is the runs' noise (p99 %s vs %s)",
+			a.Model, a.Listening, b.Model, a.Shape, usText(a.P99US), usText(b.P99US))
+	}
+	return line
+}
+
+// spreadText is a figure's range over the windows, or the figure itself
+// when none was measured.
+func spreadText(s Spread, v float64) string {
+	if !s.known() {
+		return usText(v)
+	}
+	return usText(s.Lo) + "–" + usText(s.Hi)
+}
+
+// reason explains why slow did worse than fast (and those alike with it)
+// from their figures: the mechanism, not the ranking.
+func reason(slow, fast Figures, peers []Figures) string {
+	who := names(peers)
 	switch {
 	case slow.blocking && slow.StalledLoops > 0 && slow.StalledLoops >= slow.ServedLoops:
 		return fmt.Sprintf("in %s every loop's clients stalled behind the blocked handler; in %s %d of %d loops' did",
-			slow.Model, fast.Model, fast.StalledLoops, fast.ServedLoops)
+			slow.Model, who, fast.StalledLoops, fast.ServedLoops)
 	case slow.AcceptLoops < fast.AcceptLoops && slow.AcceptP99US > 1.5*fast.AcceptP99US && fast.AcceptP99US > 0:
 		return fmt.Sprintf("%s accepted on %d loop with accept p99 %s, %s on %d (%s) with %s",
-			slow.Model, slow.AcceptLoops, usText(slow.AcceptP99US), fast.Model, fast.AcceptLoops, fast.Listening, usText(fast.AcceptP99US))
+			slow.Model, slow.AcceptLoops, usText(slow.AcceptP99US), who, fast.AcceptLoops, fast.Listening, usText(fast.AcceptP99US))
+	case slow.BusyMax >= 80 && slow.BusyMax > fast.BusyMax+10 && slow.Shape.Serving == 1:
+		return fmt.Sprintf("%s's one loop %s spent %.0f%% of its time in I/O and tasks, so requests queued behind each other; %s's %d workers shared the channels (busiest %s %.0f%%)",
+			slow.Model, slow.BusiestLoop, slow.BusyMax, who, fast.Shape.Serving, fast.BusiestLoop, fast.BusyMax)
 	case slow.BusyMax >= 80 && slow.BusyMax > fast.BusyMax+10:
-		return fmt.Sprintf("%s's %s was busy %.0f%% of the time and requests queued behind it; %s spread the load (busiest %s %.0f%%)",
-			slow.Model, slow.BusiestLoop, slow.BusyMax, fast.Model, fast.BusiestLoop, fast.BusyMax)
+		return fmt.Sprintf("%s's %s was busy %.0f%% of the time and requests queued behind it; %s spread the load over %d loops (busiest %s %.0f%%)",
+			slow.Model, slow.BusiestLoop, slow.BusyMax, who, fast.Shape.Serving, fast.BusiestLoop, fast.BusyMax)
 	}
 	return fmt.Sprintf("%s's busiest loop %s was busy %.0f%%, %s's %s %.0f%%",
 		slow.Model, slow.BusiestLoop, slow.BusyMax, fast.Model, fast.BusiestLoop, fast.BusyMax)
-}
-
-func cmpFloat(a, b float64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
 
 // check evaluates the workload's compare clauses against the figures.
@@ -276,4 +509,33 @@ func (c *Comparison) check(clauses []*scenarios.CompareClause) {
 	for _, cl := range clauses {
 		c.Checks = append(c.Checks, cl.Eval(get))
 	}
+}
+
+// variantVerdict is the verdict of a comparison of loop designs or
+// transports: what the clients saw, ranked only beyond the runs' noise,
+// and where to look for the difference (the cause lines).
+func variantVerdict(fs []Figures, axis string, causes bool) string {
+	if len(fs) < 2 {
+		return ""
+	}
+	best := slices.MaxFunc(fs, func(a, b Figures) int { return cmp.Compare(a.RPS, b.RPS) })
+	worst := slices.MinFunc(fs, func(a, b Figures) int { return cmp.Compare(a.RPS, b.RPS) })
+	low := slices.MinFunc(fs, func(a, b Figures) int { return cmp.Compare(a.P99US, b.P99US) })
+	high := slices.MaxFunc(fs, func(a, b Figures) int { return cmp.Compare(a.P99US, b.P99US) })
+	var head string
+	switch {
+	case moreRPS(best, worst) && !anyAlike(alikeWith(fs, best), worst):
+		head = fmt.Sprintf("%s served %.1f× %s's requests (%.0f vs %.0f req/s%s)", names(alikeWith(fs, best)),
+			best.RPS/worst.RPS, worst.Model, best.RPS, worst.RPS, pairedText(best, worst, windowRPS))
+	case slowerP99(high, low) && !anyAlike(alikeWith(fs, low), high):
+		head = fmt.Sprintf("same throughput, but %s's p99 is %.1f× %s's (%s vs %s%s)", high.Model,
+			high.P99US/low.P99US, names(alikeWith(fs, low)), usText(high.P99US), usText(low.P99US), pairedText(high, low, windowP99))
+	default:
+		head = fmt.Sprintf("the clients saw about the same under every %s (about %.0f req/s, p99 %s to %s, within the runs' noise)",
+			axis, best.RPS, usText(low.P99US), usText(high.P99US))
+	}
+	if causes {
+		return head + "; the " + axis + "s differ inside the loop: why they differ, below"
+	}
+	return head + "; the loops' counters differ by no more than a run's noise either"
 }

@@ -23,6 +23,7 @@ func summaryOf(model string, rps, p99 float64, busy []float64, loopP99 []float64
 	for i, b := range busy {
 		l := LoopSummary{Name: group + "-" + string(rune('0'+i)), Group: group,
 			Time: &LoopTime{Run: TimeShares{IO: b, Select: 100 - b}}}
+		l.Registered = 4
 		if model == "single" {
 			l.Accepted = 8
 		}
@@ -59,7 +60,7 @@ compare:
 		!strings.Contains(multi.Verdict, "kept up with 3000") {
 		t.Errorf("model verdicts: %q / %q", single.Verdict, multi.Verdict)
 	}
-	if !strings.HasPrefix(c.Verdict, "multi served 2.0× single's requests") || !strings.Contains(c.Verdict, "reactor-0 was busy 99%") {
+	if !strings.HasPrefix(c.Verdict, "multi served 2.0× single's requests") || !strings.Contains(c.Verdict, "single's one loop reactor-0 spent 99% of its time in I/O and tasks, so requests queued behind each other; multi's 2 workers shared the channels") {
 		t.Errorf("verdict: %q", c.Verdict)
 	}
 	if c.Failed() != 0 || len(c.Checks) != 3 {
@@ -81,7 +82,135 @@ func TestVerdictAlike(t *testing.T) {
 		summaryOf("single", 3996, 500, []float64{6}, []float64{500}),
 		summaryOf("multi", 3990, 2_000, []float64{3, 3}, []float64{2_000, 1_500}),
 	})
-	if !strings.HasPrefix(c.Verdict, "the models perform alike") || !strings.Contains(c.Verdict, "single's reactor-0, 6%") {
+	if !strings.HasPrefix(c.Verdict, "the models perform about the same") || !strings.Contains(c.Verdict, "single's reactor-0, 6%") {
 		t.Errorf("verdict: %q", c.Verdict)
+	}
+}
+
+// withWindows gives s n windows whose rps and p99 step evenly over
+// [lo, hi]; with zigzag, every other window swaps ends, so two runs'
+// windows cross.
+func withWindows(s *Summary, n int, rpsLo, rpsHi, p99Lo, p99Hi float64, zigzag ...bool) *Summary {
+	s.windows = []Window{{RPS: 1, P99US: 1}} // the first, clients connecting: left out
+	for i := range n {
+		f := float64(i) / float64(n-1)
+		if len(zigzag) > 0 && i%2 == 1 {
+			f = 1 - f
+		}
+		s.windows = append(s.windows, Window{RPS: rpsLo + f*(rpsHi-rpsLo), P99US: p99Lo + f*(p99Hi-p99Lo)})
+	}
+	return s
+}
+
+func judgeFigures(t *testing.T, sums ...*Summary) *Comparison {
+	t.Helper()
+	sc, err := scenarios.Parse("w.yaml", []byte("name: w\nclients:\n  - {connections: 8, load: open, rate: 500/s}\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return Judge(sc, sums)
+}
+
+// Figures 1.2× and 3× apart whose windows overlap are noise: no ranking,
+// "about the same"; the same figures with windows apart are ranked.
+func TestVerdictOverlappingSpreadsDoNotRank(t *testing.T) {
+	single := func() *Summary { return summaryOf("single", 3000, 30_000, []float64{70}, []float64{30_000}) }
+	multi := func() *Summary { return summaryOf("multi", 3600, 10_000, []float64{40, 40}, []float64{10_000, 9_000}) }
+	c := judgeFigures(t, withWindows(single(), 12, 2500, 4500, 5_000, 40_000, true), withWindows(multi(), 12, 3300, 3900, 4_000, 15_000))
+	if !strings.HasPrefix(c.Verdict, "the models perform about the same") || strings.Contains(c.Verdict, "served") {
+		t.Errorf("overlapping windows ranked: %q", c.Verdict)
+	}
+	if c.Figures[0].RPSSpread.N != 12 || c.Figures[0].RPSSpread.Lo < 2500 || c.Figures[0].RPSSpread.Hi >= 4500 {
+		t.Errorf("spread not trimmed over 12 windows: %+v", c.Figures[0].RPSSpread)
+	}
+	c = judgeFigures(t, withWindows(single(), 12, 2900, 3100, 25_000, 40_000), withWindows(multi(), 12, 3500, 3700, 4_000, 15_000))
+	if !strings.HasPrefix(c.Verdict, "multi served 1.2× single's requests (3600 vs 3000 req/s, 1.2× to 1.2× in each of 12 windows)") {
+		t.Errorf("windows apart not ranked: %q", c.Verdict)
+	}
+}
+
+// master-slave with one port has one boss accepting, as multi: the same
+// shape, never ranked against multi however far apart their p99s and
+// windows are, and the verdict says why.
+func TestVerdictSameShape(t *testing.T) {
+	single := withWindows(summaryOf("single", 2500, 900_000, []float64{99}, []float64{900_000}), 12, 2400, 2600, 200_000, 1_300_000)
+	multi := withWindows(summaryOf("multi", 3600, 12_500, []float64{75, 74}, []float64{12_500, 12_000}), 12, 3550, 3650, 10_000, 14_000)
+	ms := withWindows(summaryOf("master-slave", 3600, 6_000, []float64{73, 72}, []float64{6_000, 5_500}), 12, 3550, 3650, 4_000, 7_000)
+	ms.Groups[0].Size = 2
+	ms.Loops = append(ms.Loops[:1], append([]LoopSummary{{Name: "boss-1", Group: "boss", Time: &LoopTime{}}}, ms.Loops[1:]...)...)
+	c := judgeFigures(t, single, multi, ms)
+	if c.Figures[1].Shape != c.Figures[2].Shape || c.Figures[0].Shape == c.Figures[1].Shape {
+		t.Fatalf("shapes: %+v", c.Figures)
+	}
+	if !strings.HasPrefix(c.Verdict, "multi and master-slave served 1.4× single's requests") {
+		t.Errorf("headline: %q", c.Verdict)
+	}
+	if !strings.Contains(c.Verdict, "master-slave with 1 port is multi: one boss accepts, 2 workers serve") {
+		t.Errorf("no same-shape line: %q", c.Verdict)
+	}
+	if strings.Contains(c.Verdict, "master-slave's p99 is") || strings.Contains(c.Verdict, "multi's p99 is") {
+		t.Errorf("same shape ranked: %q", c.Verdict)
+	}
+}
+
+// A model of the same shape as one of the winners is never ranked below
+// them: on a loaded machine master-slave served less than multi by the
+// machine's doing, not its own.
+func TestVerdictSameShapeNotRankedBelowItsTwin(t *testing.T) {
+	single := withWindows(summaryOf("single", 2061, 1_458_000, []float64{99}, []float64{1_458_000}), 12, 1900, 2200, 400_000, 1_400_000)
+	multi := withWindows(summaryOf("multi", 1993, 2_080_000, []float64{92, 90}, []float64{2_080_000, 2_000_000}), 12, 1800, 2100, 400_000, 1_900_000, true)
+	ms := withWindows(summaryOf("master-slave", 1137, 2_290_000, []float64{90, 89}, []float64{2_290_000, 2_200_000}), 12, 1000, 1250, 500_000, 2_200_000)
+	c := judgeFigures(t, single, multi, ms)
+	if strings.Contains(c.Verdict, "served") {
+		t.Errorf("ranked the twin of a winner: %q", c.Verdict)
+	}
+	if !strings.Contains(c.Verdict, "master-slave with 1 port is multi") {
+		t.Errorf("no same-shape line: %q", c.Verdict)
+	}
+}
+
+// A p99 that grows over the run (single's queue) spreads over a range that
+// overlaps a steady run's, yet window by window it stays far above: the
+// paired ratio ranks it. A difference that changes sign between windows
+// is not ranked.
+func TestVerdictPairedWindows(t *testing.T) {
+	single := withWindows(summaryOf("single", 2400, 900_000, []float64{99}, []float64{900_000}), 12, 2300, 2500, 100_000, 1_900_000)
+	multi := withWindows(summaryOf("multi", 3500, 200_000, []float64{80, 80}, []float64{200_000, 200_000}), 12, 3400, 3600, 20_000, 400_000)
+	if f := judgeFigures(t, single, multi).Figures; f[0].P99Spread.overlaps(f[1].P99Spread) == false {
+		t.Fatalf("the test wants overlapping p99 ranges: %+v %+v", f[0].P99Spread, f[1].P99Spread)
+	}
+	c := judgeFigures(t, single, multi)
+	if !strings.HasPrefix(c.Verdict, "multi served 1.5× single's requests") || !strings.Contains(c.Verdict, "in each of 12 windows") {
+		t.Errorf("a consistent difference not ranked: %q", c.Verdict)
+	}
+	noisy := withWindows(summaryOf("multi", 3500, 200_000, []float64{80, 80}, []float64{200_000, 200_000}), 12, 2000, 4000, 20_000, 2_500_000, true)
+	c = judgeFigures(t, single, noisy)
+	if strings.Contains(c.Verdict, "served") || !strings.Contains(c.Verdict, "inside the runs' noise") {
+		t.Errorf("a difference that changes sign ranked: %q", c.Verdict)
+	}
+}
+
+// When other processes used a third of the machine's CPUs during a run,
+// the verdict ranks nothing, whatever the figures, and says what holds
+// regardless; a loop's wait for a CPU alone (the runs' own threads
+// sharing two cores) does not stop a ranking.
+func TestVerdictMachineBound(t *testing.T) {
+	single := withWindows(summaryOf("single", 2000, 1_400_000, []float64{99}, []float64{1_400_000}), 12, 1900, 2100, 400_000, 1_900_000)
+	multi := withWindows(summaryOf("multi", 3400, 100_000, []float64{95, 90}, []float64{100_000, 90_000}), 12, 3300, 3500, 50_000, 150_000)
+	single.DurationNS, multi.DurationNS = 3e9, 3e9
+	single.cpuWait = map[string]int64{"reactor-0": 0.05e9}
+	multi.cpuWait = map[string]int64{"worker-0": 1.3e9, "worker-1": 1.1e9}
+	multi.otherCPU = 40
+	c := judgeFigures(t, single, multi)
+	if c.Figures[1].CPUWaitMax != 43 || c.Figures[1].CPUWaitLoop != "worker-0" {
+		t.Errorf("cpu wait: %+v", c.Figures[1])
+	}
+	if !strings.HasPrefix(c.Verdict, "the machine was busy: other processes used 40% of its CPUs during multi's run and its worker-0 waited for a CPU 43% of the run") ||
+		strings.Contains(c.Verdict, "served") || !strings.Contains(c.Verdict, "single: one loop accepts and serves every channel, busiest reactor-0 99% of the run") {
+		t.Errorf("verdict: %q", c.Verdict)
+	}
+	multi.otherCPU = 5
+	if c := judgeFigures(t, single, multi); !strings.HasPrefix(c.Verdict, "multi served 1.7× single's requests") {
+		t.Errorf("a quiet machine's runs not ranked: %q", c.Verdict)
 	}
 }

@@ -106,7 +106,7 @@ func newShell(o Options) *shell {
 // ticker is gone.
 func (sh *shell) run(v view) error {
 	sh.v = v
-	sh.help.Set("help · "+v.title(), helpEntries(v.kind(), viewScenario(v)))
+	sh.setHelp()
 	v.refresh()
 	if sh.opts.ready != nil {
 		sh.opts.ready(sh)
@@ -188,6 +188,10 @@ func (sh *shell) stop() {
 	sh.app.Stop()
 }
 
+// stopLater ends the app from the UI goroutine, which stop must not block:
+// it waits for a draw only the UI goroutine can run.
+func (sh *shell) stopLater() { go sh.stop() }
+
 // redraw asks for a draw at the next tick. Any goroutine.
 func (sh *shell) redraw() { sh.wake.Store(true) }
 
@@ -244,6 +248,7 @@ func (sh *shell) handleKey(ev *tcell.EventKey) *tcell.EventKey {
 	default:
 		switch a := lookup(sh.v.kind(), ev); a {
 		case actHelp:
+			sh.setHelp() // the captions' figures as of now
 			sh.helpOn = true
 		case actNone:
 		default:
@@ -329,4 +334,11 @@ func (r *rootView) MouseHandler() func(action tview.MouseAction, event *tcell.Ev
 		sh.v.refresh()
 		return true, nil
 	})
+}
+
+// setHelp fills the help overlay for the view on screen, its scenario's
+// captions filled from the frame it shows now.
+func (sh *shell) setHelp() {
+	v := sh.v
+	sh.help.Set("help · "+v.title(), helpEntries(v.kind(), viewScenario(v), viewValues(v)))
 }

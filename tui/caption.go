@@ -7,25 +7,20 @@ import (
 
 	"github.com/gdamore/tcell/v2"
 
-	"github.com/reactorviz/reactorviz/reactor/trace"
+	"github.com/reactorviz/reactorviz/reactor/trace/counters"
 	"github.com/reactorviz/reactorviz/scenarios"
 	"github.com/reactorviz/reactorviz/sim"
+	"github.com/reactorviz/reactorviz/tracefile/jsonl"
 	"github.com/reactorviz/reactorviz/tui/model"
 	"github.com/reactorviz/reactorviz/tui/widgets"
 )
 
-// firedSession is a session that reports the timeline actions it played
-// (*sim.Run does); without it the caption shows the watch notes only.
-type firedSession interface {
-	Fired() []sim.Fired
-}
-
 // flashFor is how long, on the run clock, a loop's row flashes after a
-// timeline action reached it, and how long the action's line stays lit.
+// script action reached it, and how long the action's line stays lit.
 const flashFor = 1500 * time.Millisecond
 
 // captionView is what the caption lines say at one moment: the latest
-// timeline action played, and the scenario's "watch" note for the time.
+// script action played, and the scenario's "watch" note for the time.
 type captionView struct {
 	action string // "t=1.0s: 50 000 tasks … submitted to worker-0 from outside; …"
 	recent bool   // the action happened within flashFor
@@ -33,11 +28,12 @@ type captionView struct {
 }
 
 // captionAt builds the caption of a scenario at run time now from the
-// actions fired so far.
-func captionAt(sc *scenarios.Scenario, fired []sim.Fired, now time.Duration) captionView {
+// actions fired so far; the watch note's placeholders are filled from f,
+// the frame on screen, so the caption says what the table shows.
+func captionAt(sc *scenarios.Scenario, f *model.Frame, fired []sim.Fired, now time.Duration) captionView {
 	var c captionView
 	if sc != nil {
-		c.watch = watchAt(sc, now)
+		c.watch = watchAt(sc, frameValues(f), now)
 	}
 	if n := len(fired); n > 0 {
 		// Every action of the latest moment, at the scenario's time for
@@ -66,8 +62,8 @@ func sameMoment(fired []sim.Fired) int {
 
 // watchAt is the scenario's note for run time t: every caption that shares
 // the latest start time not after t, in order, since a scenario may give
-// several notes for the same moment.
-func watchAt(sc *scenarios.Scenario, t time.Duration) string {
+// several notes for the same moment, each filled from r.
+func watchAt(sc *scenarios.Scenario, r scenarios.Resolver, t time.Duration) string {
 	var parts []string
 	var at time.Duration
 	for _, c := range sc.Watch {
@@ -78,9 +74,89 @@ func watchAt(sc *scenarios.Scenario, t time.Duration) string {
 			parts = parts[:0]
 		}
 		at = c.At
-		parts = append(parts, c.Text)
+		parts = append(parts, c.Render(r, sc))
 	}
 	return strings.Join(parts, " ")
+}
+
+// frameValues reads a frame's figures by their expectation paths, for a
+// caption's placeholders: each loop's counters, state and thread id (the
+// same fold, or the same live counters, the table shows), and each group's
+// size and chooser. Nil without a frame.
+func frameValues(f *model.Frame) scenarios.Resolver {
+	if f == nil {
+		return nil
+	}
+	return frameResolver{f}
+}
+
+type frameResolver struct{ f *model.Frame }
+
+// Loops implements scenarios.Resolver.
+func (r frameResolver) Loops() []string {
+	out := make([]string, 0, len(r.f.Rows))
+	for _, l := range r.f.Rows {
+		out = append(out, l.Name)
+	}
+	return out
+}
+
+// Lookup implements scenarios.Resolver.
+func (r frameResolver) Lookup(path string) (scenarios.Value, bool) {
+	if rest, ok := strings.CutPrefix(path, "groups."); ok {
+		return r.group(rest)
+	}
+	name, key, ok := strings.Cut(path, ".")
+	if !ok {
+		return scenarios.Value{}, false
+	}
+	for i := range r.f.Rows {
+		l := &r.f.Rows[i]
+		if l.Name != name {
+			continue
+		}
+		switch key {
+		case "name":
+			return scenarios.StringValue(l.Name), true
+		case "group":
+			return scenarios.StringValue(l.Group), true
+		case "tid":
+			return scenarios.IntValue(l.TID), true
+		case "state":
+			return scenarios.StringValue(l.State.String()), true
+		}
+		c, ok := counters.Lookup(key)
+		if !ok {
+			return scenarios.Value{}, false
+		}
+		return scenarios.IntValue(c.Get(&l.Stats)), true
+	}
+	return scenarios.Value{}, false
+}
+
+// group answers groups.NAME.size and groups.NAME.chooser from the rows:
+// a group of a power-of-two size gets Netty's bit-mask chooser.
+func (r frameResolver) group(rest string) (scenarios.Value, bool) {
+	g, key, _ := strings.Cut(rest, ".")
+	n := 0
+	for _, l := range r.f.Rows {
+		if l.Group == g {
+			n++
+		}
+	}
+	if n == 0 {
+		return scenarios.Value{}, false
+	}
+	switch key {
+	case "size":
+		return scenarios.IntValue(int64(n)), true
+	case "chooser":
+		if n&(n-1) == 0 {
+			return scenarios.StringValue(scenarios.ChooserPowerOfTwo), true
+		}
+		return scenarios.StringValue(scenarios.ChooserGeneric), true
+	}
+	return scenarios.Value{}, false
 }
 
 // seconds formats a run-clock time as "12.3s".
@@ -88,7 +164,7 @@ func seconds(d time.Duration) string {
 	return strconv.FormatFloat(d.Seconds(), 'f', 1, 64) + "s"
 }
 
-// flashLoops marks the rows of the loops a timeline action reached within
+// flashLoops marks the rows of the loops a script action reached within
 // flashFor of now. A breakpoint's row is marked by the frame itself.
 func flashLoops(f *model.Frame, fired []sim.Fired, now time.Duration) {
 	for i := len(fired) - 1; i >= 0 && now-fired[i].At < flashFor; i-- {
@@ -103,8 +179,8 @@ func flashLoops(f *model.Frame, fired []sim.Fired, now time.Duration) {
 }
 
 // captionRows is how many rows the caption takes on a screen w × h: what
-// its text needs, up to one row on a small terminal and three on a tall
-// one; none when there is nothing to say.
+// its text needs, up to two rows on a small terminal, three on a middling
+// and four on a tall one; none when there is nothing to say.
 func captionRows(c captionView, w, h int) int {
 	need := 0
 	if c.action != "" {
@@ -113,12 +189,12 @@ func captionRows(c captionView, w, h int) int {
 	if c.watch != "" {
 		need += len(widgets.Wrap(c.watch, max(w-len(watchLabel), 1)))
 	}
-	limit := 3
+	limit := 4
 	switch {
 	case h < 30:
-		limit = 1
-	case h < 38:
 		limit = 2
+	case h < 38:
+		limit = 3
 	}
 	return min(need, limit)
 }
@@ -126,9 +202,20 @@ func captionRows(c captionView, w, h int) int {
 // watchLabel leads the watch note.
 const watchLabel = "watch: "
 
+// pageFor is how long each page of a caption too long for its rows stays
+// on screen before the next one: long enough to read a line or two.
+const pageFor = 4 * time.Second
+
+// captionClock picks the page of a long caption. It is the wall clock, not
+// the run's, so the pages turn while a learner has the run paused to read
+// them; tests pin it.
+var captionClock = time.Now
+
 // drawCaption draws the caption in rows rows at (x, y): the latest action
 // first, lit while recent, then the watch note wrapped into what is left.
-// On one row a recent action wins over the note.
+// On two rows or fewer only a recent action is shown. A note is wrapped at word
+// boundaries, never cut: one longer than its rows is shown a page at a
+// time, each page marked with its number.
 func drawCaption(scr tcell.Screen, th *widgets.Theme, c captionView, x, y, w, rows int) {
 	widgets.Clear(scr, x, y, w, rows, th.Base)
 	if rows <= 0 {
@@ -139,65 +226,100 @@ func drawCaption(scr tcell.Screen, th *widgets.Theme, c captionView, x, y, w, ro
 		actSt = th.Warn
 	}
 	line := 0
-	if c.action != "" && (rows > 1 || c.recent || c.watch == "") {
+	// On two rows or fewer an old action gives its row to the note.
+	if c.action != "" && (rows > 2 || c.recent || c.watch == "") {
 		widgets.PutSegs(scr, x, y, w, []widgets.Seg{widgets.S("▸ ", th.Accent), widgets.S(c.action, actSt)})
 		line++
 	}
 	if c.watch == "" || line >= rows {
 		return
 	}
-	label := watchLabel
-	lines := widgets.Wrap(c.watch, max(w-len(label), 1))
-	for i := 0; line < rows && i < len(lines); i, line = i+1, line+1 {
-		text := lines[i]
-		if line == rows-1 && i < len(lines)-1 {
-			text = widgets.Cut(text+" "+lines[i+1], w-len(label))
-		}
-		lead := widgets.S(strings.Repeat(" ", len(label)), th.Base)
+	lines, mark := watchPage(c.watch, w-len(watchLabel), rows-line, captionClock())
+	for i, text := range lines {
+		lead := widgets.S(strings.Repeat(" ", len(watchLabel)), th.Base)
 		if i == 0 {
-			lead = widgets.S(label, th.Title)
+			lead = widgets.S(watchLabel, th.Title)
 		}
-		widgets.PutSegs(scr, x, y+line, w, []widgets.Seg{lead, widgets.S(text, th.Base)})
+		segs := []widgets.Seg{lead, widgets.S(text, th.Base)}
+		if i == len(lines)-1 && mark != "" {
+			segs = append(segs, widgets.S(" "+mark, th.Dim))
+		}
+		widgets.PutSegs(scr, x, y+line+i, w, segs)
 	}
 }
 
+// watchPage wraps a note into lines of width w and returns the page of
+// rows lines to show at wall time now, with its mark ("1/3") when the note
+// takes more than one page. A paged note is wrapped narrower, so the mark
+// fits after the last line of a page.
+func watchPage(note string, w, rows int, now time.Time) ([]string, string) {
+	lines := widgets.Wrap(note, max(w, 1))
+	if len(lines) <= rows {
+		return lines, ""
+	}
+	lines = widgets.Wrap(note, max(w-len(" 9/9"), 1))
+	pages := (len(lines) + rows - 1) / rows
+	per := (len(lines) + pages - 1) / pages // balanced: no near-empty last page
+	page := int(now.UnixNano()/int64(pageFor)) % pages
+	lines = lines[page*per : min((page+1)*per, len(lines))]
+	return lines, strconv.Itoa(page+1) + "/" + strconv.Itoa(pages)
+}
+
 // recordedScenario is the built-in scenario a trace header names, for a
-// replay's captions; nil when the trace names none or one not built in (a
-// file of the same name may have changed since, or be elsewhere).
-func recordedScenario(name string) *scenarios.Scenario {
-	if _, ok := scenarios.BuiltinSource(name); !ok {
+// replay's captions, configured as the header says the run was (its model,
+// group sizes and loop settings), so the captions pick the claims of the
+// run recorded; nil when the trace names none or one not built in (a file
+// of the same name may have changed since, or be elsewhere).
+func recordedScenario(hdr jsonl.Header) *scenarios.Scenario {
+	if _, ok := scenarios.BuiltinSource(hdr.Scenario); !ok {
 		return nil
 	}
-	sc, err := scenarios.Load(name)
+	sc, err := scenarios.Load(hdr.Scenario)
 	if err != nil {
 		return nil
+	}
+	// The expectations say what the file's own configuration does; a
+	// replay checks none, and they would refuse another model.
+	if err := sc.Set("expect", "[]"); err != nil {
+		return sc
+	}
+	for _, kv := range recordedSets(hdr) {
+		if kv[0] == "workers" && sc.Workers == 0 {
+			continue // 2 × CPU cores, on the machine that recorded it
+		}
+		_ = sc.Set(kv[0], kv[1]) // a setting this build refuses keeps the file's
 	}
 	return sc
 }
 
-// timelineUpTo is the scenario's timeline as a replay shows it: the
-// actions due by trace time t, each at its scenario time, reaching the
-// loops of the trace's loop table that its pattern names.
-func timelineUpTo(sc *scenarios.Scenario, loops []trace.LoopInfo, t time.Duration) []sim.Fired {
-	if sc == nil {
-		return nil
+// headerKeys maps the words of a trace header's Config to --set keys.
+var headerKeys = map[string]string{
+	"io_ratio": "loop.io_ratio", "rebuild_threshold": "loop.rebuild_threshold",
+	"selector": "loop.selector", "trigger": "loop.trigger", "netty": "netty",
+	"reuseport": "server.reuseport",
+}
+
+// recordedSets are the overrides that make a built-in what a header says
+// was run: its model, the size of each group from the loop table, and the
+// loop settings of its Config.
+func recordedSets(hdr jsonl.Header) [][2]string {
+	var out [][2]string
+	if hdr.Model != "" {
+		out = append(out, [2]string{"model", hdr.Model})
 	}
-	var out []sim.Fired
-	for _, a := range sc.Timeline {
-		if a.Time() > t {
-			continue
+	sizes := map[string]int{}
+	for _, l := range hdr.Loops {
+		sizes[l.Group]++
+	}
+	for _, g := range []struct{ group, key string }{{scenarios.GroupBoss, "bosses"}, {scenarios.GroupWorker, "workers"}} {
+		if n := sizes[g.group]; n > 0 {
+			out = append(out, [2]string{g.key, strconv.Itoa(n)})
 		}
-		f := sim.Fired{At: a.Time(), Action: a}
-		if p := sim.ActionLoop(a); p != "" {
-			for _, name := range sc.MatchLoops(p) {
-				for i, l := range loops {
-					if l.Name == name {
-						f.Loops = append(f.Loops, i)
-					}
-				}
-			}
+	}
+	for _, w := range strings.Fields(hdr.Config) {
+		if k, v, ok := strings.Cut(w, "="); ok && headerKeys[k] != "" {
+			out = append(out, [2]string{headerKeys[k], v})
 		}
-		out = append(out, f)
 	}
 	return out
 }

@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -20,7 +21,7 @@ func TestWatchAtJoinsTheNotesOfOneMoment(t *testing.T) {
 		at   time.Duration
 		want string
 	}{{0, "a. b."}, {time.Second, "a. b."}, {2 * time.Second, "c."}} {
-		if got := watchAt(sc, tc.at); got != tc.want {
+		if got := watchAt(sc, nil, tc.at); got != tc.want {
 			t.Errorf("watchAt(%v) = %q, want %q", tc.at, got, tc.want)
 		}
 	}
@@ -34,11 +35,11 @@ func TestCaptionAtTheLatestAction(t *testing.T) {
 		{At: time.Second, Action: scenarios.Submit{Step: at, Loop: "worker-0", Count: 3, From: scenarios.FromExternal}},
 		{At: time.Second, Action: scenarios.SetIORatio{Step: at, Loop: "worker-0", IORatio: 10}},
 	}
-	c := captionAt(nil, fired, time.Second+flashFor/2)
+	c := captionAt(nil, nil, fired, time.Second+flashFor/2)
 	if want := "t=1.0s: 3 tasks"; !c.recent || !strings.HasPrefix(c.action, want) || !strings.HasSuffix(c.action, "; ioRatio set to 10 on worker-0") {
 		t.Errorf("caption %+v", c)
 	}
-	if c := captionAt(nil, fired, time.Second+flashFor); c.recent {
+	if c := captionAt(nil, nil, fired, time.Second+flashFor); c.recent {
 		t.Errorf("still lit after %v: %+v", flashFor, c)
 	}
 }
@@ -82,5 +83,36 @@ func TestLiveOpensPausedAtTheStart(t *testing.T) {
 	golden(t, "live_paused_start", hs.frame())
 	if err := hs.quit(); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// A note too long for its rows is shown a page at a time, each page
+// marked, its lines cut only between words, the pages balanced; together
+// they hold every word.
+func TestWatchPageWrapsAndPages(t *testing.T) {
+	note := "worker-0 gets 50000 small tasks (10us each) and runs them all in one batch: no budget, no 64-task checks (0 clock reads), while its echo clients wait."
+	var words []string
+	for p := range 3 {
+		lines, mark := watchPage(note, 40, 3, time.Unix(0, 0).Add(time.Duration(p)*pageFor))
+		if mark != strconv.Itoa(p%2+1)+"/2" {
+			t.Fatalf("page %d mark %q", p, mark)
+		}
+		if len(lines) < 2 || len(lines) > 3 {
+			t.Errorf("page %d has %d lines: %q", p, len(lines), lines)
+		}
+		for _, l := range lines {
+			if len([]rune(l)) > 40-len(" 9/9") || strings.Contains(l, "…") {
+				t.Errorf("line %q is cut or too long", l)
+			}
+			if p < 2 {
+				words = append(words, strings.Fields(l)...)
+			}
+		}
+	}
+	if got := strings.Join(words, " "); got != note {
+		t.Errorf("the pages hold\n%q\nnot\n%q", got, note)
+	}
+	if lines, mark := watchPage("short note", 40, 2, time.Unix(0, 0)); mark != "" || len(lines) != 1 {
+		t.Errorf("a short note: %q %q", lines, mark)
 	}
 }

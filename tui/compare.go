@@ -4,13 +4,11 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
-	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/gdamore/tcell/v2"
 
-	"github.com/reactorviz/reactorviz/reactor/trace"
 	"github.com/reactorviz/reactorviz/sim"
 	"github.com/reactorviz/reactorviz/tui/model"
 	"github.com/reactorviz/reactorviz/tui/widgets"
@@ -27,8 +25,8 @@ const (
 	colFailed
 )
 
-// column is one model of the comparison. The driver goroutine writes it
-// under compareView.mu; the UI reads a copy.
+// column is one model of the comparison. The runner writes it under its
+// lock; the UI reads a copy.
 type column struct {
 	model   string
 	state   colState
@@ -46,21 +44,17 @@ type column struct {
 // colStats are the loop numbers a column shows, from the model's snapshot.
 type colStats struct {
 	loops, started   int
-	groups           []groupStats
+	groups           []busyStats
 	queueNow, maxQ   int64
 	queueHist        []int64
 	wakeups, rebuilt int64
 	busy             int64 // ns in io and tasks, all loops
-	perLoop          []loopStats
+	perLoop          []busyStats
 }
 
-type loopStats struct {
-	name    string
-	busy    int64
-	started bool
-}
-
-type groupStats struct {
+// busyStats are the loops of a group, or one loop, and their time in io
+// and tasks.
+type busyStats struct {
 	name           string
 	loops, started int
 	busy           int64
@@ -71,12 +65,13 @@ type groupStats struct {
 // running one live, the finished ones frozen, and a final table. It
 // returns when the user quits; quitting stops the running model gracefully.
 func RunCompare(models []string, newRun NewModelRun, o Options) error {
-	return runCompare(models, newRun, nil, o)
+	return runCompare(AxisModel, models, newRun, nil, o)
 }
 
-// runCompare is RunCompare with a judge: given the finished models'
-// summaries, it returns the verdict line (sim.Judge's); nil for none.
-func runCompare(models []string, newRun NewModelRun, judge func([]*sim.Summary) string, o Options) error {
+// runCompare is RunCompare along an axis, with a judge: given the finished
+// runs' summaries, it returns the verdict, the cause lines and the compare
+// clauses (sim.Judge's); nil for none.
+func runCompare(axis Axis, models []string, newRun NewModelRun, judge func([]*sim.Summary) sim.Judgement, o Options) error {
 	if newRun == nil {
 		return errors.New("tui: no run")
 	}
@@ -84,40 +79,25 @@ func runCompare(models []string, newRun NewModelRun, judge func([]*sim.Summary) 
 		models = sim.Models
 	}
 	sh := newShell(o)
-	v := &compareView{sh: sh, newRun: newRun, skip: make(chan struct{}, 1), quit: make(chan struct{}),
-		header: widgets.NewBar(sh.th, sh.th.Header), judge: judge}
-	for _, m := range models {
-		v.cols = append(v.cols, column{model: m})
-	}
-	v.driver.Add(1)
-	go v.drive(o.stopTimeout())
+	v := &compareView{sh: sh, axis: axis, run: startCompare(models, newRun, judge, o, sh.redraw),
+		header: widgets.NewBar(sh.th, sh.th.Header)}
 	err := sh.run(v)
-	v.stopOnce.Do(func() { close(v.quit) })
-	v.driver.Wait()
+	v.run.close()
 	return err
 }
 
+// compareView shows what its runner holds: each model's column, the
+// results table and the verdict, or the lockstep replay of them.
 type compareView struct {
 	sh       *shell
-	newRun   NewModelRun
-	skip     chan struct{}
-	quit     chan struct{}
-	stopOnce sync.Once
-	quitting atomic.Bool
-	driver   sync.WaitGroup
+	axis     Axis
+	run      *compareRunner
 	lastDraw atomic.Int64
-
-	mu   sync.Mutex
-	cols []column
-	done bool
-	// judge computes the verdict once every model has run; verdict holds
-	// it (under mu).
-	judge   func([]*sim.Summary) string
-	verdict string
+	playing  atomic.Bool // the lockstep replay plays
 
 	// UI goroutine.
 	view        []column
-	verdictView string
+	verdictView sim.Judgement
 	header      *widgets.Bar
 	lock        *lockstep // the lockstep replay, while it is shown
 	doneView    bool
@@ -125,70 +105,6 @@ type compareView struct {
 
 func (v *compareView) kind() screenKind { return onCompare }
 func (v *compareView) title() string    { return "compare" }
-
-// drive runs the models in turn on its own goroutine.
-func (v *compareView) drive(timeout time.Duration) {
-	defer v.driver.Done()
-	for i := range v.cols {
-		select {
-		case <-v.quit:
-			return
-		default:
-		}
-		v.runOne(i, timeout)
-		v.sh.redraw()
-	}
-	v.mu.Lock()
-	v.done = true
-	v.verdict = v.judgeLocked()
-	v.mu.Unlock()
-	v.sh.redraw()
-}
-
-func (v *compareView) runOne(i int, timeout time.Duration) {
-	v.mu.Lock()
-	name := v.cols[i].model
-	v.mu.Unlock()
-	mdl := model.New(nil)
-	rec := &recorder{}
-	run, err := startRun(func(trace.Sink) (Session, error) { return v.newRun(name, tee{mdl: mdl, rec: rec}) }, mdl)
-	v.mu.Lock()
-	if err != nil {
-		v.cols[i].state, v.cols[i].err = colFailed, err
-		v.mu.Unlock()
-		return
-	}
-	v.cols[i].state, v.cols[i].run, v.cols[i].mdl, v.cols[i].total = colRunning, run, mdl, run.Duration()
-	v.mu.Unlock()
-	v.sh.redraw()
-
-	state := colSkipped
-	select {
-	case <-run.Done():
-		state = colFinished
-	case <-v.skip:
-	case <-v.quit:
-	}
-	if state == colSkipped {
-		stopSession(run, timeout)
-	}
-	// A skip pressed while this run was ending (or again while it shut
-	// down) meant this model; left in the channel it would skip the next.
-	select {
-	case <-v.skip:
-	default:
-	}
-	// Freeze the column with the run's last numbers.
-	c := sampleColumn(run, mdl)
-	v.mu.Lock()
-	col := &v.cols[i]
-	col.elapsed, col.clients, col.stats = c.elapsed, c.clients, c.stats
-	col.summary = run.Summary()
-	col.state, col.run = state, nil
-	col.rec = recording{model: name, loops: loopTable(run)}
-	col.rec.events, col.rec.cut = rec.take()
-	v.mu.Unlock()
-}
 
 // sampleColumn reads a run's live numbers and folds its model's snapshot.
 func sampleColumn(run Session, mdl *model.Model) column {
@@ -205,18 +121,16 @@ func sampleColumn(run Session, mdl *model.Model) column {
 		if !ok {
 			gi = len(st.groups)
 			at[l.Group] = gi
-			st.groups = append(st.groups, groupStats{name: l.Group})
+			st.groups = append(st.groups, busyStats{name: l.Group})
 		}
 		g := &st.groups[gi]
-		g.loops++
+		one := busyStats{name: l.Name, loops: 1, busy: l.IONanos + l.TaskNanos}
 		if l.TID != 0 {
-			st.started++
-			g.started++
+			one.started = 1
 		}
-		busy := l.IONanos + l.TaskNanos
-		g.busy += busy
-		st.busy += busy
-		st.perLoop = append(st.perLoop, loopStats{name: l.Name, busy: busy, started: l.TID != 0})
+		g.loops, g.started, g.busy = g.loops+1, g.started+one.started, g.busy+one.busy
+		st.started, st.busy = st.started+one.started, st.busy+one.busy
+		st.perLoop = append(st.perLoop, one)
 		st.queueNow += l.QueueDepth
 		st.maxQ = max(st.maxQ, l.MaxQueueDepth)
 		st.wakeups += l.WakeupsWritten
@@ -237,26 +151,16 @@ func sampleColumn(run Session, mdl *model.Model) column {
 // needsRedraw: the running column's numbers move all the time, so the
 // compare screen simply redraws four times a second while one runs.
 func (v *compareView) needsRedraw() bool {
-	v.mu.Lock()
-	running := false
-	for _, c := range v.cols {
-		running = running || c.state == colRunning
-	}
-	v.mu.Unlock()
-	if v.lock != nil && v.lock.playing {
+	if v.playing.Load() {
 		return true
 	}
-	return running && time.Now().UnixNano()-v.lastDraw.Load() >= int64(250*time.Millisecond)
+	return v.run.running() && time.Now().UnixNano()-v.lastDraw.Load() >= int64(250*time.Millisecond)
 }
 
 func (v *compareView) refresh() {
 	v.lastDraw.Store(time.Now().UnixNano())
-	v.mu.Lock()
-	v.view = append(v.view[:0], v.cols...)
-	done := v.done
-	v.doneView = done
-	v.verdictView = v.verdict
-	v.mu.Unlock()
+	v.view, v.doneView, v.verdictView = v.run.columns(v.view)
+	v.playing.Store(v.lock != nil && v.lock.playing) // for needsRedraw, on the ticker's goroutine
 	running := ""
 	for i := range v.view {
 		c := &v.view[i]
@@ -268,15 +172,15 @@ func (v *compareView) refresh() {
 	}
 	th := v.sh.th
 	hs := th.Header
-	status := "all models done"
+	status := "all " + string(v.axis) + "s done"
 	switch {
 	case running != "":
 		status = "running " + running
-	case !done:
+	case !v.doneView:
 		status = "starting…"
 	}
 	left := []widgets.Seg{widgets.S(" reactorviz ", hs.Bold(true)), widgets.S("COMPARE ", hs.Bold(true)),
-		widgets.S("· one model after another · "+status, hs)}
+		widgets.S("· one "+string(v.axis)+" after another · "+status, hs)}
 	v.header.Set(left, nil)
 }
 
@@ -290,18 +194,10 @@ func (v *compareView) act(a action) {
 	}
 	switch a {
 	case actSkip:
-		select {
-		case v.skip <- struct{}{}:
-		default:
-		}
+		v.run.skip()
 	case actQuit:
-		if v.quitting.CompareAndSwap(false, true) {
+		if v.run.quit(v.sh.stop) {
 			v.sh.say("stopping… (graceful shutdown)")
-			go func() {
-				v.stopOnce.Do(func() { close(v.quit) })
-				v.driver.Wait()
-				v.sh.stop()
-			}()
 		}
 	}
 }
@@ -317,12 +213,15 @@ func (v *compareView) draw(scr tcell.Screen, x, y, w, h int) {
 		return
 	}
 	n := max(len(v.view), 1)
-	tableH := min(len(v.view)+3, h/2)
-	if v.judge != nil {
-		tableH = min(len(v.view)+4, h/2) // a second row for a long verdict
-	}
-	colsH := h - 1 - tableH
 	colW := (w - (n - 1)) / n
+	// The columns take the rows they fill; what they leave goes to the
+	// results, the verdict, the causes and the compare clauses.
+	need := 0
+	for i := range v.view {
+		need = max(need, len(v.columnLines(&v.view[i], colW))+1)
+	}
+	colsH := min(need, h-1-(len(v.view)+4))
+	colsH = max(colsH, min(8, h-1))
 	for i := range v.view {
 		cx := x + i*(colW+1)
 		v.drawColumn(scr, cx, y+1, colW, colsH, &v.view[i])
@@ -332,10 +231,21 @@ func (v *compareView) draw(scr tcell.Screen, x, y, w, h int) {
 			}
 		}
 	}
-	v.drawTable(scr, x, y+1+colsH, w, tableH)
+	v.drawTable(scr, x, y+1+colsH, w, h-1-colsH)
 }
 
 func (v *compareView) drawColumn(scr tcell.Screen, x, y, w, h int, c *column) {
+	widgets.Rule(scr, x, y, w, []widgets.Seg{widgets.S(c.model, v.sh.th.Title)}, v.sh.th)
+	for i, l := range v.columnLines(c, w) {
+		if 1+i >= h {
+			break
+		}
+		widgets.PutSegs(scr, x+1, y+1+i, w-1, l)
+	}
+}
+
+// columnLines are the rows of one column under its title.
+func (v *compareView) columnLines(c *column, w int) [][]widgets.Seg {
 	th := v.sh.th
 	var state string
 	st := th.Base
@@ -354,7 +264,6 @@ func (v *compareView) drawColumn(scr tcell.Screen, x, y, w, h int, c *column) {
 	case colFailed:
 		state, st = "✗ "+errText(c.err), th.Bad
 	}
-	widgets.Rule(scr, x, y, w, []widgets.Seg{widgets.S(c.model, th.Title)}, th)
 	lines := [][]widgets.Seg{{widgets.S(state, st)}}
 	kv := func(label, value string) []widgets.Seg {
 		return []widgets.Seg{widgets.S(widgets.Pad(label, 10), th.Dim), widgets.S(value, th.Bold)}
@@ -387,27 +296,20 @@ func (v *compareView) drawColumn(scr tcell.Screen, x, y, w, h int, c *column) {
 		)
 		// Each loop's share, while there is room: an idle boss loop (C3)
 		// or an uneven worker spread shows here.
-		if len(lines)+1 < h-1 {
-			lines = append(lines, []widgets.Seg{widgets.S("per loop", th.Dim)})
-		}
+		lines = append(lines, []widgets.Seg{widgets.S("per loop", th.Dim)})
 		for _, l := range s.perLoop {
 			bw := max(w-12-6, 4)
 			u := util(l.busy, 1, c.elapsed)
 			name := widgets.Pad(" "+l.name, 12)
 			st := th.Accent
-			if !l.started {
+			if l.started == 0 {
 				st = th.Dim
 			}
 			lines = append(lines, []widgets.Seg{widgets.S(name, th.Dim), widgets.S(bar(u, bw), st),
 				widgets.S(" "+strconv.Itoa(int(u*100+0.5))+"%", th.Base)})
 		}
 	}
-	for i, l := range lines {
-		if 1+i >= h {
-			break
-		}
-		widgets.PutSegs(scr, x+1, y+1+i, w-1, l)
-	}
+	return lines
 }
 
 // util is the share of the run the loops spent in io and tasks.
@@ -445,11 +347,11 @@ func (v *compareView) drawTable(scr tcell.Screen, x, y, w, h int) {
 		return
 	}
 	widgets.Rule(scr, x, y, w, []widgets.Seg{widgets.S("results", th.Title),
-		widgets.S(" · same workload, models run one after another", th.Base)}, th)
+		widgets.S(" · same workload, "+string(v.axis)+"s run one after another", th.Base)}, th)
 	cols := []struct {
 		name string
 		w    int
-	}{{"model", 12}, {"req/s", 7}, {"p50", 7}, {"p99", 7}, {"errors", 6}, {"loops", 6}, {"util", 5}, {"max q", 6}, {"expect", 6}}
+	}{{string(v.axis), 12}, {"req/s", 7}, {"p50", 7}, {"p99", 7}, {"errors", 6}, {"loops", 6}, {"util", 5}, {"max q", 6}, {"expect", 6}}
 	row := func(yy int, cells []string, st tcell.Style) {
 		cx := x + 1
 		for i, c := range cols {
@@ -481,10 +383,7 @@ func (v *compareView) drawTable(scr tcell.Screen, x, y, w, h int) {
 			row(y+2+i, []string{c.model, "-", "-", "-", "-", "-", "-", "-", "-"}, th.Dim)
 			continue
 		}
-		expect := "-"
-		if c.summary != nil && len(c.summary.Expect) > 0 {
-			expect = fmt.Sprintf("%d/%d", len(c.summary.Expect)-c.summary.Failed(), len(c.summary.Expect))
-		}
+		expect := v.expectText(c)
 		st := th.Base
 		if c.state == colRunning {
 			st = th.Good
@@ -497,4 +396,79 @@ func (v *compareView) drawTable(scr tcell.Screen, x, y, w, h int) {
 		}, st)
 	}
 	v.drawVerdict(scr, x, y+2+len(v.view), w, y+h)
+}
+
+// expectText is a column's expect cell: its own expectations and the
+// compare clauses that name it, held of asked; "…" until the clauses are
+// checked, "-" with neither.
+func (v *compareView) expectText(c *column) string {
+	ok, n := 0, 0
+	if c.summary != nil {
+		ok, n = len(c.summary.Expect)-c.summary.Failed(), len(c.summary.Expect)
+	}
+	for _, e := range v.verdictView.Checks {
+		if sim.NamesModel(e.Expr, c.model) {
+			n++
+			if e.OK {
+				ok++
+			}
+		}
+	}
+	switch {
+	case n > 0:
+		return fmt.Sprintf("%d/%d", ok, n)
+	case !v.doneView && v.run.judge != nil:
+		return "…"
+	}
+	return "-"
+}
+
+// drawVerdict writes the verdict, the lines that name each difference's
+// cause and the compare clauses with their results, wrapped to the rows
+// left before bottom; until every run is done, it says so.
+func (v *compareView) drawVerdict(scr tcell.Screen, x, y, w, bottom int) {
+	th := v.sh.th
+	if y >= bottom || v.run.judge == nil {
+		return
+	}
+	j := v.verdictView
+	if j.Verdict == "" {
+		widgets.Put(scr, x+1, y, w-1, "verdict: once every "+string(v.axis)+" has run", th.Dim)
+		return
+	}
+	put := func(text string, st tcell.Style, indent string) {
+		for i, l := range widgets.Wrap(text, max(w-2-len(indent), 10)) {
+			if y >= bottom {
+				return
+			}
+			if i > 0 {
+				l = indent + l
+			}
+			widgets.Put(scr, x+1, y, w-1, l, st)
+			y++
+		}
+	}
+	put("verdict: "+j.Verdict, th.Bold, "")
+	if len(j.Causes) > 0 {
+		put("why they differ:", th.Title, "")
+		for _, c := range j.Causes {
+			put("· "+c, th.Base, "  ")
+		}
+	}
+	if len(j.Checks) > 0 {
+		held := 0
+		for _, e := range j.Checks {
+			if e.OK {
+				held++
+			}
+		}
+		put(fmt.Sprintf("compare clauses (%d of %d hold):", held, len(j.Checks)), th.Title, "")
+		for _, e := range j.Checks {
+			mark, st := "ok ", th.Good
+			if !e.OK {
+				mark, st = "FAIL ", th.Bad
+			}
+			put(mark+e.Expr+sim.ObservedText(e), st, "     ")
+		}
+	}
 }

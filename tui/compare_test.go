@@ -1,8 +1,10 @@
 package tui
 
 import (
+	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -32,6 +34,7 @@ type compareFixture struct {
 	t         *testing.T
 	endAtOnce bool                 // runs end as soon as they start
 	onStop    func(f *fakeSession) // each run's Stop hook
+	started   func(f *fakeSession) // called once a run has started, on the runner's goroutine
 	mu        sync.Mutex
 	runs      []*fakeSession
 }
@@ -58,6 +61,9 @@ func (cf *compareFixture) newRun(m string, sink trace.Sink) (Session, error) {
 			}
 		}
 		f.feed(s.events...)
+		if cf.started != nil {
+			cf.started(f)
+		}
 		if cf.endAtOnce {
 			f.finish()
 		}
@@ -131,7 +137,17 @@ func TestCompareSkipDoesNotCarryOver(t *testing.T) {
 			})
 		}
 	}
+	// What the runner holds for the next model when multi starts: a skip
+	// left over would stop it the moment the runner waits on it.
+	var runner atomic.Pointer[compareRunner]
+	leftover := make(chan int, 1)
+	cf.started = func(f *fakeSession) {
+		if f.sc.Model == "multi" {
+			leftover <- len(runner.Load().skipCh)
+		}
+	}
 	hs := newHarness(t, 100, 30, func(o Options) error { return RunCompare(nil, cf.newRun, o) })
+	runner.Store(hs.sh.v.(*compareView).run)
 	waitFor(t, func() bool { return strings.Contains(hs.frame(), "running single") }, "single to run")
 	hs.press(runeEv('s'))
 	select {
@@ -141,14 +157,17 @@ func TestCompareSkipDoesNotCarryOver(t *testing.T) {
 	}
 	hs.press(runeEv('s'))
 	close(release)
-	waitFor(t, func() bool { r := cf.run(1); return r != nil && r.started.Load() }, "multi to start")
-	// Long enough for the driver to act on a press left over.
-	time.Sleep(200 * time.Millisecond)
+	select {
+	case n := <-leftover:
+		if n != 0 {
+			t.Error("the second s, pressed while single was stopping, is left for multi")
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("multi did not start")
+	}
+	waitFor(t, func() bool { return strings.Contains(hs.frame(), "running multi") }, "multi to show as running")
 	if cf.run(1).stopped.Load() || cf.run(2) != nil {
 		t.Error("the second s, pressed while single was stopping, skipped multi too")
-	}
-	if got := hs.frame(); !strings.Contains(got, "running multi") {
-		t.Errorf("multi should still run:\n%s", got)
 	}
 	if err := hs.quit(); err != nil {
 		t.Fatal(err)
@@ -161,14 +180,33 @@ func TestCompareVerdict(t *testing.T) {
 	checkGoroutines(t)
 	cf := &compareFixture{t: t, endAtOnce: true}
 	judged := make(chan int, 1)
-	judge := func(s []*sim.Summary) string {
+	judge := func(s []*sim.Summary) sim.Judgement {
 		judged <- len(s)
-		return "multi serves 1.3× single's rate at a fifth of its p99"
+		return sim.Judgement{Verdict: "multi serves 1.3× single's rate at a fifth of its p99",
+			Causes: []string{"single's one loop was busy 99%"},
+			Checks: []scenarios.Result{{Expr: "single.p99_us >= 2 * multi.p99_us", OK: true}, {Expr: "multi.rps >= 1.2 * single.rps", OK: false}}}
 	}
-	hs := newHarness(t, 100, 30, func(o Options) error { return runCompare(sim.Models, cf.newRun, judge, o) })
+	hs := newHarness(t, 100, 40, func(o Options) error { return runCompare(AxisModel, sim.Models, cf.newRun, judge, o) })
 	waitFor(t, func() bool { return strings.Contains(hs.frame(), "all models done") }, "every model to finish")
-	if got := hs.frame(); !strings.Contains(got, "verdict: multi serves 1.3× single's rate at a fifth of its p99") {
-		t.Errorf("no verdict line:\n%s", got)
+	got := hs.frame()
+	for _, want := range []string{"verdict: multi serves 1.3× single's rate at a fifth of its p99", "why they differ:",
+		"· single's one loop was busy 99%", "compare clauses (1 of 2 hold):", "ok single.p99_us >= 2 * multi.p99_us",
+		"FAIL multi.rps >= 1.2 * single.rps"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("no %q:\n%s", want, got)
+		}
+	}
+	// The expect column tallies the clauses that name each model: single
+	// is named by both (one holds), multi by both, master-slave by none.
+	for _, row := range strings.Split(got, "\n") {
+		f := strings.Fields(row)
+		if len(f) < 9 || !slices.Contains(sim.Models, f[0]) {
+			continue
+		}
+		want := map[string]string{"single": "1/2", "multi": "1/2", "master-slave": "-"}[f[0]]
+		if f[len(f)-1] != want {
+			t.Errorf("%s's expect cell %q, want %q", f[0], f[len(f)-1], want)
+		}
 	}
 	if n := <-judged; n != len(sim.Models) {
 		t.Errorf("judged %d summaries, want %d", n, len(sim.Models))

@@ -6,6 +6,7 @@ import (
 	"github.com/gdamore/tcell/v2"
 
 	"github.com/reactorviz/reactorviz/reactor/trace"
+	"github.com/reactorviz/reactorviz/reactor/trace/phases"
 	"github.com/reactorviz/reactorviz/tui/model"
 	"github.com/reactorviz/reactorviz/tui/widgets"
 )
@@ -22,7 +23,7 @@ type detailInfo struct {
 	threshold int    // 0 when unknown or disabled
 	now       int64
 	paused    bool
-	gatePhase model.Phase
+	gatePhase trace.Phase
 	atEnd     bool // paused at the end-of-iteration boundary, not before a phase
 	reason    string
 	wheel     widgets.WheelView
@@ -49,7 +50,7 @@ func detailOf(f *model.Frame, focus int) detailInfo {
 	}
 	info.loop, info.ok, info.ioRatio, info.threshold = r.Loop, true, r.IORatio, r.Threshold
 	if r.Pause == model.PausePaused {
-		info.paused, info.gatePhase, info.reason = true, model.FromGate(r.PausePhase), r.PauseReason
+		info.paused, info.gatePhase, info.reason = true, phases.AtGate(r.PausePhase), r.PauseReason
 		info.atEnd = r.PausePhase == trace.PhaseEnd
 	}
 	return info
@@ -59,13 +60,13 @@ func detailOf(f *model.Frame, focus int) detailInfo {
 // of its task queue, the top of its scheduled heap, and the timer wheel.
 type detailPane struct {
 	th    *widgets.Theme
-	ring  *widgets.PhaseRing
+	ring  *widgets.IterationRing
 	wheel *widgets.WheelRing
 	info  detailInfo
 }
 
 func newDetailPane(th *widgets.Theme) *detailPane {
-	return &detailPane{th: th, ring: widgets.NewPhaseRing(th), wheel: widgets.NewWheelRing(th)}
+	return &detailPane{th: th, ring: widgets.NewIterationRing(th), wheel: widgets.NewWheelRing(th)}
 }
 
 func (d *detailPane) set(info detailInfo) { d.info = info }

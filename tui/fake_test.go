@@ -40,6 +40,9 @@ type fakeSession struct {
 	fired     []sim.Fired  // the timeline actions it reports as played
 	addrs     []string     // where it serves
 	held      atomic.Int64 // ns the run clock was held, for ClockMap
+	holding   atomic.Bool  // HoldClock's last word
+	steps     atomic.Int64 // steps taken through Step
+	traceNow  atomic.Int64 // the latest event fed: the fake's trace clock
 
 	done     chan struct{}
 	doneOnce sync.Once
@@ -131,7 +134,33 @@ func (f *fakeSession) ClockMap() func(int64) time.Duration {
 func (f *fakeSession) Addrs() []string            { return f.addrs }
 func (f *fakeSession) Answered() int64            { return 42 }
 func (f *fakeSession) Fired() []sim.Fired         { return f.fired }
-func (f *fakeSession) feed(events ...trace.Event) { f.sink.Consume(events) }
+func (f *fakeSession) LoopTime(int) *sim.LoopTime { return nil }
+func (f *fakeSession) Dropped() uint64            { return 0 }
+func (f *fakeSession) TraceNow() int64            { return f.traceNow.Load() }
+func (f *fakeSession) HoldClock(hold bool)        { f.holding.Store(hold) }
+func (f *fakeSession) Step(_ *reactor.EventLoop, step func()) {
+	f.steps.Add(1)
+	step()
+}
+func (f *fakeSession) LoopTable() []trace.LoopInfo { return loopInfos(f.loops) }
+
+// feed hands events to the sink; the fake's trace clock stands at the
+// latest, as a real run's is a moment after it.
+func (f *fakeSession) feed(events ...trace.Event) {
+	for _, e := range events {
+		f.traceNow.Store(max(f.traceNow.Load(), e.Time))
+	}
+	f.sink.Consume(events)
+}
+
+// loopInfos is the loop table of loops without a wheel thread.
+func loopInfos(loops []*reactor.EventLoop) []trace.LoopInfo {
+	var t []trace.LoopInfo
+	for _, l := range loops {
+		t = append(t, trace.LoopInfo{Name: l.Name(), Group: l.Group()})
+	}
+	return t
+}
 
 func loopIndex(table []trace.LoopInfo, name string) uint16 {
 	for j, l := range table {
@@ -229,13 +258,13 @@ func tourScript() *script {
 // harness runs a screen on a simulation screen with the ticker off; the
 // test draws frames and presses keys through the app's own queue.
 type harness struct {
-	t    *testing.T
+	t    testing.TB
 	scr  tcell.SimulationScreen
 	sh   *shell
 	done chan error
 }
 
-func newHarness(t *testing.T, w, h int, start func(o Options) error, adjust ...func(*Options)) *harness {
+func newHarness(t testing.TB, w, h int, start func(o Options) error, adjust ...func(*Options)) *harness {
 	t.Helper()
 	scr := tcell.NewSimulationScreen("UTF-8")
 	ready := make(chan *shell, 1)
@@ -258,8 +287,11 @@ func newHarness(t *testing.T, w, h int, start func(o Options) error, adjust ...f
 	return hs
 }
 
-// frame refreshes, draws and returns the screen as text.
+// frame refreshes, draws and returns the screen as text. It draws twice:
+// a query is sized by the draw before it, and the screen may have been
+// resized since.
 func (h *harness) frame() string {
+	h.sh.app.QueueUpdateDraw(func() { h.sh.v.refresh() })
 	h.sh.app.QueueUpdateDraw(func() { h.sh.v.refresh() })
 	var out string
 	h.sh.app.QueueUpdate(func() { out = screenText(h.scr) })
@@ -342,3 +374,6 @@ func waitFor(t *testing.T, cond func() bool, what string) {
 	t.Helper()
 	leaktest.WaitFor(t, what, cond)
 }
+
+// A long caption's page is picked by the wall clock; tests draw its first.
+func init() { captionClock = func() time.Time { return time.Unix(0, 0) } }

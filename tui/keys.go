@@ -48,6 +48,12 @@ const (
 	actScrollFwd
 	actLayout
 	actLockstep
+	actCursor
+	actCursorBack
+	actCursorFwd
+	actFollow
+	actSliceBack
+	actSliceFwd
 )
 
 // screenKind says which screen a key applies to.
@@ -94,7 +100,7 @@ var keyTable = []binding{
 	{act: actHelp, keys: keys(runeKey('?')), label: "?", hint: "help", on: onLive | onReplay | onCompare, footer: 1,
 		help: "Open or close this help: what every pane shows and the Netty concept behind it."},
 	{act: actPauseAll, keys: keys(runeKey(' ')), label: "space", hint: "pause/run", on: onLive, footer: 3,
-		help: "Pause every loop, or let them all run. A paused loop stops at its next phase boundary; one asleep in select is not woken for it (\"pausing\") and stops when select returns. While paused its clients' bytes wait in the kernel and its timers fall due."},
+		help: "Pause the whole run, or let it all run on. The run clock stops, and with it the clients (no request is sent), the scenario's timeline, the wheel's thread and every loop at its next phase boundary (one asleep in select is interrupted, as Thread.interrupt() does). Nothing moves until something runs: resuming continues every schedule as if no time had passed. If one loop is stopped on its own (a breakpoint), space lets everything run."},
 	{act: actStep, keys: keys(runeKey('n')), label: "n", hint: "step", on: onLive, footer: 4,
 		help: "Next phase of the focused loop: it runs to the next boundary of select → processSelectedKeys → runAllTasks and pauses again. A running loop is paused first."},
 	{act: actStepIter, keys: keys(runeKey('N')), label: "N", hint: "iter", on: onLive, footer: 5,
@@ -113,8 +119,8 @@ var keyTable = []binding{
 		help: "Back to the previous event a breakpoint would stop at (choose them with b)."},
 	{act: actNextBreak, keys: keys(runeKey('>')), label: ">", footKey: "< >", hint: "jump", on: onReplay, footer: 6,
 		help: "On to the next event a breakpoint would stop at."},
-	{act: actGoto, keys: keys(runeKey('g')), label: "g", hint: "go to", on: onReplay, footer: 8,
-		help: "Go to event N (the state right after it), or to a time such as 2.5s."},
+	{act: actGoto, keys: keys(runeKey('g')), label: "g", hint: "go to", on: onReplay | onLive, footer: 8,
+		help: "Replay: go to event N (the state right after it), or to a time such as 2.5s. Live: put the timeline's cursor on a run time such as 5s, with the window around it, and list that slice."},
 	{act: actBackPage, keys: keys(namedKey(tcell.KeyPgUp), runeKey('[')), label: "PgUp/[", hint: "", on: onReplay,
 		help: "1000 events back."},
 	{act: actFwdPage, keys: keys(namedKey(tcell.KeyPgDn), runeKey(']')), label: "PgDn/]", hint: "", on: onReplay,
@@ -124,7 +130,7 @@ var keyTable = []binding{
 	{act: actFaster, keys: keys(runeKey('+'), runeKey('=')), label: "+", footKey: "+/-", hint: "speed", on: onLive | onReplay, footer: 9,
 		help: "Faster: less slow motion in a live run (down to none), or a faster replay (up to 8×)."},
 	{act: actSlower, keys: keys(runeKey('-')), label: "-", on: onLive | onReplay,
-		help: "Slower: a live run sleeps at every phase boundary (slow motion, up to 1 s), a replay plays down to 0.25×. Slow motion slows the loops only: the scenario clock, its timeline and its clients keep real time, so queues grow and latency climbs as a loop falls behind."},
+		help: "Slower: a live run sleeps at every phase boundary (slow motion, up to 1 s), a replay plays down to 0.25×. Slow motion slows the loops only: the scenario clock, its script and its clients keep real time, so queues grow and latency climbs as a loop falls behind."},
 	{act: actNextLoop, keys: keys(namedKey(tcell.KeyTab), namedKey(tcell.KeyDown), runeKey('j')), label: "tab/↓", hint: "focus", on: onLive | onReplay, footer: 10,
 		help: "Focus the next loop: the detail pane shows its task queue, scheduled heap and counters."},
 	{act: actPrevLoop, keys: keys(namedKey(tcell.KeyBacktab), namedKey(tcell.KeyUp), runeKey('k')), label: "S-tab/↑", on: onLive | onReplay,
@@ -144,20 +150,32 @@ var keyTable = []binding{
 	{act: actZoomOut, keys: keys(runeKey('Z')), label: "Z", on: onLive | onReplay | onCompare,
 		help: "Zoom the timeline out: a longer window, up to 10s across the screen, to see where a loop's time goes."},
 	{act: actScrollBack, keys: keys(runeKey('h')), label: "h", footKey: "h/l", hint: "scroll", on: onLive | onReplay, footer: 14,
-		help: "Scroll the timeline back a quarter of its window. Pause first (space) to look back at a moment that has passed; the window then stays put."},
+		help: "Scroll the timeline back a quarter of its window. Paused (space), or once the run has finished, the window stays put and scrolls back to the run's start."},
 	{act: actScrollFwd, keys: keys(runeKey('l')), label: "l", on: onLive | onReplay,
-		help: "Scroll the timeline forward, back to the latest event."},
+		help: "Scroll the timeline forward, back to the latest event; a window held at a breakpoint returns to now."},
+	{act: actCursor, keys: keys(runeKey('c')), label: "c", hint: "cursor", on: onLive,
+		help: "Show or hide the timeline's cursor, a column whose slice the event pane lists: every event of the focused loop in it (task names and durations, why a select returned, the budget and where a batch was cut), with its busy share and marks. Zooming keeps the cursor's time under it."},
+	{act: actCursorBack, keys: keys(namedKey(tcell.KeyLeft), runeKey(',')), label: "←/,", footKey: "←→", hint: "cursor", on: onLive,
+		help: "Move the timeline's cursor one column back (showing it first); at the left edge the window scrolls."},
+	{act: actCursorFwd, keys: keys(namedKey(tcell.KeyRight), runeKey('.')), label: "→/.", on: onLive,
+		help: "Move the timeline's cursor one column forward; at the right edge the window scrolls towards now."},
+	{act: actSliceBack, keys: keys(runeKey('[')), label: "[", on: onLive,
+		help: "Move the timeline's cursor back to the start of the previous slice of the focused loop: a run of columns spent alike (select, I/O, tasks, stopped), or a marked column."},
+	{act: actSliceFwd, keys: keys(runeKey(']')), label: "]", on: onLive,
+		help: "Move the timeline's cursor forward to the start of the next slice of the focused loop."},
+	{act: actFollow, keys: keys(runeKey('f')), label: "f", hint: "follow", on: onLive | onReplay,
+		help: "Follow the task or channel of the newest line in the event pane (the cursor's slice when it is on): its events on every loop are marked ◆ on the lanes and listed, in order — a task from its submit (queued behind how many) to the batch that ran it and for how long; a channel from the boss's accept to register0 on its worker, its reads and writes. f again stops following."},
 	{act: actLayout, keys: keys(runeKey('t')), label: "t", hint: "layout", on: onLive | onReplay, footer: 15,
 		help: "Cycle the layouts: timeline with the detail pane, every loop's lane in place of the detail pane, no timeline."},
 	{act: actLockstep, keys: keys(runeKey('p')), label: "p", hint: "lockstep", on: onCompare, footer: 4,
-		help: "Once every model has run: replay the three recordings in lockstep on one clock, their timelines stacked, to watch one model fall behind where another keeps up. p again goes back to the columns."},
-	{act: actPlay, keys: keys(runeKey(' ')), label: "space", on: onCompare,
+		help: "Once every run is done: replay the recordings in lockstep on one clock, their timelines stacked, opened at the zoom and the moment where they differ most, with each lane's busy share, task queue (q) and blocking selects begun in the window (sel: an idle loop's wakes) and each run's client p50/p99 beside it. p again goes back to the columns."},
+	{act: actPlay, keys: keys(runeKey(' ')), label: "space", hint: "play", on: onCompare, footer: 5,
 		help: "In the lockstep replay: play every recording at its recorded pace, or stop."},
-	{act: actBack, keys: keys(namedKey(tcell.KeyLeft), runeKey(',')), label: "←/,", on: onCompare,
-		help: "In the lockstep replay: every recording a twentieth of the window back."},
-	{act: actFwd, keys: keys(namedKey(tcell.KeyRight), runeKey('.')), label: "→/.", on: onCompare,
-		help: "In the lockstep replay: every recording a twentieth of the window forward."},
-	{act: actSkip, keys: keys(runeKey('s')), label: "s", hint: "skip model", on: onCompare, footer: 3,
+	{act: actBack, keys: keys(namedKey(tcell.KeyLeft), runeKey(',')), label: "←", footKey: "←/→", hint: "step", on: onCompare, footer: 6,
+		help: "In the lockstep replay: every recording a twentieth of the window back (, does the same)."},
+	{act: actFwd, keys: keys(namedKey(tcell.KeyRight), runeKey('.')), label: "→", on: onCompare,
+		help: "In the lockstep replay: every recording a twentieth of the window forward (. does the same)."},
+	{act: actSkip, keys: keys(runeKey('s')), label: "s", hint: "skip run", on: onCompare, footer: 3,
 		help: "End the running model early (graceful shutdown) and go on to the next."},
 	{act: actRestart, keys: keys(runeKey('r')), label: "r", hint: "restart", on: onLive, footer: 12,
 		help: "Restart the scenario: the run shuts down gracefully and a fresh one starts with the same breakpoints and speed."},

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"time"
 
@@ -14,8 +13,8 @@ import (
 
 	"github.com/reactorviz/reactorviz/reactor"
 	"github.com/reactorviz/reactorviz/reactor/trace"
+	"github.com/reactorviz/reactorviz/reactor/trace/counters"
 	"github.com/reactorviz/reactorviz/scenarios"
-	"github.com/reactorviz/reactorviz/sim"
 	"github.com/reactorviz/reactorviz/tui/model"
 	"github.com/reactorviz/reactorviz/tui/widgets"
 )
@@ -29,17 +28,6 @@ var slowSteps = []time.Duration{0, time.Millisecond, 5 * time.Millisecond, 20 * 
 // does not repeat it.
 const userPause = "paused by user"
 
-// runState is where the live screen's run stands.
-type runState int
-
-const (
-	runRunning runState = iota
-	runFinished
-	runRestarting
-	runStopping
-	runFailed
-)
-
 // RunLive shows one scenario run live until the user quits. newRun is
 // called for the first run and again on every restart, with the sink the
 // UI's model reads; it must return a session not yet started. RunLive
@@ -50,81 +38,28 @@ func RunLive(newRun NewRun, o Options) error {
 	if newRun == nil {
 		return errors.New("tui: no run")
 	}
-	mdl := model.New(nil)
-	run, err := startRun(newRun, mdl)
+	r, err := startRunner(newRun, o)
 	if err != nil {
 		return err
 	}
-	if o.Paused {
-		pauseAtStart(run)
-	}
 	sh := newShell(o)
-	v := newLiveView(sh, newRun, run, mdl)
-	v.startWatch(run)
-	err = sh.run(v)
+	r.attach(sh.redraw, sh.stop)
+	err = sh.run(newLiveView(sh, r))
 	// However the app stopped, the run must not outlive it.
-	v.restarts.Wait()
-	v.mu.Lock()
-	last := v.run
-	v.mu.Unlock()
-	if last != nil {
-		stopSession(last, o.stopTimeout())
-	}
-	v.watchers.Wait()
+	last := r.close()
 	if o.Final != nil && last != nil {
 		o.Final(last)
 	}
 	return err
 }
 
-// startRun builds and starts a session feeding mdl.
-func startRun(newRun NewRun, mdl *model.Model) (Session, error) {
-	run, err := newRun(mdl)
-	if err != nil {
-		return nil, err
-	}
-	if run == nil {
-		return nil, errors.New("tui: newRun returned no session")
-	}
-	mdl.SetLoops(loopTable(run))
-	if err := run.Start(); err != nil {
-		return nil, err
-	}
-	return run, nil
-}
-
-// stopSession ends a run gracefully and waits for it, up to timeout.
-func stopSession(run Session, timeout time.Duration) bool {
-	run.Stop()
-	t := time.NewTimer(timeout)
-	defer t.Stop()
-	select {
-	case <-run.Done():
-		return true
-	case <-t.C:
-		return false
-	}
-}
-
+// liveView shows the run its runner holds: a frame of the run's model and
+// probe, the caption, the header; its keys go to the run's step gates or,
+// for restart and quit, to the runner.
 type liveView struct {
-	sh     *shell
-	newRun NewRun
-
-	// mu guards what the restart, quit and watch goroutines change.
-	mu        sync.Mutex
-	run       Session
-	mdl       *model.Model
-	state     runState
-	err       error
-	busy      bool // a restart or quit is under way
-	quitAfter bool // quit once the restart is done
-	restarts  sync.WaitGroup
-	watchers  sync.WaitGroup
-	lastDraw  atomic.Int64 // unix ns of the last refresh, for needsRedraw
-
-	// The settings the keys have set, which every new run starts with.
-	breaks model.Breaks
-	slow   time.Duration // the slow-motion delay
+	sh       *shell
+	r        *runner
+	lastDraw atomic.Int64 // unix ns of the last refresh, for needsRedraw
 
 	// The rest belongs to the UI goroutine.
 	focus   int
@@ -135,71 +70,46 @@ type liveView struct {
 	caption captionView
 	served  serveRate
 	logAt   logScroll
-	atBreak map[int]bool // loops parked at a breakpoint in the last frame
+	atBreak map[int]bool      // loops parked at a breakpoint in the last frame
+	follow  model.FollowQuery // the task or channel followed; Field "" for none
 	body    *mainPanels
 }
 
-func newLiveView(sh *shell, newRun NewRun, run Session, mdl *model.Model) *liveView {
-	v := &liveView{sh: sh, newRun: newRun, run: run, mdl: mdl, focus: -1,
+func newLiveView(sh *shell, r *runner) *liveView {
+	v := &liveView{sh: sh, r: r, focus: -1,
 		header: widgets.NewBar(sh.th, sh.th.Header), body: newMainPanels(sh.th)}
 	v.body.onFocus = func(i int) { v.focus = i }
+	v.body.mouseCursor = true
 	return v
 }
 
 func (v *liveView) kind() screenKind { return onLive }
 
 func (v *liveView) title() string {
-	v.mu.Lock()
-	defer v.mu.Unlock()
-	if v.run == nil || v.run.Scenario() == nil {
-		return "live"
+	if sc := v.scenario(); sc != nil {
+		return "live · " + sc.Name
 	}
-	return "live · " + v.run.Scenario().Name
+	return "live"
 }
 
 func (v *liveView) scenario() *scenarios.Scenario {
-	run, _, _, _ := v.session()
+	run, _, _, _ := v.r.current()
 	if run == nil {
 		return nil
 	}
 	return run.Scenario()
 }
 
-// startWatch marks the run finished when it ends on its own.
-func (v *liveView) startWatch(run Session) {
-	v.watchers.Add(1)
-	go v.watch(run)
-}
-
-func (v *liveView) watch(run Session) {
-	defer v.watchers.Done()
-	<-run.Done()
-	v.mu.Lock()
-	if v.run == run && v.state == runRunning {
-		v.state = runFinished
-	}
-	v.mu.Unlock()
-	v.sh.redraw()
-}
-
 // needsRedraw runs on the ticker goroutine: redraw when events arrived, and
 // at least every 100 ms so the clock and the gate states move.
 func (v *liveView) needsRedraw() bool {
-	v.mu.Lock()
-	mdl := v.mdl
-	v.mu.Unlock()
+	_, mdl, _, _ := v.r.current()
 	dirty := mdl.TakeDirty()
 	return dirty || time.Now().UnixNano()-v.lastDraw.Load() >= int64(100*time.Millisecond)
 }
 
-func (v *liveView) session() (Session, *model.Model, runState, error) {
-	v.mu.Lock()
-	defer v.mu.Unlock()
-	return v.run, v.mdl, v.state, v.err
-}
-
 func (v *liveView) loops() []*reactor.EventLoop {
-	run, _, _, _ := v.session()
+	run, _, _, _ := v.r.current()
 	if run == nil {
 		return nil
 	}
@@ -211,41 +121,55 @@ func (v *liveView) loops() []*reactor.EventLoop {
 // clock while its loops are paused.
 func (v *liveView) refresh() {
 	v.lastDraw.Store(time.Now().UnixNano())
-	run, mdl, _, _ := v.session()
-	v.frame, v.focus = liveFrame(run, mdl, v.timelineQuery(run))
+	run, mdl, _, _ := v.r.current()
+	at := liveMoment(run, mdl)
+	v.frame, v.focus, v.caption = at.frame(v.timelineQuery(run))
 	if v.followBreakpoint() {
-		v.frame, v.focus = liveFrame(run, mdl, v.timelineQuery(run))
+		v.frame, v.focus, v.caption = at.frame(v.timelineQuery(run))
 		v.followBreakpoint()
 	}
-	v.setCaption(run)
 	if run != nil {
+		v.frame.Dropped = max(v.frame.Dropped, run.Dropped())
 		onRunClock(run, v.frame.Log)
 	}
 	if !v.logAt.following() {
 		v.frame.Log = v.logAt.lines()
 	}
-	v.body.show(v.frame, v.focus, v.filter, emptyLog(v.filter, "no events yet"))
-	v.body.logTitleMore(v.logAt.title(v.sh.th))
+	following := v.follow.Field != ""
+	v.body.markFollowed(v.frame.Snapshot.FollowLog, v.frame.Snapshot.Time)
+	inspect := v.body.tl.cursorOn && v.body.tl.end > 0 && !following
+	if following {
+		// The path from its start: a task's submit, a channel's accept and
+		// register0 come first.
+		fl := v.frame.Snapshot.FollowLog
+		v.frame.Log = fl[:min(len(fl), max(v.body.logRows-1, 1))]
+		if run != nil {
+			onRunClock(run, v.frame.Log)
+		}
+	}
+	if inspect {
+		v.frame.Log = v.frame.Snapshot.SliceLog
+		if run != nil {
+			onRunClock(run, v.frame.Log)
+		}
+	}
+	empty := emptyLog(v.filter, "no events yet")
+	switch {
+	case following:
+		empty = "no event of the followed item in the log (f stops following)"
+	case inspect:
+		empty = "no event of this loop in the slice under the cursor (←→ move it, c hides it)"
+	}
+	v.body.show(v.frame, v.focus, v.filter, empty)
+	switch {
+	case following:
+		v.body.followTitle(v.follow, len(v.frame.Snapshot.FollowLog))
+	case inspect:
+		v.body.inspectTitle(v.frame, v.focus)
+	default:
+		v.body.logTitleMore(v.logAt.title(v.sh.th))
+	}
 	v.setHeader(run)
-}
-
-// liveFrame is the frame of a live run: its model's fold, the collector's
-// drop count, and the loops' own counters and gates.
-func liveFrame(run Session, mdl *model.Model, q model.Query) (*model.Frame, int) {
-	set := model.Settings{IORatio: -1}
-	if run != nil {
-		set.Threshold = run.RebuildThreshold()
-		if sc := run.Scenario(); sc != nil && sc.Netty != "" && sc.Netty != scenarios.Netty4143 {
-			set.Netty = string(sc.Netty) // the header names the design; the pane flags a non-default one
-		}
-	}
-	f, focus := frameOf(mdl.Snapshot, q, probeOf(run), set)
-	if run != nil {
-		if d, ok := droppedOf(run); ok {
-			f.Dropped = max(f.Dropped, d)
-		}
-	}
-	return f, focus
 }
 
 // timelineQuery is the frame's query with the timeline's window ending
@@ -253,6 +177,20 @@ func liveFrame(run Session, mdl *model.Model, q model.Query) (*model.Frame, int)
 func (v *liveView) timelineQuery(run Session) model.Query {
 	q := v.query()
 	q.Timeline.End = v.timelineEnd(run)
+	q.Timeline = q.Timeline.Aligned()
+	tl := &v.body.tl
+	tl.end, tl.origin = q.Timeline.End, 0
+	if run != nil {
+		now := run.TraceNow()
+		tl.origin = now - int64(run.ClockMap()(now))
+	}
+	if from, to, ok := tl.cursorSlice(0); ok {
+		q.Slice = model.SliceQuery{Loop: v.focus, From: from, To: to, Max: max(v.body.logRows, minLogQuery)}
+	}
+	if v.follow.Field != "" {
+		q.Follow = v.follow
+		q.Follow.Max = model.LogCap
+	}
 	return q
 }
 
@@ -268,31 +206,151 @@ func (v *liveView) followBreakpoint() bool {
 	if v.atBreak == nil {
 		v.atBreak = map[int]bool{}
 	}
-	moved := false
+	moved, anyHit := false, false
 	for _, r := range v.frame.Rows {
 		hit := model.AtBreakpoint(r)
-		if hit && !v.atBreak[r.Index] && r.Index != v.focus && !moved {
-			v.focus, moved = r.Index, true
+		if hit && !v.atBreak[r.Index] {
+			v.pinTimeline()
+			if r.Index != v.focus && !moved {
+				v.focus, moved = r.Index, true
+			}
 		}
+		anyHit = anyHit || hit
 		v.atBreak[r.Index] = hit
+	}
+	if !anyHit && !v.ending() {
+		// Resumed or stepped past the breakpoint: back to now. A run that
+		// ends while a loop stands there (shutdown lets its gate go)
+		// keeps the window on the stop, as it was, until a key moves it.
+		v.body.tl.pin = 0
 	}
 	return moved
 }
 
-// setCaption takes the caption for the run clock and flashes the rows of
-// the loops a timeline action just reached.
-func (v *liveView) setCaption(run Session) {
-	if run == nil {
-		v.caption = captionView{}
+// ending reports whether the run is shutting down or over: a loop of the
+// frame has begun its shutdown.
+func (v *liveView) ending() bool {
+	for _, r := range v.frame.Rows {
+		if r.State >= trace.StateShuttingDown {
+			return true
+		}
+	}
+	return false
+}
+
+// moveBySlice moves the timeline's cursor to the start of the next (or
+// previous) slice of the focused loop's lane: a run of columns spent
+// alike, or a marked column.
+func (v *liveView) moveBySlice(fwd bool) {
+	tl := &v.body.tl
+	var cells []model.Cell
+	for i := range v.frame.Loops {
+		if v.frame.Loops[i].Index == v.focus {
+			cells = v.frame.Loops[i].Lane.Cells
+		}
+	}
+	if len(cells) == 0 {
 		return
 	}
-	var fired []sim.Fired
-	if fs, ok := run.(firedSession); ok {
-		fired = fs.Fired()
+	if !tl.cursorOn {
+		tl.cursorOn, tl.cursor = true, len(cells)-1
 	}
-	now := run.Elapsed()
-	v.caption = captionAt(run.Scenario(), fired, now)
-	flashLoops(v.frame, fired, now)
+	tl.cursor = sliceStart(cells, min(tl.cursor, len(cells)-1), fwd)
+}
+
+// sliceStart is the first column of the slice after (or before) the one
+// column c is in; the edge when there is none.
+func sliceStart(cells []model.Cell, c int, fwd bool) int {
+	class := func(i int) int {
+		switch cl := cells[i]; {
+		case cl.Marks != 0:
+			return 100 + i // a marked column is a slice of its own
+		case cl.Width > 0 && cl.Parked*2 >= cl.Width:
+			return 4
+		case !cl.Known:
+			return 0
+		default:
+			return 1 + int(cl.Dominant())
+		}
+	}
+	start := func(i int) int { // the first column of i's slice
+		for i > 0 && class(i-1) == class(i) {
+			i--
+		}
+		return i
+	}
+	if fwd {
+		for i := c + 1; i < len(cells); i++ {
+			if class(i) != class(c) {
+				return i
+			}
+		}
+		return len(cells) - 1
+	}
+	if s := start(c); s < c {
+		return s
+	}
+	if c == 0 {
+		return 0
+	}
+	return start(c - 1)
+}
+
+// toggleFollow follows the item of the newest line in the event pane, or
+// stops following.
+func (v *liveView) toggleFollow() { v.follow = toggleFollow(v.follow, v.frame.Log, v.sh.say) }
+
+// toggleFollow returns what to follow next: nothing when following
+// already, else the item of the newest of lines that names one.
+func toggleFollow(cur model.FollowQuery, lines []model.LogLine, say func(string)) model.FollowQuery {
+	if cur.Field != "" {
+		return model.FollowQuery{}
+	}
+	for i := len(lines) - 1; i >= 0; i-- {
+		if fq, ok := model.FollowOf(&lines[i].Event); ok {
+			return fq
+		}
+	}
+	say("nothing to follow: the event pane shows no task or channel event")
+	return model.FollowQuery{}
+}
+
+// goTo puts the timeline's cursor on a run clock time typed by the user,
+// with the window around it.
+func (v *liveView) goTo(s string) {
+	d, err := time.ParseDuration(strings.TrimSpace(s))
+	run, _, _, _ := v.r.current()
+	if err != nil || d < 0 || run == nil {
+		v.sh.say("cannot go to " + strconv.Quote(s) + ": give a run time such as 5s")
+		return
+	}
+	tl := &v.body.tl
+	// now is where the unscrolled window ends, on the run clock.
+	now := int64(run.Elapsed())
+	if tl.end > 0 {
+		now = tl.end - tl.origin
+	}
+	t := min(int64(d), now)
+	span := tl.span()
+	tl.pin = 0
+	tl.back = max(now-t-span/2, 0)
+	// The cursor's column: where t falls in the window that ends back ns
+	// before now.
+	start := now - tl.back - span
+	tl.cursorOn = true
+	tl.cursor = min(max(int((t-start)*int64(max(tl.cols, 1))/span), 0), max(tl.cols-1, 0))
+}
+
+// pinTimeline holds the timeline's window where a loop just stopped at a
+// breakpoint, an eighth of a window past now, so the stop's mark stays in
+// view while the other loops and the clock run on.
+func (v *liveView) pinTimeline() {
+	run, _, _, _ := v.r.current()
+	if run == nil || v.body.tl.pin > 0 {
+		return
+	}
+	v.body.tl.back = 0
+	v.body.tl.pin = run.TraceNow() + v.body.tl.span()/8
 }
 
 // emptyLog is what the log says when it has nothing to show.
@@ -306,17 +364,10 @@ func emptyLog(f model.Filter, none string) string {
 // setHeader gathers the top bar: what runs, whether it is paused and why,
 // the clock, the speed, the throughput and the drops.
 func (v *liveView) setHeader(run Session) {
-	_, _, state, err := v.session()
+	_, _, state, err := v.r.current()
 	h := headerParts{brand: "reactorviz", status: v.status(state, err)}
-	if run != nil && run.Scenario() != nil {
-		sc := run.Scenario()
-		h.what = sc.Name + " · " + string(sc.Model)
-		if m := scenarioMode(sc); m != "" {
-			h.what += " · " + m
-		}
-		if sc.Netty != "" && sc.Netty != scenarios.Netty4143 {
-			h.what += " · netty " + string(sc.Netty)
-		}
+	if sc := v.scenario(); sc != nil {
+		h.what = runWhat(sc.Name, string(sc.Model), modeText(string(sc.Loop.Selector), string(sc.Loop.Trigger)), v.frame.Settings.Netty)
 	}
 	if run != nil {
 		clock := model.ClockTenths(int64(run.Elapsed()))
@@ -325,7 +376,7 @@ func (v *liveView) setHeader(run Session) {
 		}
 		h.right = append(h.right, clock)
 		if v.sh.opts.Serve {
-			v.served.note(time.Now(), v.frame, answeredOf(run))
+			v.served.note(time.Now(), v.frame, run.Answered())
 			if what, right, ok := serveWhat(run, v.frame, v.served); ok {
 				h.what = what
 				h.right = append(h.right, right...)
@@ -355,7 +406,7 @@ func (v *liveView) status(state runState, err error) string {
 		return "✗ FAILED: " + errText(err)
 	}
 	paused, total := 0, 0
-	reason := ""
+	reason, byBreak := "", false
 	for _, r := range v.frame.Rows {
 		if r.State >= trace.StateShuttingDown {
 			continue
@@ -367,8 +418,8 @@ func (v *liveView) status(state runState, err error) string {
 		paused++
 		// A breakpoint that fired says most; else the focused loop's reason.
 		switch {
-		case strings.HasPrefix(r.PauseReason, "breakpoint") && !strings.HasPrefix(reason, "breakpoint"):
-			reason = r.PauseReason + " (" + r.Name + ")"
+		case r.Break != counters.NoBreak && !byBreak:
+			reason, byBreak = r.PauseReason+" ("+r.Name+")", true
 		case reason == "" && r.Index == v.focus && r.PauseReason != userPause:
 			reason = r.PauseReason
 		}
@@ -389,7 +440,7 @@ func (v *liveView) status(state runState, err error) string {
 }
 
 func (v *liveView) expectations() string {
-	run, _, _, _ := v.session()
+	run, _, _, _ := v.r.current()
 	if run == nil {
 		return ""
 	}
@@ -409,7 +460,7 @@ func errText(err error) string {
 
 // speed is the slow-motion delay in force.
 func (v *liveView) speed() string {
-	d := v.slow
+	_, d := v.r.settings()
 	if d == 0 {
 		return "1×"
 	}
@@ -443,22 +494,21 @@ func (v *liveView) act(a action) {
 		v.pauseAll()
 	case actStep:
 		if l := v.focused(); l != nil {
-			stepOrPause(l, l.Step)
+			v.stepOrPause(l, l.Step)
 		}
 	case actStepIter:
 		if l := v.focused(); l != nil {
-			stepOrPause(l, l.StepIteration)
+			v.stepOrPause(l, l.StepIteration)
 		}
 	case actStepAll:
 		for _, l := range v.loops() {
-			stepOrPause(l, l.Step)
+			v.stepOrPause(l, l.Step)
 		}
 	case actBreaks:
+		b, _ := v.r.settings()
 		v.sh.openMenu(widgets.NewCheckMenu(v.sh.th, "breakpoints (every loop)",
-			"space toggles · ←→ or digits set N · esc closes", breakItems(v.breaks)),
-			func(items []widgets.MenuItem) {
-				v.setBreaks(breaksOf(items))
-			})
+			"space toggles · ←→ or digits set N · esc closes", breakItems(b)),
+			func(items []widgets.MenuItem) { v.r.setBreaks(breaksOf(items)) })
 	case actFaster, actSlower:
 		v.changeSpeed(a == actFaster)
 	case actNextLoop:
@@ -472,10 +522,16 @@ func (v *liveView) act(a action) {
 		})
 	case actLogOlder, actLogNewer, actLogOldest, actLogLatest:
 		v.scrollLog(a)
+	case actFollow:
+		v.toggleFollow()
+	case actSliceBack, actSliceFwd:
+		v.moveBySlice(a == actSliceFwd)
+	case actGoto:
+		v.sh.openPrompt("go to run time (5s, 1m2.5s): ", "", v.goTo)
 	case actRestart:
-		v.restart()
+		v.r.restart()
 	case actQuit:
-		v.quit()
+		v.r.quit()
 	default:
 		v.body.tl.act(a)
 	}
@@ -483,17 +539,25 @@ func (v *liveView) act(a action) {
 
 // stepOrPause runs step on a paused loop; a running loop is paused first
 // instead, so a step key always leaves the loop parked where it can be
-// looked at.
-func stepOrPause(l *reactor.EventLoop, step func()) {
-	if l.GateStatus().Paused {
-		step()
-	} else {
+// looked at. The step goes through the run, which lets a held clock run
+// for just the stepped phase; a loop paused on its own does not hold it.
+func (v *liveView) stepOrPause(l *reactor.EventLoop, step func()) {
+	run, _, _, _ := v.r.current()
+	switch {
+	case !l.GateStatus().Paused:
 		l.Pause("step")
+	case run != nil:
+		run.Step(l, step)
+	default:
+		step()
 	}
 }
 
-// pauseAll pauses every loop, or resumes them all when all are paused.
+// pauseAll pauses the whole run, or lets it all run on. Paused, every loop
+// stops at its next phase boundary and the run clock stands still, which
+// stops the timeline, the clients and the wheel too.
 func (v *liveView) pauseAll() {
+	run, _, _, _ := v.r.current()
 	loops := v.loops()
 	paused := false
 	for _, l := range loops {
@@ -503,17 +567,26 @@ func (v *liveView) pauseAll() {
 	}
 	// One press always does the obvious thing: if anything is stopped (a
 	// breakpoint stops one loop), everything runs again; else all pause.
+	// The clock stops first: the picture stands still at once, and a loop
+	// asleep in select is woken to park (PauseRun). It runs again after
+	// the loops are let go.
+	if !paused && run != nil {
+		run.HoldClock(true)
+	}
 	for _, l := range loops {
 		if paused {
 			l.Resume()
 		} else {
-			l.Pause(userPause)
+			l.PauseRun(userPause)
 		}
+	}
+	if paused && run != nil {
+		run.HoldClock(false)
 	}
 }
 
 func (v *liveView) changeSpeed(faster bool) {
-	cur := v.slow
+	_, cur := v.r.settings()
 	i := 0
 	for i < len(slowSteps)-1 && slowSteps[i] < cur {
 		i++
@@ -524,132 +597,34 @@ func (v *liveView) changeSpeed(faster bool) {
 	case !faster && slowSteps[i] == cur && i < len(slowSteps)-1:
 		i++
 	}
-	v.mu.Lock()
-	defer v.mu.Unlock()
-	v.slow = slowSteps[i]
-	if v.run != nil {
-		setSlowMotion(v.run.Loops(), v.slow)
-	}
+	v.r.setSlowMotion(slowSteps[i])
 }
 
-// setBreaks keeps new breakpoints for every later run and gives them to
-// the current one. Under the lock, so a restart under way gives its new
-// run either these or, if it got there first, has its run given them here.
-func (v *liveView) setBreaks(b model.Breaks) {
-	v.mu.Lock()
-	defer v.mu.Unlock()
-	v.breaks = b
-	if v.run != nil {
-		applyBreaks(v.run.Loops(), b)
-	}
-}
-
-// applySettings gives a run that starts the breakpoints and the speed the
-// keys have set. Called with v.mu held.
-func (v *liveView) applySettings(run Session) {
-	applyBreaks(run.Loops(), v.breaks)
-	setSlowMotion(run.Loops(), v.slow)
-}
-
-func setSlowMotion(loops []*reactor.EventLoop, d time.Duration) {
-	for _, l := range loops {
-		l.SetSlowMotion(d)
-	}
-}
-
+// breakItems is the breakpoint menu: one item per row of the breakpoint
+// table, keyed by its kind.
 func breakItems(b model.Breaks) []widgets.MenuItem {
-	return []widgets.MenuItem{
-		{Label: "selector rebuilt (C10)", On: b.Rebuild},
-		{Label: "premature select return (C9)", On: b.Premature},
-		{Label: "64-task deadline hit (C15)", On: b.DeadlineHit},
-		{Label: "wakeup written (C11)", On: b.Wakeup},
-		{Label: "task or handler panic", On: b.TaskPanic},
-		{Label: "task queue above", Numeric: true, Value: b.QueueAbove},
+	var items []widgets.MenuItem
+	for _, s := range counters.BreakTable() {
+		it := widgets.MenuItem{Key: int(s.Break), Label: s.Label, Numeric: s.Numeric}
+		if s.Numeric {
+			it.Value = b.Get(s.Break)
+		} else {
+			it.On = b.Get(s.Break) > 0
+		}
+		items = append(items, it)
 	}
+	return items
 }
 
+// breaksOf reads the menu's items back by their keys.
 func breaksOf(items []widgets.MenuItem) model.Breaks {
 	var b model.Breaks
-	if len(items) < 6 {
-		return b
+	for _, it := range items {
+		v := it.Value
+		if !it.Numeric && it.On {
+			v = 1
+		}
+		b.Set(counters.Break(it.Key), v)
 	}
-	b.Rebuild, b.Premature, b.DeadlineHit = items[0].On, items[1].On, items[2].On
-	b.Wakeup, b.TaskPanic, b.QueueAbove = items[3].On, items[4].On, items[5].Value
 	return b
-}
-
-func applyBreaks(loops []*reactor.EventLoop, b model.Breaks) {
-	for _, l := range loops {
-		l.SetBreakpoints(b)
-	}
-}
-
-// restart shuts the run down and starts a fresh one on a goroutine, so the
-// UI keeps drawing (the old run's shutdown can take seconds).
-func (v *liveView) restart() {
-	v.mu.Lock()
-	if v.busy {
-		v.mu.Unlock()
-		return
-	}
-	v.busy, v.state = true, runRestarting
-	old := v.run
-	v.mu.Unlock()
-	timeout := v.sh.opts.stopTimeout()
-	v.restarts.Add(1)
-	go func() {
-		defer v.restarts.Done()
-		if old != nil {
-			stopSession(old, timeout)
-		}
-		mdl := model.New(nil)
-		run, err := startRun(v.newRun, mdl)
-		if err == nil {
-			v.startWatch(run)
-		}
-		v.mu.Lock()
-		v.busy = false
-		if err != nil {
-			v.run, v.state, v.err = nil, runFailed, err
-		} else {
-			v.applySettings(run)
-			if v.sh.opts.Paused {
-				pauseAtStart(run)
-			}
-			v.run, v.mdl, v.state, v.err = run, mdl, runRunning, nil
-		}
-		quit := v.quitAfter
-		v.mu.Unlock()
-		v.sh.redraw()
-		if quit {
-			v.shutdown(run, timeout)
-		}
-	}()
-}
-
-// quit shuts the run down gracefully, then stops the app.
-func (v *liveView) quit() {
-	v.mu.Lock()
-	if v.busy {
-		v.quitAfter = true
-		v.mu.Unlock()
-		return
-	}
-	v.busy, v.state = true, runStopping
-	run := v.run
-	v.mu.Unlock()
-	timeout := v.sh.opts.stopTimeout()
-	v.restarts.Add(1)
-	go func() {
-		defer v.restarts.Done()
-		v.shutdown(run, timeout)
-	}()
-}
-
-func (v *liveView) shutdown(run Session, timeout time.Duration) {
-	if run != nil {
-		v.sh.redraw()
-		stopSession(run, timeout)
-	}
-	v.sh.stop()
 }

@@ -105,12 +105,19 @@ func TestLivePausedStep(t *testing.T) {
 			t.Errorf("%s not paused after space", l.Name())
 		}
 	}
+	if !f.holding.Load() {
+		t.Error("space paused the loops but not the run clock")
+	}
 	// worker-0 is focused; n steps it: a paused loop passes one boundary.
 	// The engine then parks it before io and says so in a pause event.
+	// The step goes through the run, which lets its clock run for it.
 	hs.press(runeEv('n'))
 	w0 := f.Loops()[1]
 	if g := w0.GateStatus(); !g.Paused || g.Reason != "step" {
 		t.Errorf("worker-0 gate after n: %+v", g)
+	}
+	if f.steps.Load() != 1 {
+		t.Errorf("n took %d steps through the run, want 1", f.steps.Load())
 	}
 	f.feed(trace.Event{Time: 2500e6, Loop: 1, Kind: trace.KindPause, A: int64(trace.PhaseIO), Str: "step"})
 	golden(t, "live_paused_step", hs.frame())
@@ -119,6 +126,9 @@ func TestLivePausedStep(t *testing.T) {
 		if l.GateStatus().Paused {
 			t.Errorf("%s still paused after the second space", l.Name())
 		}
+	}
+	if f.holding.Load() {
+		t.Error("the second space let the loops go but held the run clock")
 	}
 	if err := hs.quit(); err != nil {
 		t.Fatal(err)
@@ -142,7 +152,7 @@ func TestLiveHelpOverlay(t *testing.T) {
 
 func TestLiveHelpExplainsEveryConcept(t *testing.T) {
 	var all strings.Builder
-	for _, e := range helpEntries(onLive, nil) {
+	for _, e := range helpEntries(onLive, nil, nil) {
 		all.WriteString(e.Term + " " + e.Text + "\n")
 	}
 	for _, c := range []string{"C1", "C2", "C3", "C4", "C5", "C6", "C7", "C8", "C9", "C10", "C11", "C12", "C13",
@@ -213,8 +223,7 @@ func TestLiveBreakpointsMenu(t *testing.T) {
 	}
 	hs.press(keyEv(tcell.KeyEscape))
 	v := hs.sh.v.(*liveView)
-	var b = v.breaks
-	hs.sh.app.QueueUpdate(func() { b = v.breaks })
+	b, _ := v.r.settings()
 	if !b.Rebuild || !b.Premature || b.Wakeup || b.QueueAbove != 4 {
 		t.Errorf("breakpoints = %+v", b)
 	}
@@ -375,11 +384,47 @@ func TestEngineCountersReplaceTheFold(t *testing.T) {
 		{Index: 0, Counters: model.Counters{Stats: reactor.Stats{TasksRun: 1, QueueDepth: 3}}},
 		{Index: 1, Counters: model.Counters{Stats: reactor.Stats{TasksRun: 7}}},
 	}}
-	f := model.NewFrame(snap, runProbe{loops: []*reactor.EventLoop{started, idle}}, model.Settings{IORatio: -1})
+	f := model.NewFrame(snap, runProbe{&fakeSession{loops: []*reactor.EventLoop{started, idle}}}, model.Settings{IORatio: -1})
 	if w := f.Rows[0]; w.TasksRun != 5 || w.QueueDepth != 3 {
 		t.Errorf("started loop: tasks_run %d, queue %d; want the loop's 5 and the fold's 3", w.TasksRun, w.QueueDepth)
 	}
 	if w := f.Rows[1]; w.TasksRun != 7 {
 		t.Errorf("never-started loop: tasks_run %d; want the fold's 7", w.TasksRun)
+	}
+}
+
+// With --mouse a click on a lane focuses its loop and puts the timeline's
+// cursor on the clicked column, which the ruler marks.
+func TestLiveMousePlacesTheCursor(t *testing.T) {
+	checkGoroutines(t)
+	lf := &liveFixture{t: t}
+	hs := newHarness(t, 120, 40, func(o Options) error { return RunLive(lf.newRun, o) },
+		func(o *Options) { o.Mouse = true })
+	row, inTimeline := -1, false
+	for i, line := range strings.Split(hs.frame(), "\n") {
+		switch {
+		case strings.HasPrefix(line, "─ timeline"):
+			inTimeline = true
+		case inTimeline && strings.HasPrefix(strings.TrimLeft(line, " ▶"), "worker-1"):
+			row = i
+		}
+	}
+	if row < 0 {
+		t.Fatal("no worker-1 lane on screen")
+	}
+	x := 11 + 40 // the 41st cell of the lane
+	hs.scr.InjectMouse(x, row, tcell.Button1, tcell.ModNone)
+	hs.scr.InjectMouse(x, row, tcell.ButtonNone, tcell.ModNone)
+	waitFor(t, func() bool {
+		lines := strings.Split(hs.frame(), "\n")
+		for _, l := range lines {
+			if r := []rune(l); len(r) > x && r[x] == '▲' {
+				return strings.Contains(hs.frame(), "▶worker-1")
+			}
+		}
+		return false
+	}, "the cursor under the click and worker-1 focused")
+	if err := hs.quit(); err != nil {
+		t.Fatal(err)
 	}
 }

@@ -2,29 +2,21 @@ package tui
 
 import (
 	"strconv"
-	"time"
 
 	"github.com/reactorviz/reactorviz/reactor/trace"
 	"github.com/reactorviz/reactorviz/tui/model"
 	"github.com/reactorviz/reactorviz/tui/widgets"
 )
 
-// clockMapper is a session that can put an event's time on the run clock
-// (*sim.Run): without it the log shows the trace's own times.
-type clockMapper interface {
-	ClockMap() func(eventTime int64) time.Duration
-}
-
 // onRunClock rewrites the times of log lines, taken from a snapshot that
 // owns them, to the run clock the header shows, which stands still while
 // the run is paused: an event that happens during a pause (the wheel's
 // thread ticks on) is stamped with the moment the pause began.
 func onRunClock(run Session, lines []model.LogLine) {
-	cm, ok := run.(clockMapper)
-	if !ok || len(lines) == 0 {
+	if len(lines) == 0 {
 		return
 	}
-	at := cm.ClockMap()
+	at := run.ClockMap()
 	for i := range lines {
 		e := &lines[i].Event
 		t := int64(at(e.Time))
@@ -86,7 +78,7 @@ func (s *logScroll) title(th *widgets.Theme) []widgets.Seg {
 func (v *liveView) scrollLog(a action) {
 	page := max(v.body.logRows-1, 1)
 	hold := func() []model.LogLine {
-		run, mdl, _, _ := v.session()
+		run, mdl, _, _ := v.r.current()
 		s := mdl.Snapshot(model.Query{Focus: v.focus, Log: model.LogCap, Filter: v.filter})
 		if run != nil {
 			onRunClock(run, s.Log)

@@ -1,12 +1,15 @@
 package tui
 
 import (
+	"fmt"
+	"sort"
 	"sync"
 	"time"
 
 	"github.com/gdamore/tcell/v2"
 
 	"github.com/reactorviz/reactorviz/reactor/trace"
+	"github.com/reactorviz/reactorviz/sim"
 	"github.com/reactorviz/reactorviz/tui/model"
 	"github.com/reactorviz/reactorviz/tui/widgets"
 )
@@ -52,22 +55,26 @@ func (t tee) Consume(batch []trace.Event) {
 
 // recording is one model's run, kept for the lockstep replay.
 type recording struct {
-	model  string
-	loops  []trace.LoopInfo
-	events []trace.Event
-	cut    bool
+	model   string
+	loops   []trace.LoopInfo
+	events  []trace.Event
+	cut     bool
+	windows []sim.Window // what its clients saw, per sim.WindowEvery
 }
 
 // lockstep replays the models' recordings on one clock: each run's time
 // since its own start, so the learner watches single fall behind where
 // multi keeps up. Stepping, playing and zooming move every timeline.
 type lockstep struct {
-	names []string
-	reps  []*model.Replay
-	cut   []bool
-	t     int64 // the shared clock, ns since each run's start
-	end   int64 // the longest recording's end
-	tl    timelineView
+	names   []string
+	reps    []*model.Replay
+	cut     []bool
+	windows [][]sim.Window
+	events  [][]trace.Event // each recording's, by time: the lanes' select counts
+	caption string          // what to look at, where the replay opened
+	t       int64           // the shared clock, ns since each run's start
+	end     int64           // the longest recording's end
+	tl      timelineView
 
 	playing  bool
 	playWall time.Time
@@ -81,6 +88,8 @@ func newLockstep(recs []recording) *lockstep {
 		ls.names = append(ls.names, r.model)
 		ls.reps = append(ls.reps, rep)
 		ls.cut = append(ls.cut, r.cut)
+		ls.windows = append(ls.windows, r.windows)
+		ls.events = append(ls.events, r.events)
 		ls.end = max(ls.end, rep.EndTime())
 	}
 	ls.t = min(ls.tl.span(), ls.end)
@@ -136,7 +145,13 @@ func (ls *lockstep) act(a action) bool {
 	return true
 }
 
-// draw stacks the models' timelines under a status line.
+// laneStatsW is the width of the figures beside each lane: its busy
+// share of the window and its task queue, and on the title row the run's
+// client p50/p99 at that moment.
+const laneStatsW = 30
+
+// draw stacks the models' timelines under a status line and the caption,
+// each lane with its figures beside it.
 func (ls *lockstep) draw(scr tcell.Screen, th *widgets.Theme, x, y, w, h int) {
 	state := "■ stopped"
 	if ls.playing {
@@ -146,23 +161,137 @@ func (ls *lockstep) draw(scr tcell.Screen, th *widgets.Theme, x, y, w, h int) {
 		model.Duration(ls.tl.span()) + " window · " + state
 	widgets.Put(scr, x+1, y, w-1, status, th.Bold)
 	y, h = y+1, h-1
+	if ls.caption != "" && h > 6 {
+		lines := widgets.Wrap(ls.caption, max(w-2, 10))
+		lines = lines[:min(len(lines), 5)]
+		for i, l := range lines {
+			widgets.Put(scr, x+1, y+i, w-1, l, th.Accent)
+		}
+		y, h = y+len(lines), h-len(lines)
+	}
 	if len(ls.reps) == 0 || h <= 0 {
 		return
 	}
 	each := h / len(ls.reps)
-	cols := widgets.TimelineCols(w)
-	for i, r := range ls.reps {
-		q := model.Query{Focus: -1, Timeline: model.TimelineQuery{Cols: cols, Span: ls.tl.span(), End: max(ls.t, 1)}}
-		f := &model.Frame{Snapshot: r.Snapshot(q)}
+	paneW := w
+	if w >= 80 {
+		paneW = w - laneStatsW
+	}
+	for i, lv := range ls.views(widgets.TimelineCols(paneW), each-1) {
 		title := []widgets.Seg{widgets.S(ls.names[i], th.Title)}
 		if ls.cut[i] {
 			title = append(title, widgets.S(" · recording cut at "+model.Count(compareRecordCap)+" events", th.Warn))
 		}
 		pane := widgets.NewTimeline(th)
-		pane.Set(title, serverLanes(f, each-1))
-		pane.SetRect(x, y+i*each, w, each)
+		pane.Set(title, lv.lanes)
+		pane.SetRect(x, y+i*each, paneW, each)
 		pane.Draw(scr)
+		if paneW < w {
+			ls.drawStats(scr, th, x+paneW, y+i*each, w-paneW, lv)
+		}
 	}
+}
+
+// laneView is one model's lanes at the shared clock, with the figures
+// the learner reads beside them.
+type laneView struct {
+	lanes  []widgets.TimelineLane
+	busy   []float64    // each lane's share of the window in I/O and tasks
+	queue  []int64      // each lane's task queue at the window's end
+	ring   []model.Ring // each io_uring lane's queues at its latest enter
+	waits  []int        // each lane's blocking selects begun in the window
+	client sim.Window
+	hasWin bool
+}
+
+// views builds every model's lanes for a window of span ending at ls.t,
+// each replay seeked there.
+func (ls *lockstep) views(cols, n int) []laneView {
+	out := make([]laneView, len(ls.reps))
+	for i, r := range ls.reps {
+		q := model.Query{Focus: -1, Timeline: model.TimelineQuery{Cols: cols, Span: ls.tl.span(), End: max(ls.t, 1)}}
+		f := &model.Frame{Snapshot: r.Snapshot(q)}
+		lv := laneView{lanes: serverLanes(f, n)}
+		waits := selectsIn(ls.events[i], max(ls.t, 1)-ls.tl.span(), max(ls.t, 1))
+		for _, l := range lv.lanes {
+			lv.waits = append(lv.waits, waits[l.Index])
+			lv.busy = append(lv.busy, busyShare(l.Lane, ls.tl.span()))
+			q, ring := queueOf(f, l.Index)
+			lv.queue, lv.ring = append(lv.queue, q), append(lv.ring, ring)
+		}
+		lv.client, lv.hasWin = windowAt(ls.windows[i], ls.t)
+		out[i] = lv
+	}
+	return out
+}
+
+// drawStats writes a model's figures beside its pane: the clients' p50
+// and p99 at that moment on the title row, each lane's busy share and
+// queue on its row.
+func (ls *lockstep) drawStats(scr tcell.Screen, th *widgets.Theme, x, y, w int, lv laneView) {
+	head := "clients: no answers then"
+	if lv.hasWin {
+		head = "p50 " + usText(lv.client.P50US) + "  p99 " + usText(lv.client.P99US)
+	}
+	widgets.Put(scr, x+1, y, w-1, head, th.Bold)
+	for j := range lv.lanes {
+		st := th.Base
+		if lv.busy[j] >= 0.9 {
+			st = th.Warn
+		}
+		text := fmt.Sprintf("busy %3.0f%% q %s sel %s", 100*lv.busy[j], model.Count(lv.queue[j]), model.Count(int64(lv.waits[j])))
+		if r := lv.ring[j]; r.Enters > 0 {
+			// The ring's queues at its latest enter: what it submitted,
+			// what completions it found, and what is still in flight.
+			text = fmt.Sprintf("busy %3.0f%% sq %d cq %d fly %d", 100*lv.busy[j], r.SQ, r.CQ, r.InFlight)
+		}
+		widgets.Put(scr, x+1, y+1+j, w-1, text, st)
+	}
+}
+
+// selectsIn counts each loop's blocking selects begun in (from, to]: an
+// idle loop's wakes, which its lane of · does not show (4.1.43 wakes every
+// second, 4.1 blocks until woken).
+func selectsIn(evs []trace.Event, from, to int64) map[int]int {
+	out := map[int]int{}
+	lo := sort.Search(len(evs), func(i int) bool { return evs[i].Time > from })
+	for i := lo; i < len(evs) && evs[i].Time <= to; i++ {
+		if e := &evs[i]; e.Kind == trace.KindSelectBegin && e.Str != "select_now" {
+			out[int(e.Loop)]++
+		}
+	}
+	return out
+}
+
+// busyShare is the share of the window a lane spent in I/O and tasks.
+func busyShare(l model.Lane, span int64) float64 {
+	if span <= 0 {
+		return 0
+	}
+	var busy int64
+	for _, c := range l.Cells {
+		busy += c.IO + c.Tasks
+	}
+	return min(float64(busy)/float64(span), 1)
+}
+
+// queueOf is a loop's task queue and, on io_uring, its ring.
+func queueOf(f *model.Frame, index int) (int64, model.Ring) {
+	for _, l := range f.Loops {
+		if l.Index == index {
+			return l.QueueDepth, l.Ring
+		}
+	}
+	return 0, model.Ring{}
+}
+
+// windowAt is what the clients saw in the window holding t.
+func windowAt(ws []sim.Window, t int64) (sim.Window, bool) {
+	k := int(t / int64(sim.WindowEvery))
+	if k < 0 || k >= len(ws) {
+		return sim.Window{}, false
+	}
+	return ws[k], ws[k].RPS > 0
 }
 
 // serverLanes are a model's lanes without the client group: the load
@@ -212,5 +341,5 @@ func (v *compareView) toggleLockstep() {
 		return
 	}
 	v.lock = newLockstep(recs)
-	v.lock.seekAll()
+	v.lock.openAtDifference()
 }

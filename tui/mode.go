@@ -4,7 +4,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/reactorviz/reactorviz/scenarios"
 	"github.com/reactorviz/reactorviz/tui/widgets"
 )
 
@@ -21,9 +20,17 @@ func modeText(selector, trigger string) string {
 	return strings.TrimSuffix(selector+"/"+trigger, "/")
 }
 
-// scenarioMode is the mode of a live run's scenario.
-func scenarioMode(sc *scenarios.Scenario) string {
-	return modeText(string(sc.Loop.Selector), string(sc.Loop.Trigger))
+// runWhat names a run in a header: scenario, model, mode, and the loop
+// design when it is not the default.
+func runWhat(name, mdl, mode, netty string) string {
+	what := name + " · " + mdl
+	if mode != "" {
+		what += " · " + mode
+	}
+	if netty != "" {
+		what += " · netty " + netty
+	}
+	return what
 }
 
 // headerMode reads the mode from a trace header's config words.

@@ -32,6 +32,12 @@ type mainPanels struct {
 	tl       timelineView
 	frame    *model.Frame // the latest shown, whose lanes the timeline draws
 	focus    int
+	// followed marks, per trace loop index, the columns holding an event
+	// of the followed item.
+	followed map[int][]bool
+	// mouseCursor lets a click on a lane place the timeline's cursor (the
+	// live screen, which has the inspect panel).
+	mouseCursor bool
 }
 
 func newMainPanels(th *widgets.Theme) *mainPanels {
@@ -47,6 +53,75 @@ func (p *mainPanels) show(f *model.Frame, focus int, filter model.Filter, empty 
 	p.detail.set(detailOf(f, focus))
 	p.logTitle = logTitle(p.th, filter, f.Events, f.Dropped)
 	p.log.Set(p.logTitle, f.Log, empty)
+}
+
+// inspectTitle titles the event pane as the inspect panel of the
+// timeline cursor's slice on the focused loop: when, how busy, what
+// happened; the pane lists the slice's events.
+func (p *mainPanels) inspectTitle(f *model.Frame, focus int) {
+	from, to, ok := p.tl.cursorSlice(f.Snapshot.Time)
+	if !ok {
+		return
+	}
+	at := func(t int64) string { return model.Clock(t - p.tl.origin) }
+	segs := []widgets.Seg{widgets.S("slice ", p.th.Title), widgets.S(at(from)+"–"+at(to), p.th.Bold)}
+	for i := range f.Loops {
+		l := &f.Loops[i]
+		if l.Index != focus || p.tl.cursor >= len(l.Lane.Cells) {
+			continue
+		}
+		c := l.Lane.Cells[p.tl.cursor]
+		segs = append(segs, widgets.S(" · "+l.Name, p.th.Base))
+		if c.Width > 0 {
+			pct := func(ns int64) string { return strconv.Itoa(int(100*ns/c.Width)) + "%" }
+			segs = append(segs, widgets.S(" · busy "+pct(c.IO+c.Tasks)+" (io "+pct(c.IO)+", tasks "+pct(c.Tasks)+") · select "+pct(c.Select), p.th.Base))
+			if c.Parked > 0 {
+				segs = append(segs, widgets.S(" · stopped "+pct(c.Parked), p.th.Warn))
+			}
+		}
+		if names := widgets.MarkNames(c.Marks); len(names) > 0 {
+			segs = append(segs, widgets.S(" · "+strings.Join(names, ", "), p.th.Bad))
+		}
+	}
+	if f.Snapshot.SliceOlder {
+		segs = append(segs, widgets.S(" · older than the log keeps", p.th.Dim))
+	}
+	p.logTitle = segs
+	p.log.SetTitle(segs)
+}
+
+// followTitle titles the event pane as the followed item's path.
+func (p *mainPanels) followTitle(fq model.FollowQuery, n int) {
+	what := "task id=" + strconv.FormatInt(fq.ID, 10)
+	if fq.Field == "channel" {
+		what = "channel " + strconv.FormatInt(fq.ID, 10)
+	}
+	segs := []widgets.Seg{widgets.S("following ", p.th.Title), widgets.S(what, p.th.Bold),
+		widgets.S(" · "+strconv.Itoa(n)+" events, ◆ on the lanes · f stops", p.th.Base)}
+	p.logTitle = segs
+	p.log.SetTitle(segs)
+}
+
+// markFollowed marks the columns of the followed item's events on their
+// lanes, from its log lines in trace time.
+func (p *mainPanels) markFollowed(lines []model.LogLine, snapTime int64) {
+	p.followed = nil
+	start, span, cols, ok := p.tl.grid(snapTime)
+	if !ok || len(lines) == 0 {
+		return
+	}
+	p.followed = map[int][]bool{}
+	for _, l := range lines {
+		c := int((l.Event.Time - start) * int64(cols) / span)
+		if c < 0 || c >= cols {
+			continue
+		}
+		i := int(l.Event.Loop)
+		if p.followed[i] == nil {
+			p.followed[i] = make([]bool, cols)
+		}
+		p.followed[i][c] = true
+	}
 }
 
 // logTitleMore adds to the log's title after show.
@@ -190,7 +265,7 @@ func (p *mainPanels) timelineWant() (want, least int) {
 	if p.tl.layout == layoutClassic || p.frame == nil {
 		return 0, 0
 	}
-	want = 1 + len(p.frame.Loops)
+	want = 2 + len(p.frame.Loops) // the rule, the lanes and the ruler
 	return want, min(want, 3)
 }
 
@@ -200,7 +275,22 @@ func (p *mainPanels) drawTimeline(scr tcell.Screen, x, y, w, h int) {
 		return
 	}
 	p.tl.cols = widgets.TimelineCols(w)
-	p.timeline.Set(p.tl.title(p.th, w), timelineLanes(p.frame, p.focus, h-1))
+	cursor := -1
+	if p.tl.cursorOn {
+		p.tl.cursor = min(p.tl.cursor, max(p.tl.cols-1, 0))
+		cursor = p.tl.cursor
+	}
+	lanes := h - 1
+	ruler := ""
+	if h >= 4 {
+		ruler, lanes = p.tl.ruler(p.frame.Snapshot.Time), h-2
+	}
+	p.timeline.SetRuler(ruler, cursor)
+	ls := timelineLanes(p.frame, p.focus, lanes)
+	for i := range ls {
+		ls[i].Follow = p.followed[ls[i].Index]
+	}
+	p.timeline.Set(p.tl.title(p.th, w), ls)
 	p.timeline.SetRect(x, y, w, h)
 	p.timeline.Draw(scr)
 }
@@ -210,6 +300,10 @@ func (p *mainPanels) mouse(action tview.MouseAction, ev *tcell.EventMouse, setFo
 	if i, ok := p.timeline.LaneAt(ev.Position()); ok {
 		if action == tview.MouseLeftClick && p.onFocus != nil {
 			p.onFocus(i)
+			px, _ := ev.Position()
+			if c, ok := p.timeline.ColumnAt(px); ok && p.mouseCursor {
+				p.tl.cursorOn, p.tl.cursor = true, c
+			}
 		}
 		return true
 	}

@@ -13,7 +13,9 @@ import (
 	"github.com/gdamore/tcell/v2"
 	"github.com/rivo/tview"
 
+	"github.com/reactorviz/reactorviz/reactor/trace/counters"
 	"github.com/reactorviz/reactorviz/scenarios"
+	"github.com/reactorviz/reactorviz/sim"
 	"github.com/reactorviz/reactorviz/tracefile/jsonl"
 	"github.com/reactorviz/reactorviz/tui/model"
 	"github.com/reactorviz/reactorviz/tui/widgets"
@@ -54,6 +56,14 @@ func RunReplayFrom(r io.Reader, name, banner string, o Options) error {
 	return runReplayView(filepath.Base(name), banner, tr, err, o)
 }
 
+// RunReplayTrace shows a trace already read, for a caller that reads it
+// itself within limits (the command line refuses a bad or oversized file
+// before the screen opens, with the exit code the headless replay gives);
+// cut, if not nil, says where a trace cut short ends.
+func RunReplayTrace(tr *jsonl.Trace, cut error, name, banner string, o Options) error {
+	return runReplayView(filepath.Base(name), banner, tr, cut, o)
+}
+
 // runReplayView shows a trace already read; readErr, if any, is why the
 // trace ends early.
 func runReplayView(name, banner string, tr *jsonl.Trace, readErr error, o Options) error {
@@ -88,6 +98,7 @@ type replayView struct {
 
 	focus  int
 	filter model.Filter
+	follow model.FollowQuery // the task or channel followed; Field "" for none
 	breaks model.Breaks
 	snap   *model.Snapshot
 	frame  *model.Frame
@@ -101,7 +112,7 @@ func newReplayView(sh *shell, name string, hdr jsonl.Header, rep *model.Replay) 
 		header: widgets.NewBar(sh.th, sh.th.Header), bar: widgets.NewBar(sh.th, sh.th.Base),
 		body:   newMainPanels(sh.th),
 		breaks: model.Breaks{Rebuild: true, Premature: true, DeadlineHit: true, TaskPanic: true},
-		sc:     recordedScenario(hdr.Scenario)}
+		sc:     recordedScenario(hdr)}
 	v.body.onFocus = func(i int) { v.focus = i }
 	return v
 }
@@ -133,14 +144,28 @@ func (v *replayView) refresh() {
 	}
 	q := model.Query{Focus: v.focus, Head: detailHead, Log: max(v.body.logRows, minLogQuery), Filter: v.filter,
 		Timeline: v.body.tl.query()}
-	v.frame, v.focus = frameOf(v.rep.Snapshot, q, nil, headerConfig(v.hdr.Config))
+	v.body.tl.end, v.body.tl.origin = 0, 0
+	if v.follow.Field != "" {
+		q.Follow = v.follow
+		q.Follow.Max = model.LogCap
+	}
+	now := time.Duration(v.rep.Time())
+	at := moment{snapshot: v.rep.Snapshot, set: headerConfig(v.hdr.Config), sc: v.sc, now: now,
+		fired: sim.FiredBy(v.sc, v.hdr.Loops, now)}
+	v.frame, v.focus, v.caption = at.frame(q)
 	v.frame.Now = v.rep.Time()
 	v.snap = v.frame.Snapshot
-	now := time.Duration(v.rep.Time())
-	fired := timelineUpTo(v.sc, v.hdr.Loops, now)
-	v.caption = captionAt(v.sc, fired, now)
-	flashLoops(v.frame, fired, now)
-	v.body.show(v.frame, v.focus, v.filter, emptyReplayLog(v.filter))
+	v.body.markFollowed(v.snap.FollowLog, v.snap.Time)
+	empty := emptyReplayLog(v.filter)
+	if v.follow.Field != "" {
+		fl := v.snap.FollowLog
+		v.frame.Log = fl[:min(len(fl), max(v.body.logRows-1, 1))]
+		empty = "no event of the followed item up to here (f stops following)"
+	}
+	v.body.show(v.frame, v.focus, v.filter, empty)
+	if v.follow.Field != "" {
+		v.body.followTitle(v.follow, len(v.snap.FollowLog))
+	}
 	v.setBars()
 }
 
@@ -154,13 +179,7 @@ func (v *replayView) setBars() {
 		left[1] = widgets.S("RECORDING ", hs.Bold(true).Reverse(true))
 	}
 	if v.hdr.Scenario != "" {
-		what := v.hdr.Scenario + " · " + v.hdr.Model
-		if m := headerMode(v.hdr.Config); m != "" {
-			what += " · " + m
-		}
-		if n := v.frame.Settings.Netty; n != "" {
-			what += " · netty " + n
-		}
+		what := runWhat(v.hdr.Scenario, v.hdr.Model, headerMode(v.hdr.Config), v.frame.Settings.Netty)
 		left = append(left, widgets.S(what+" ", hs))
 	}
 	if v.banner != "" {
@@ -190,25 +209,16 @@ func speedText(s float64) string {
 	return strconv.FormatFloat(s, 'f', -1, 64) + "×"
 }
 
+// breaksText lists the breakpoints on, in the table's words.
 func breaksText(b model.Breaks) string {
 	var parts []string
-	if b.Rebuild {
-		parts = append(parts, "rebuild")
-	}
-	if b.Premature {
-		parts = append(parts, "premature")
-	}
-	if b.DeadlineHit {
-		parts = append(parts, "deadline")
-	}
-	if b.Wakeup {
-		parts = append(parts, "wakeup")
-	}
-	if b.TaskPanic {
-		parts = append(parts, "panic")
-	}
-	if b.QueueAbove > 0 {
-		parts = append(parts, "queue>"+strconv.Itoa(b.QueueAbove))
+	for _, s := range counters.BreakTable() {
+		switch v := b.Get(s.Break); {
+		case s.Numeric && v > 0:
+			parts = append(parts, s.Word+strconv.Itoa(v))
+		case !s.Numeric && v > 0:
+			parts = append(parts, s.Word)
+		}
 	}
 	if len(parts) == 0 {
 		return "none"
@@ -288,6 +298,8 @@ func (v *replayView) act(a action) {
 		v.seek(v.rep.Len())
 	case actNextBreak, actPrevBreak:
 		v.jumpBreak(a == actNextBreak)
+	case actFollow:
+		v.follow = toggleFollow(v.follow, v.frame.Log, v.sh.say)
 	case actGoto:
 		v.sh.openPrompt("go to event N or time (2.5s): ", "", func(s string) {
 			if n, ok := parseGoto(s, v.rep); ok {
@@ -315,7 +327,7 @@ func (v *replayView) act(a action) {
 	case actQuit:
 		if v.quitting.CompareAndSwap(false, true) {
 			v.playing.Store(false)
-			go v.sh.stop()
+			v.sh.stopLater()
 		}
 	default:
 		v.body.tl.act(a)

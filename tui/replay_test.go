@@ -235,3 +235,25 @@ func TestReplayWheelThread(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// f follows an item in a replay too: the item of the newest log line,
+// its events up to the replay's position listed from the first.
+func TestReplayFollowsAnItem(t *testing.T) {
+	checkGoroutines(t)
+	events := replayScript()
+	hs := startReplay(t, writeTrace(t, events), 100, 34)
+	hs.press(keyEv(tcell.KeyEnd))
+	hs.frame()
+	hs.press(runeEv('f'))
+	got := hs.frame()
+	if !strings.Contains(got, "─ following ") {
+		t.Fatalf("f followed nothing in the replay:\n%s", got)
+	}
+	hs.press(runeEv('f'))
+	if off := hs.frame(); strings.Contains(off, "─ following ") {
+		t.Errorf("a second f kept following:\n%s", off)
+	}
+	if err := hs.quit(); err != nil {
+		t.Fatal(err)
+	}
+}

@@ -8,18 +8,6 @@ import (
 	"github.com/reactorviz/reactorviz/tui/model"
 )
 
-// addrSession is a session that serves on addresses it can name
-// (*sim.Run): serve's outside clients connect there.
-type addrSession interface {
-	Addrs() []string
-}
-
-// answeredSession is a serving run that counts the requests its protocol
-// handlers answer (*sim.Run).
-type answeredSession interface {
-	Answered() int64
-}
-
 // serveRate measures what a serving run reads and answers per second, from
 // the loops' byte counters a frame carries and the run's count of requests
 // answered: outside clients report nothing to us.
@@ -50,24 +38,15 @@ func (r *serveRate) note(now time.Time, f *model.Frame, answered int64) {
 	}
 }
 
-// answeredOf is what a run has answered; 0 for a session that does not count.
-func answeredOf(run Session) int64 {
-	if a, ok := run.(answeredSession); ok {
-		return a.Answered()
-	}
-	return 0
-}
-
 // serveWhat is the header's description of a serving run: the protocol
 // and where to point a client, then the open connections, the requests
 // answered per second (echo has no requests) and the bytes read per second.
 func serveWhat(run Session, f *model.Frame, rate serveRate) (what string, right []string, ok bool) {
-	as, isAddr := run.(addrSession)
 	sc := run.Scenario()
-	if !isAddr || sc == nil || len(as.Addrs()) == 0 {
+	if sc == nil || len(run.Addrs()) == 0 {
 		return "", nil, false
 	}
-	what = "serving " + string(sc.Server.Protocol) + " on " + strings.Join(as.Addrs(), ",") + " · " + string(sc.Model)
+	what = "serving " + string(sc.Server.Protocol) + " on " + strings.Join(run.Addrs(), ",") + " · " + string(sc.Model)
 	var open int64
 	for _, l := range f.Rows {
 		if l.Group != "boss" {

@@ -24,36 +24,68 @@ import (
 	"github.com/reactorviz/reactorviz/tui/model"
 )
 
-// Session is one run of a scenario as the UI drives it. *sim.Run
-// implements it; tests use a fake.
+// Session is one run of a scenario as every screen sees it, in full:
+// *sim.Run implements it, and so does the tests' fake. What a screen shows
+// never depends on which of the two it reads.
 type Session interface {
+	// Its life, which the runner drives (runner.go).
+
 	// Start builds the topology, binds, and starts clients and timeline.
 	Start() error
 	// Done is closed when the run has ended and shut down.
 	Done() <-chan struct{}
 	// Stop ends the run early with a graceful shutdown. Idempotent.
 	Stop()
-	Elapsed() time.Duration
-	Duration() time.Duration
+	// Summary is the run's summary once Done is closed, else nil.
+	Summary() *sim.Summary
 	Scenario() *scenarios.Scenario
-	// Loops lists the loops; Loops()[i] emits as trace loop index i.
+
+	// The probe: what a frame reads from the engine without stopping it.
+
+	// Loops lists the loops; Loops()[i] emits as trace loop index i. They
+	// are also the controls: each loop's step gate (pause, step, step an
+	// iteration, breakpoints, slow motion).
 	Loops() []*reactor.EventLoop
+	// LoopTable is the trace loop table: the loops, then the wheel's
+	// thread when the run has one.
+	LoopTable() []trace.LoopInfo
 	// Wheel is the run's HashedWheelTimer, or nil.
 	Wheel() *wheel.Timer
 	Clients() sim.ClientStats
+	// LoopTime is loop i's last second from its own clocks; nil when not
+	// measured.
+	LoopTime(i int) *sim.LoopTime
+	// Dropped counts the events the rings dropped; it never waits.
+	Dropped() uint64
 	// RebuildThreshold is the selectCnt that rebuilds a selector; 0 off.
 	RebuildThreshold() int
-	// Summary is the run's summary once Done is closed, else nil.
-	Summary() *sim.Summary
+	// Addrs are where a serving run listens; Answered counts the requests
+	// its protocol handlers answered.
+	Addrs() []string
+	Answered() int64
+
+	// The clock.
+
+	Elapsed() time.Duration
+	Duration() time.Duration
+	// TraceNow reads the clock the events are stamped with.
+	TraceNow() int64
+	// HoldClock stops (or lets go) the run clock: the whole run is paused
+	// (space, or a run opened paused). The loops are paused by the caller;
+	// the clock stops the timeline, the clients and the wheel. A loop
+	// stopped on its own does not hold it.
+	HoldClock(hold bool)
+	// Step runs step, a step of loop l's gate; while the run clock is held
+	// it runs for the step only, until l parks again.
+	Step(l *reactor.EventLoop, step func())
+	// ClockMap puts an event's time on the run clock, which stands still
+	// while the run is held.
+	ClockMap() func(eventTime int64) time.Duration
+	// Fired lists the script (timeline:) actions played so far.
+	Fired() []sim.Fired
 }
 
 var _ Session = (*sim.Run)(nil)
-
-// collectorSession is what a session may offer beyond Session: the loop
-// table (which names the wheel's trace index) and the drop count.
-type collectorSession interface {
-	Collector() *trace.Collector
-}
 
 // NewRun builds a session whose events go to sink, not yet started.
 type NewRun func(sink trace.Sink) (Session, error)
@@ -110,8 +142,18 @@ func (o Options) stopTimeout() time.Duration {
 
 // liveRingSize is the per-loop event ring the UI asks for: a task flood
 // emits tens of thousands of events between two drains, and every event
-// lost is a gap in the log and the mirrors (drops are still counted).
-const liveRingSize = 1 << 15
+// lost is a gap in the log, the mirrors and the timeline. At 1 << 15 the
+// floods of task-deadline-64 and io-ratio dropped a fifth to two fifths of
+// their events (TestE2EFloodsKeepEveryEvent).
+const liveRingSize = 1 << 16
+
+// liveExternalRingSize is the ring of events raised off the loops, which
+// all the loops share: io-ratio submits 20 000 tasks to each of three
+// workers from outside, a task_submit and a wakeup each, 120 000 events
+// in a burst that a collector slowed by a busy machine may not drain in
+// time. 1 << 18 holds the largest burst of any built-in whole (24 MiB,
+// its slots' sequence numbers written when it is made).
+const liveExternalRingSize = 1 << 18
 
 // Live runs a scenario in the live view: each start and restart is a fresh
 // sim.Run of a copy of sc, with the UI's model added to opts.Sinks.
@@ -122,97 +164,103 @@ func Live(sc *scenarios.Scenario, opts sim.Options, o Options) error {
 	return RunLive(func(sink trace.Sink) (Session, error) {
 		ro := opts
 		ro.Sinks = append(append([]trace.Sink(nil), opts.Sinks...), sink)
-		ro.HoldWhilePaused = true
 		if ro.RingSize == 0 {
-			ro.RingSize = liveRingSize
+			ro.RingSize, ro.ExternalRingSize = liveRingSize, liveExternalRingSize
 		}
-		r, err := sim.New(sc.Clone(), ro)
-		if err != nil {
-			return nil, err
-		}
-		return r, nil
+		return simRun(sim.New(sc.Clone(), ro))
 	}, o)
 }
 
 // Compare runs sc once per model, one after another, in the compare view.
 func Compare(sc *scenarios.Scenario, models []string, o Options) error {
+	return compareOn(sc, AxisModel, models, sim.ForModel, func(sums []*sim.Summary) sim.Judgement {
+		return sim.Judge(sc, sums).Judgement()
+	}, o)
+}
+
+// CompareFlavours runs sc once per Netty loop design, one after another,
+// in the same compare view as the models.
+func CompareFlavours(sc *scenarios.Scenario, flavours []string, o Options) error {
+	return compareOn(sc, AxisNetty, flavours, sim.ForNetty, func(sums []*sim.Summary) sim.Judgement {
+		return sim.JudgeFlavours(sc, sums).Judgement()
+	}, o)
+}
+
+// CompareTransports runs sc under Netty 4.2 once per transport, one after
+// another, in the same compare view as the models.
+func CompareTransports(sc *scenarios.Scenario, transports []string, o Options) error {
+	return compareOn(sc, AxisTransport, transports, sim.ForTransport, func(sums []*sim.Summary) sim.Judgement {
+		return sim.JudgeTransports(sc, transports, sums).Judgement()
+	}, o)
+}
+
+// Axis names what a compare screen varies: it titles the columns and the
+// header ("one model after another").
+type Axis string
+
+// The axes a comparison runs along.
+const (
+	AxisModel     Axis = "model"
+	AxisNetty     Axis = "flavour"
+	AxisTransport Axis = "transport"
+)
+
+// compareOn runs sc once per variant, derived by derive, in the compare
+// view, and judges the finished runs with judge.
+func compareOn(sc *scenarios.Scenario, axis Axis, variants []string,
+	derive func(*scenarios.Scenario, string) (*scenarios.Scenario, error), judge func([]*sim.Summary) sim.Judgement, o Options) error {
 	if sc == nil {
 		return errors.New("tui: no scenario")
 	}
-	judge := func(sums []*sim.Summary) string { return sim.Judge(sc, sums).Verdict }
-	return runCompare(models, func(model string, sink trace.Sink) (Session, error) {
-		msc, err := sim.ForModel(sc, model)
+	return runCompare(axis, variants, func(v string, sink trace.Sink) (Session, error) {
+		vsc, err := derive(sc, v)
 		if err != nil {
 			return nil, err
 		}
-		r, err := sim.New(msc, sim.Options{Sinks: []trace.Sink{sink}, RingSize: liveRingSize})
-		if err != nil {
-			return nil, err
+		r, err := sim.New(vsc, sim.Options{Sinks: []trace.Sink{sink}, RingSize: liveRingSize, ExternalRingSize: liveExternalRingSize})
+		if err == nil && axis != AxisModel {
+			r.CountSyscalls() // the causes' system calls and design figures
 		}
-		return r, nil
+		return simRun(r, err)
 	}, judge, o)
 }
 
-// loopTable returns the trace loop table of a session: the collector's
-// when it offers one (it names the wheel), else its loops'.
-func loopTable(s Session) []trace.LoopInfo {
-	if cs, ok := s.(collectorSession); ok && cs.Collector() != nil {
-		if t := cs.Collector().Loops(); len(t) > 0 {
-			return t
-		}
+// simRun is sim.New's run as a Session: no run, a nil Session.
+func simRun(r *sim.Run, err error) (Session, error) {
+	if err != nil {
+		return nil, err
 	}
-	var t []trace.LoopInfo
-	for _, l := range s.Loops() {
-		t = append(t, trace.LoopInfo{Name: l.Name(), Group: l.Group()})
-	}
-	return t
-}
-
-// droppedOf returns the collector's drop count, if the session has one.
-// It runs every frame, so it must not wait for the collector's drain (as
-// Stats does): with a trace file that drain writes to disk.
-func droppedOf(s Session) (uint64, bool) {
-	cs, ok := s.(collectorSession)
-	if !ok || cs.Collector() == nil {
-		return 0, false
-	}
-	return cs.Collector().Dropped(), true
+	return r, nil
 }
 
 // runProbe reads a live run for its frames: each loop's own counters
-// (atomics read without stopping it), its gate and its ioRatio, the
-// wheel's slots and the clients' figures. A loop counts as started by its
-// thread id, which a shut-down loop keeps.
-type runProbe struct {
-	loops []*reactor.EventLoop
-	run   Session
-}
+// (atomics read without stopping it), its gate, its ioRatio and its last
+// second, the wheel's slots and the clients' figures. A loop counts as
+// started by its thread id, which a shut-down loop keeps.
+type runProbe struct{ run Session }
 
 // probeOf returns the probe of a run, or nil without one.
 func probeOf(run Session) model.Probe {
 	if run == nil {
 		return nil
 	}
-	return runProbe{loops: run.Loops(), run: run}
+	return runProbe{run}
 }
 
 // Loop implements model.Probe.
 func (p runProbe) Loop(i int) (model.LoopProbe, bool) {
-	if i < 0 || i >= len(p.loops) {
+	loops := p.run.Loops()
+	if i < 0 || i >= len(loops) {
 		return model.LoopProbe{}, false
 	}
-	l := p.loops[i]
-	g := l.GateStatus()
+	l, g := loops[i], loops[i].GateStatus()
 	return model.LoopProbe{Started: l.TID() != 0, Stats: l.Stats(), IORatio: l.IORatio(),
-		Gate:  model.Gate{Paused: g.Paused, Waiting: g.Waiting, Phase: g.Phase, Reason: g.Reason},
-		Split: splitOf(p.run, i)}, true
+		Gate:  model.Gate{Paused: g.Paused, Waiting: g.Waiting, Phase: g.Phase, Reason: g.Reason, Break: g.Break},
+		Split: splitOf(p.run.LoopTime(i))}, true
 }
 
 // Wheel implements model.Probe: the slots' counts are not in the trace.
 func (p runProbe) Wheel() (model.WheelView, bool) {
-	if p.run == nil {
-		return model.WheelView{}, false
-	}
 	w := p.run.Wheel()
 	if w == nil {
 		return model.WheelView{}, false
@@ -228,20 +276,49 @@ func (p runProbe) Wheel() (model.WheelView, bool) {
 
 // Clients implements model.Probe.
 func (p runProbe) Clients() model.Clients {
-	if p.run == nil {
-		return model.Clients{}
-	}
 	c := p.run.Clients()
 	return model.Clients{Requests: c.Requests, ThroughputRPS: c.ThroughputRPS}
 }
 
-// frameOf takes a snapshot for the focused loop, or for the default focus
-// when that loop is gone, and builds its frame. It returns the focus used.
-func frameOf(snapshot func(model.Query) *model.Snapshot, q model.Query, p model.Probe, set model.Settings) (*model.Frame, int) {
-	s := snapshot(q)
+// moment is one instant of a run, live or replayed. Both screens build
+// their frame, caption and flashing rows from one, by this one path: a
+// live run gives its model's fold, its probe and its clock; a replay the
+// fold of its trace up to here, no probe (the frame reads the recording),
+// and the trace's time with the actions the scenario had played by then.
+type moment struct {
+	snapshot func(model.Query) *model.Snapshot
+	probe    model.Probe // nil for a replay
+	set      model.Settings
+	sc       *scenarios.Scenario
+	now      time.Duration // on the run clock
+	fired    []sim.Fired   // the script actions played by now
+}
+
+// liveMoment is where a live run stands now.
+func liveMoment(run Session, mdl *model.Model) moment {
+	m := moment{snapshot: mdl.Snapshot, set: model.Settings{IORatio: -1}}
+	if run == nil {
+		return m
+	}
+	m.probe, m.sc, m.now, m.fired = probeOf(run), run.Scenario(), run.Elapsed(), run.Fired()
+	m.set.Threshold = run.RebuildThreshold()
+	if sc := m.sc; sc != nil && sc.Netty != "" && sc.Netty != scenarios.Netty4143 {
+		m.set.Netty = string(sc.Netty) // the header names the design; the pane flags a non-default one
+	}
+	return m
+}
+
+// frame takes a snapshot for the focused loop, or for the default focus
+// when that loop is gone, builds its frame and the caption for the
+// moment, and flashes the rows of the loops a script action just
+// reached. It returns the focus used.
+func (m moment) frame(q model.Query) (*model.Frame, int, captionView) {
+	s := m.snapshot(q)
 	if q.Focus < 0 || !focusable(s, q.Focus) {
 		q.Focus = defaultFocus(s)
-		s = snapshot(q)
+		s = m.snapshot(q)
 	}
-	return model.NewFrame(s, p, set), q.Focus
+	f := model.NewFrame(s, m.probe, m.set)
+	flashLoops(f, m.fired, m.now)
+	return f, q.Focus, captionAt(m.sc, f, m.fired, m.now)
 }

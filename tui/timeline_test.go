@@ -4,6 +4,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/gdamore/tcell/v2"
+
+	"github.com/reactorviz/reactorviz/reactor/trace/phases"
 	"github.com/reactorviz/reactorviz/tui/model"
 )
 
@@ -91,5 +94,79 @@ func TestLiveTimelineGolden(t *testing.T) {
 				t.Fatal(err)
 			}
 		})
+	}
+}
+
+// The timeline's ruler, its cursor and the inspect panel: g puts the
+// cursor on a run time, the event pane lists the focused loop's events in
+// that column and its title says how busy the column was; ← moves the
+// cursor a column, c hides it and the log follows the run again.
+func TestLiveCursorInspectsASlice(t *testing.T) {
+	checkGoroutines(t)
+	hs, _ := startLive(t, 120, 40)
+	hs.press(runeEv('g'))
+	for _, r := range "2.4s" {
+		hs.press(runeEv(r))
+	}
+	hs.press(keyEv(tcell.KeyEnter))
+	got := hs.frame()
+	golden(t, "live_cursor_inspect", got)
+	if !strings.Contains(got, "▲") || !strings.Contains(got, "─ slice 00:02.3") {
+		t.Errorf("no cursor on the ruler or no inspect panel:\n%s", got)
+	}
+	hs.press(keyEv(tcell.KeyLeft))
+	if moved := hs.frame(); moved == got {
+		t.Error("← did not move the cursor")
+	}
+	hs.press(runeEv('c'))
+	if off := hs.frame(); strings.Contains(off, "─ slice ") || strings.Contains(off, "▲") {
+		t.Errorf("c left the cursor on:\n%s", off)
+	}
+	if err := hs.quit(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// f follows the item of the newest line that names one (here a task
+// submitted from outside): its events on every loop are listed from the
+// start of its path and marked ◆ on the lanes; f again stops.
+func TestLiveFollowsAnItem(t *testing.T) {
+	checkGoroutines(t)
+	hs, _ := startLive(t, 120, 40)
+	hs.press(runeEv('Z'), runeEv('Z')) // 5 s across: the whole fake run
+	hs.frame()
+	hs.press(runeEv('f'))
+	got := hs.frame()
+	golden(t, "live_follow", got)
+	if !strings.Contains(got, "─ following ") || !strings.Contains(timelineRows(got), "◆") {
+		t.Errorf("f followed nothing:\n%s", got)
+	}
+	hs.press(runeEv('f'))
+	if off := hs.frame(); strings.Contains(off, "─ following ") || strings.Contains(timelineRows(off), "◆") {
+		t.Errorf("a second f kept following:\n%s", off)
+	}
+	if err := hs.quit(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// [ and ] move the cursor by slice: to the start of the next run of
+// columns spent alike, a marked column being a slice of its own.
+func TestSliceStartMovesBySlice(t *testing.T) {
+	sel := model.Cell{Known: true, Width: 10, Select: 10}
+	tsk := model.Cell{Known: true, Width: 10, Tasks: 9, Select: 1}
+	mark := model.Cell{Known: true, Width: 10, Select: 10, Marks: phases.MarkWakeup}
+	cells := []model.Cell{sel, sel, tsk, tsk, tsk, mark, sel, sel}
+	for _, c := range []struct {
+		from int
+		fwd  bool
+		want int
+	}{
+		{0, true, 2}, {2, true, 5}, {3, true, 5}, {5, true, 6}, {6, true, 7},
+		{7, false, 6}, {6, false, 5}, {5, false, 2}, {4, false, 2}, {2, false, 0}, {0, false, 0},
+	} {
+		if got := sliceStart(cells, c.from, c.fwd); got != c.want {
+			t.Errorf("sliceStart(from %d, fwd %v) = %d, want %d", c.from, c.fwd, got, c.want)
+		}
 	}
 }

@@ -4,13 +4,18 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
+	"os"
+	"os/signal"
+	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 	"time"
 
+	"github.com/reactorviz/reactorviz/internal/safetext"
 	"github.com/reactorviz/reactorviz/scenarios"
 	"github.com/reactorviz/reactorviz/sim"
+	"github.com/reactorviz/reactorviz/tracefile/jsonl"
 )
 
 // runFlags are the flags run and compare share.
@@ -56,6 +61,9 @@ func cmdRun(e *env, args []string) error {
 	if err != nil {
 		return err
 	}
+	if sameFile(*tracePath, *chromePath) {
+		return usageErr("--trace %s and --chrome %s are the same file: the two writers would interleave into a file that is neither", *tracePath, *chromePath)
+	}
 	sc, err := loadScenario(pos[0], rf.sets, rf.duration)
 	if err != nil {
 		return err
@@ -71,12 +79,31 @@ func cmdRun(e *env, args []string) error {
 	return runHeadless(e, sc, opts, rf.json)
 }
 
+// sameFile reports whether two output paths name one file: equal once
+// cleaned, or, when both exist, the same inode (a link or a symlink).
+func sameFile(a, b string) bool {
+	if a == "" || b == "" {
+		return false
+	}
+	if filepath.Clean(a) == filepath.Clean(b) {
+		return true
+	}
+	if ab, err := filepath.Abs(a); err == nil {
+		if bb, err := filepath.Abs(b); err == nil && ab == bb {
+			return true
+		}
+	}
+	sa, errA := os.Stat(a)
+	sb, errB := os.Stat(b)
+	return errA == nil && errB == nil && os.SameFile(sa, sb)
+}
+
 // liveTUI, compareTUI and replayTUI open the terminal UI; they are set by
 // tui.go.
 var (
 	liveTUI    func(sc *scenarios.Scenario, opts sim.Options, ui uiFlags) error
-	compareTUI func(sc *scenarios.Scenario, models []string) error
-	replayTUI  func(r io.Reader, name, banner string, ui uiFlags) error
+	compareTUI func(sc *scenarios.Scenario, axis string, variants []string) error
+	replayTUI  func(tr *jsonl.Trace, cut error, name, banner string, ui uiFlags) error
 )
 
 func runHeadless(e *env, sc *scenarios.Scenario, opts sim.Options, asJSON bool) error {
@@ -84,6 +111,12 @@ func runHeadless(e *env, sc *scenarios.Scenario, opts sim.Options, asJSON bool) 
 	if err != nil {
 		return runtimeErr(err)
 	}
+	// SIGINT and SIGTERM stop the run as serve stops: gracefully, so the
+	// summary is printed and the trace files get their end. Caught before
+	// Start, so a signal at once is not lost to the default (kill) action.
+	sig := make(chan os.Signal, 1)
+	signal.Notify(sig, syscall.SIGINT, syscall.SIGTERM)
+	defer signal.Stop(sig)
 	if err := r.Start(); err != nil {
 		return runtimeErr(err)
 	}
@@ -91,7 +124,13 @@ func runHeadless(e *env, sc *scenarios.Scenario, opts sim.Options, asJSON bool) 
 	// summary only at the end, and the tour takes over 20 s.
 	fmt.Fprintf(e.stderr, "running %s headless for %v ...\n", sc.Name, r.Duration())
 	stop := progress(e, sc.Name, r)
-	<-r.Done()
+	var interrupted os.Signal
+	select {
+	case <-r.Done():
+	case interrupted = <-sig:
+		r.Stop()
+		<-r.Done()
+	}
 	stop()
 	s := r.Summary()
 	if err := r.Err(); err != nil {
@@ -112,10 +151,25 @@ func runHeadless(e *env, sc *scenarios.Scenario, opts sim.Options, asJSON bool) 
 	switch {
 	case r.Err() != nil:
 		return &exitError{exitRuntime, r.Err()}
+	case interrupted != nil:
+		// The run did not complete: its expectations judged a part of it.
+		return &exitError{exitRuntime, fmt.Errorf("stopped by %s after %v; the summary and trace files cover the run until then",
+			signalName(interrupted), time.Duration(s.DurationNS).Round(time.Millisecond))}
 	case s.Failed() > 0:
 		return &exitError{exitExpect, fmt.Errorf("%d expectation(s) failed", s.Failed())}
 	}
 	return nil
+}
+
+// signalName is SIGINT or SIGTERM, as a user sends it.
+func signalName(s os.Signal) string {
+	switch s {
+	case syscall.SIGINT:
+		return "SIGINT"
+	case syscall.SIGTERM:
+		return "SIGTERM"
+	}
+	return s.String()
 }
 
 // progress shows the run clock on stderr while a headless run goes, when
@@ -133,12 +187,12 @@ func progress(e *env, name string, r *sim.Run) func() {
 		for {
 			select {
 			case <-done:
-				fmt.Fprint(e.stderr, "\r\033[K")
+				fmt.Fprint(e.rawStderr, "\r\033[K")
 				return
 			case <-t.C:
 				c := r.Clients()
-				fmt.Fprintf(e.stderr, "\r\033[K%s: %v / %v · %d requests · %d errors",
-					name, r.Elapsed().Round(100*time.Millisecond), r.Duration(), c.Requests, c.Errors)
+				fmt.Fprintf(e.rawStderr, "\r\033[K%s: %v / %v · %d requests · %d errors",
+					safetext.Line(name), r.Elapsed().Round(100*time.Millisecond), r.Duration(), c.Requests, c.Errors)
 			}
 		}
 	}()
@@ -225,32 +279,44 @@ func cmdCompare(e *env, args []string) error {
 		return err
 	}
 	printWarnings(e, sc)
-	if *transports != "" {
-		ts, err := parseTransports(*transports)
-		if err != nil {
-			return err
-		}
-		cmp, err := sim.CompareTransports(sc, ts, sim.CompareOptions{ChromePath: *chromePath})
-		return reportComparison(e, cmp, err, rf.json)
-	}
-	if *flavours != "" {
-		fs, err := parseFlavours(*flavours)
-		if err != nil {
-			return err
-		}
-		return compareFlavours(e, sc, fs, *chromePath, rf.json)
-	}
-	ms, err := parseModels(*models)
+	axis, variants, err := compareAxis(*models, *flavours, *transports)
 	if err != nil {
 		return err
 	}
 	if err := needLive("compare"); err != nil {
 		return err
 	}
+	// Every axis opens the same compare screen in a terminal; --headless,
+	// --json or --chrome print the table.
 	if rf.tui(e) && compareTUI != nil && *chromePath == "" {
-		return compareTUI(sc, ms)
+		return compareTUI(sc, axis, variants)
 	}
-	return compareHeadless(e, sc, ms, *chromePath, rf.json)
+	o := sim.CompareOptions{ChromePath: *chromePath}
+	switch axis {
+	case "transport":
+		cmp, err := sim.CompareTransports(sc, variants, o)
+		return reportComparison(e, cmp, err, rf.json)
+	case "flavour":
+		cmp, err := sim.CompareFlavours(sc, variants, o)
+		return reportComparison(e, cmp, err, rf.json)
+	}
+	cmp, err := sim.Compare(sc, variants, o)
+	return reportComparison(e, cmp, err, rf.json)
+}
+
+// compareAxis is what compare varies — transports, flavours or models —
+// and the variants asked for.
+func compareAxis(models, flavours, transports string) (string, []string, error) {
+	switch {
+	case transports != "":
+		ts, err := parseTransports(transports)
+		return "transport", ts, err
+	case flavours != "":
+		fs, err := parseFlavours(flavours)
+		return "flavour", fs, err
+	}
+	ms, err := parseModels(models)
+	return "model", ms, err
 }
 
 func parseModels(s string) ([]string, error) { return parseList("--models", "model", s, sim.Models) }
@@ -275,18 +341,6 @@ func parseList(flag, what, s string, known []string) ([]string, error) {
 		out = append(out, v)
 	}
 	return out, nil
-}
-
-// compareFlavours runs headless: the live compare view lays out one
-// column per model.
-func compareFlavours(e *env, sc *scenarios.Scenario, flavours []string, chromePath string, asJSON bool) error {
-	cmp, err := sim.CompareFlavours(sc, flavours, sim.CompareOptions{ChromePath: chromePath})
-	return reportComparison(e, cmp, err, asJSON)
-}
-
-func compareHeadless(e *env, sc *scenarios.Scenario, models []string, chromePath string, asJSON bool) error {
-	cmp, err := sim.Compare(sc, models, sim.CompareOptions{ChromePath: chromePath})
-	return reportComparison(e, cmp, err, asJSON)
 }
 
 // report is a comparison's output: JSON or its text table, then exit 1 if

@@ -44,6 +44,11 @@ func cmdServe(e *env, args []string) error {
 	if err := checkServe(&o, *allowRemote, *noTrace); err != nil {
 		return err
 	}
+	if *d < 0 {
+		// As run refuses it: a negative duration would otherwise mean
+		// "no timeout" and serve until killed.
+		return usageErr("--duration %v: duration must be positive, or 0 to serve until SIGINT/SIGTERM", *d)
+	}
 	if err := needLive("serve"); err != nil {
 		return err
 	}

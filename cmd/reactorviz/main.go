@@ -11,6 +11,7 @@ import (
 	"io"
 	"os"
 
+	"github.com/reactorviz/reactorviz/internal/safetext"
 	"github.com/reactorviz/reactorviz/reactor"
 	"golang.org/x/term"
 )
@@ -57,6 +58,7 @@ func init() {
 		{"compare", "[NAME|FILE]", "the same workload on single, multi and master-slave, or on Netty 4.1.43, 4.1 and 4.2", cmdCompare},
 		{"replay", "NAME|FILE.jsonl", "open a built-in recording or a recorded trace (TUI, or --headless summary)", cmdReplay},
 		{"serve", "", "serve echo, http or resp to outside clients (curl, wrk, redis-benchmark)", cmdServe},
+		{"web", "", "the replay screens in the browser, served on 127.0.0.1 (or --out DIR: a static site)", cmdWeb},
 		{"list", "", "list the built-in scenarios", cmdList},
 		{"show", "NAME", "print a built-in scenario's YAML", cmdShow},
 		{"validate", "FILE...", "check scenario files", cmdValidate},
@@ -71,6 +73,25 @@ type env struct {
 	stdout, stderr io.Writer
 	stdoutTTY      bool
 	stderrTTY      bool
+	// rawStderr is stderr before safetext, for the command's own control
+	// sequences (the progress line's carriage return and erase); what it
+	// writes there from a file goes through safetext.Line first.
+	rawStderr io.Writer
+}
+
+// safe returns e with its streams passed through safetext.Writer.
+func (e *env) safe() *env {
+	c := *e
+	if c.rawStderr == nil {
+		c.rawStderr = c.stderr
+	}
+	if _, ok := c.stdout.(safetext.Writer); !ok {
+		c.stdout = safetext.Writer{W: c.stdout}
+	}
+	if _, ok := c.stderr.(safetext.Writer); !ok {
+		c.stderr = safetext.Writer{W: c.stderr}
+	}
+	return &c
 }
 
 func main() {
@@ -80,7 +101,11 @@ func main() {
 }
 
 // run dispatches and turns errors into exit codes. It never panics on input.
+// Everything a command prints goes through safetext: names, captions and
+// errors quote files, and a file must not drive the terminal it is read on
+// (docs/security.md).
 func run(e *env, args []string) int {
+	e = e.safe()
 	err := dispatch(e, args)
 	if err == nil {
 		return exitOK

@@ -7,6 +7,7 @@ import (
 
 	"github.com/reactorviz/reactorviz/scenarios"
 	"github.com/reactorviz/reactorviz/sim"
+	"github.com/reactorviz/reactorviz/tracefile/jsonl"
 	"github.com/reactorviz/reactorviz/tui"
 )
 
@@ -16,11 +17,17 @@ func init() {
 	liveTUI = func(sc *scenarios.Scenario, opts sim.Options, ui uiFlags) error {
 		return uiErr(tui.Live(sc, opts, ui.options()))
 	}
-	compareTUI = func(sc *scenarios.Scenario, models []string) error {
-		return uiErr(tui.Compare(sc, models, tui.Options{}))
+	compareTUI = func(sc *scenarios.Scenario, axis string, variants []string) error {
+		switch axis {
+		case "transport":
+			return uiErr(tui.CompareTransports(sc, variants, tui.Options{}))
+		case "flavour":
+			return uiErr(tui.CompareFlavours(sc, variants, tui.Options{}))
+		}
+		return uiErr(tui.Compare(sc, variants, tui.Options{}))
 	}
-	replayTUI = func(r io.Reader, name, banner string, ui uiFlags) error {
-		return uiErr(tui.RunReplayFrom(r, name, banner, ui.options()))
+	replayTUI = func(tr *jsonl.Trace, cut error, name, banner string, ui uiFlags) error {
+		return uiErr(tui.RunReplayTrace(tr, cut, name, banner, ui.options()))
 	}
 	serveTUI = func(o sim.ServeOptions, d time.Duration, ui uiFlags, out io.Writer) error {
 		sc, err := sim.ServeScenario(o)

@@ -10,6 +10,7 @@
 package trace
 
 import (
+	"sync"
 	"sync/atomic"
 	"time"
 )
@@ -122,18 +123,69 @@ func FieldIsState(k Kind, name string) bool {
 	return s.states && (name == s.a || name == s.b)
 }
 
-// Clock is the monotonic time base shared by every emitter of one run.
+// Clock is the monotonic time base shared by every emitter of one run: the
+// run clock. It can be held, when a learner stops the whole run: a held
+// clock stands still, and when let go it runs on from where it stood, so
+// the time it was held is in no event, no deadline and no latency (the
+// loops' scheduled tasks, the wheel and the clients read it too).
 type Clock struct {
 	epoch time.Time
+	// off is the wall time the clock was held, taken out of each reading;
+	// frozen is the reading a held clock returns, plus one (0: running).
+	off    atomic.Int64
+	frozen atomic.Int64
+
+	mu      sync.Mutex
+	release chan struct{} // closed when the hold ends; nil while running
 }
 
 // NewClock starts a clock at zero now.
 func NewClock() *Clock { return &Clock{epoch: time.Now()} }
 
-// Now returns nanoseconds since the clock started. It reads the monotonic
-// clock (about 25-30 ns on a kvm-clock VM), so hot paths read it only when
-// tracing is on or when they need the time anyway.
-func (c *Clock) Now() int64 { return int64(time.Since(c.epoch)) }
+// Now returns nanoseconds since the clock started, less the time it was
+// held. It reads the monotonic clock (about 25-30 ns on a kvm-clock VM),
+// so hot paths read it only when tracing is on or when they need the time
+// anyway; the hold costs two loads of a word that is written only when a
+// learner pauses or resumes.
+func (c *Clock) Now() int64 {
+	if f := c.frozen.Load(); f != 0 {
+		return f - 1
+	}
+	return int64(time.Since(c.epoch)) - c.off.Load()
+}
+
+// Hold stops the clock (true) or lets it run on from where it stood
+// (false). Any goroutine; a second hold or release is a no-op. A reading
+// racing with the hold may return a few nanoseconds more than the held
+// value.
+func (c *Clock) Hold(hold bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	switch {
+	case hold && c.release == nil:
+		c.frozen.Store(int64(time.Since(c.epoch)) - c.off.Load() + 1)
+		c.release = make(chan struct{})
+	case !hold && c.release != nil:
+		// off first: a reader that sees the clock running reads the new
+		// offset, so the clock never steps back.
+		c.off.Store(int64(time.Since(c.epoch)) - (c.frozen.Load() - 1))
+		c.frozen.Store(0)
+		close(c.release)
+		c.release = nil
+	}
+}
+
+// Held returns nil while the clock runs, else a channel closed when the
+// hold ends: a goroutine that keeps a schedule on the run clock (the
+// clients, the wheel's thread, the scenario's timeline) waits on it.
+func (c *Clock) Held() <-chan struct{} {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.release == nil {
+		return nil
+	}
+	return c.release
+}
 
 // Epoch returns the wall-clock time the clock started.
 func (c *Clock) Epoch() time.Time { return c.epoch }

@@ -69,17 +69,19 @@ var schema = [numKinds]struct {
 	fieldSpec
 }{
 	KindState:         {"state", fieldSpec{a: "from", b: "to", c: "tid", states: true}},
-	KindSelectBegin:   {"select_begin", fieldSpec{a: "timeout_ns", str: "mode"}},
+	KindSelectBegin:   {"select_begin", fieldSpec{a: "timeout_ns", str: "mode", flag: "iteration"}},
 	KindSelectEnd:     {"select_end", fieldSpec{a: "ready", b: "took_ns", c: "select_cnt", flag: "premature"}},
 	KindIOBegin:       {"io_begin", fieldSpec{}},
 	KindIOEnd:         {"io_end", fieldSpec{a: "keys", b: "took_ns"}},
-	KindTasksBegin:    {"tasks_begin", fieldSpec{a: "queued", b: "budget_ns"}},
+	KindTasksBegin:    {"tasks_begin", fieldSpec{a: "queued", b: "budget_ns", flag: "iteration"}},
 	KindDeadlineCheck: {"deadline_check", fieldSpec{a: "ran", flag: "hit"}},
 	KindTasksEnd:      {"tasks_end", fieldSpec{a: "ran", b: "took_ns", c: "queued", flag: "deadline_hit"}},
 	KindTailTasks:     {"tail_tasks", fieldSpec{a: "ran"}},
 	KindWakeup:        {"wakeup", fieldSpec{flag: "written", str: "from"}},
 	KindRebuildBegin:  {"rebuild_begin", fieldSpec{a: "select_cnt"}},
-	KindRebuildEnd:    {"rebuild_end", fieldSpec{a: "select_cnt", b: "migrated", c: "closed", d: "old_fd", e: "new_fd"}},
+	// A failed rebuild keeps the old instance: new_fd is -1, and error says
+	// why. Traces from before the two fields read them as false and "".
+	KindRebuildEnd:    {"rebuild_end", fieldSpec{a: "select_cnt", b: "migrated", c: "closed", d: "old_fd", e: "new_fd", flag: "failed", str: "error"}},
 	KindTaskSubmit:    {"task_submit", fieldSpec{a: "id", b: "queued", flag: "external", str: "name"}},
 	KindTaskRun:       {"task_run", fieldSpec{a: "id", b: "took_ns", str: "name"}},
 	KindTaskPanic:     {"task_panic", fieldSpec{a: "id", str: "name"}},

@@ -44,21 +44,30 @@ func ParseState(name string) (State, bool) {
 }
 
 // Phase names a step of one loop iteration; the step gate stops at their
-// boundaries and the TUI lights them in its phase ring.
+// boundaries, the span fold (package phases) cuts a loop's time into them
+// and the TUI lights them in its phase ring. It is the one phase type.
 type Phase int32
 
 // Phases of one iteration, in order (NioEventLoop.run; docs/concepts.md C6).
+// The numbers are the trace's (a pause event carries the gate's phase).
 const (
 	PhaseSelect Phase = iota // before select: the loop is about to wait for I/O
 	PhaseIO                  // before processSelectedKeys
 	PhaseTasks               // before runAllTasks
 	PhaseEnd                 // end of the iteration
+
+	// PhaseNone is no phase: a loop not started, between two spans, or
+	// terminated.
+	PhaseNone Phase = -1
 )
 
 var phaseNames = [...]string{"select", "io", "tasks", "end"}
 
 // String returns the phase's short name.
 func (p Phase) String() string {
+	if p == PhaseNone {
+		return "-"
+	}
 	if p < PhaseSelect || p > PhaseEnd {
 		return "?"
 	}

@@ -17,7 +17,7 @@ func StartEngine(spec Spec, group *reactor.EventLoopGroup) (*Group, error) {
 	}
 	for i := 0; i < spec.Connections; i++ {
 		conn := spec.First + i
-		h := &engineClient{g: g, conn: conn, dialed: time.Now()}
+		h := &engineClient{g: g, conn: conn, dialed: g.now()}
 		b := &reactor.Bootstrap{Group: group, Init: func(ch *reactor.Channel) {
 			ch.Pipeline().AddLast("client", h)
 		}}
@@ -69,7 +69,7 @@ func (h *engineClient) ChannelActive(ctx *reactor.Context) {
 		h.send(ctx)
 		return
 	}
-	h.next = time.Now().Add(h.g.spec.Interval)
+	h.next = h.g.now().Add(h.g.spec.Interval)
 	h.scheduleTick(ctx)
 }
 
@@ -91,14 +91,14 @@ func (h *engineClient) send(ctx *reactor.Context) {
 	}
 	req := h.batch()
 	h.due = h.g.spec.Pipeline
-	h.start = time.Now()
+	h.start = h.g.now()
 	ctx.WriteAndFlush(req)
 }
 
 // scheduleTick arms the next open-loop batch as a scheduled task on the
 // client loop; a late loop gets delay 0 and catches up.
 func (h *engineClient) scheduleTick(ctx *reactor.Context) {
-	_, _ = ctx.EventLoop().Schedule("client-send", time.Until(h.next), func() { h.tick(ctx) })
+	_, _ = ctx.EventLoop().Schedule("client-send", h.next.Sub(h.g.now()), func() { h.tick(ctx) })
 }
 
 // tick sends the batch due at h.next whatever is still unanswered.
@@ -134,7 +134,7 @@ func (h *engineClient) ChannelRead(ctx *reactor.Context, msg []byte) {
 	}
 	n := h.g.ex.responseLen()
 	for h.due > 0 && len(h.buf) >= n {
-		if !h.answer(ctx, h.seq, time.Since(h.start)) {
+		if !h.answer(ctx, h.seq, h.g.since(h.start)) {
 			return
 		}
 		h.seq++
@@ -156,7 +156,7 @@ func (h *engineClient) ChannelRead(ctx *reactor.Context, msg []byte) {
 func (h *engineClient) readOpen(ctx *reactor.Context) {
 	whole, n := h.buf, h.g.ex.responseLen()
 	for len(h.sent) > 0 && len(h.buf) >= n {
-		if !h.answer(ctx, h.recv, time.Since(h.sent[0])) {
+		if !h.answer(ctx, h.recv, h.g.since(h.sent[0])) {
 			return
 		}
 		h.recv++

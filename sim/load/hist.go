@@ -146,3 +146,15 @@ func (c *Counts) Quantile(q float64) float64 {
 	}
 	return quantile(&c.counts, c.n, min(q, 0.999999999))
 }
+
+// Add adds o's samples to c; o may be nil. The compare's spread merges the
+// latency of every loop's clients into one window this way.
+func (c *Counts) Add(o *Counts) {
+	if o == nil {
+		return
+	}
+	for i := range c.counts {
+		c.counts[i] += o.counts[i]
+	}
+	c.n += o.n
+}

@@ -34,6 +34,17 @@ type Spec struct {
 	// loop (zero if unknown), which, less the time the dial began, is the
 	// connection's accept latency.
 	Route func(localPort int) (*Histogram, time.Time)
+	// Clock, if set, is the run clock the group keeps its schedule and
+	// measures its latency on, instead of the wall clock: while it is held
+	// no request is sent, and the hold counts in no latency.
+	Clock Clock
+}
+
+// Clock is a clock that can stand still: Now reads it; Held is nil while
+// it runs, else a channel closed when it runs again.
+type Clock interface {
+	Now() time.Time
+	Held() <-chan struct{}
 }
 
 // Stats is a live snapshot of a client group.
@@ -152,6 +163,55 @@ func (g *Group) route(localPort int, dialed time.Time) *Histogram {
 func (g *Group) fail() {
 	if !g.stopped() {
 		g.c.errors.Add(1)
+	}
+}
+
+// now reads the group's clock.
+func (g *Group) now() time.Time {
+	if g.spec.Clock != nil {
+		return g.spec.Clock.Now()
+	}
+	return time.Now()
+}
+
+// since is the time on the group's clock since t.
+func (g *Group) since(t time.Time) time.Duration { return g.now().Sub(t) }
+
+// ready waits while the group's clock is held; false if the group stops
+// first.
+func (g *Group) ready() bool {
+	for g.spec.Clock != nil {
+		held := g.spec.Clock.Held()
+		if held == nil {
+			break
+		}
+		select {
+		case <-g.stop:
+			return false
+		case <-held:
+		}
+	}
+	return !g.stopped()
+}
+
+// waitUntil sleeps until t on the group's clock, and while it is held;
+// false if the group stops first. A hold that begins during the sleep
+// is waited out when it ends, and the sleep resumed for what is left.
+func (g *Group) waitUntil(t time.Time) bool {
+	for {
+		if !g.ready() {
+			return false
+		}
+		d := t.Sub(g.now())
+		if d <= 0 {
+			return true
+		}
+		if g.spec.Clock != nil {
+			d = min(d, 20*time.Millisecond) // look for a hold at least this often
+		}
+		if !g.wait(d) {
+			return false
+		}
 	}
 }
 

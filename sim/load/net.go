@@ -44,7 +44,10 @@ func (nc *netConn) routeOnce(g *Group) *Histogram {
 func (g *Group) runNet(conn int) {
 	defer g.wg.Done()
 	addr := g.spec.Addrs[conn%len(g.spec.Addrs)]
-	dialed := time.Now()
+	if !g.ready() {
+		return
+	}
+	dialed := g.now()
 	c, err := net.DialTimeout("tcp", addr, 10*time.Second)
 	if err != nil {
 		g.fail()
@@ -64,14 +67,14 @@ func (g *Group) runNet(conn int) {
 	p := g.spec.Pipeline
 	req := make([]byte, 0, p*max(g.ex.responseLen(), 64))
 	resp := make([]byte, g.ex.responseLen())
-	next := time.Now()
+	next := g.now()
 	for seq := 0; g.spec.Requests == 0 || seq < g.spec.Requests; seq += p {
 		if iv := g.spec.Interval; iv > 0 {
 			next = next.Add(iv)
-			if !g.wait(time.Until(next)) {
+			if !g.waitUntil(next) {
 				return
 			}
-		} else if g.stopped() {
+		} else if !g.ready() {
 			return
 		}
 		if !g.exchangeNet(nc, seq, req[:0], resp) {
@@ -86,7 +89,7 @@ func (g *Group) exchangeNet(nc *netConn, seq int, req, resp []byte) bool {
 	for k := 0; k < p; k++ {
 		req = g.ex.request(req, nc.conn, seq+k)
 	}
-	start := time.Now()
+	start := g.now()
 	if _, err := nc.c.Write(req); err != nil {
 		g.fail()
 		return false
@@ -95,7 +98,7 @@ func (g *Group) exchangeNet(nc *netConn, seq int, req, resp []byte) bool {
 		if !g.readAnswer(nc, seq+k, resp) {
 			return false
 		}
-		g.record(time.Since(start), len(resp), nc.routeOnce(g))
+		g.record(g.since(start), len(resp), nc.routeOnce(g))
 	}
 	return true
 }
@@ -134,17 +137,17 @@ func (g *Group) runNetOpen(nc *netConn) {
 			if !ok || !g.readAnswer(nc, seq, resp) {
 				return
 			}
-			g.record(time.Since(at), len(resp), nc.routeOnce(g))
+			g.record(g.since(at), len(resp), nc.routeOnce(g))
 		}
 	}()
 	// The connection stays open until the reader has every answer.
 	defer func() { close(due); <-finished }()
 	p, iv := g.spec.Pipeline, g.spec.Interval
 	req := make([]byte, 0, p*max(g.ex.responseLen(), 64))
-	next := time.Now()
+	next := g.now()
 	for seq := 0; g.spec.Requests == 0 || seq < g.spec.Requests; seq += p {
 		next = next.Add(iv)
-		if !g.wait(time.Until(next)) {
+		if !g.waitUntil(next) {
 			return
 		}
 		req = req[:0]

@@ -29,10 +29,12 @@
 // ("C") named after the loop. Each accept is joined to the register of the same channel on its
 // worker by a flow arrow.
 //
-// Perfetto drops a slice that partly overlaps another on its thread, so the
-// exporter makes slices nest by construction: an end with no begin is
-// skipped; a phase begun while another phase is still open closes that one
-// first (its end was lost) and marks it "unterminated"; slices still open
+// The phases are cut by the span fold the UI's timeline reads (package
+// phases). Perfetto drops a slice that partly overlaps another on its
+// thread, so the exporter makes slices nest by construction: an end with no
+// begin is skipped; a phase begun while another phase is still open, or
+// still open when its loop terminates, is closed there (its end was lost)
+// and marked "unterminated"; slices still open
 // when the exporter closes end at the process's last timestamp, also marked;
 // boundaries never go back in time on one thread; and a child starts at least
 // 1 ns after its parent, because Perfetto can invert slices that share a
@@ -49,6 +51,7 @@ import (
 	"sync"
 
 	"github.com/reactorviz/reactorviz/reactor/trace"
+	"github.com/reactorviz/reactorviz/reactor/trace/phases"
 	"github.com/reactorviz/reactorviz/tracefile/internal/jsontext"
 	"github.com/reactorviz/reactorviz/tracefile/internal/sticky"
 )
@@ -150,6 +153,7 @@ type loopState struct {
 	stack   []int   // indices into pending of the open slices, outermost first
 	pending []slice // in start order; written once the stack is empty
 	lastT   int64   // latest slice boundary, so boundaries never go back
+	cur     phases.Cursor
 }
 
 type slice struct {
@@ -368,26 +372,16 @@ func (p *Process) handle(e *trace.Event) {
 		p.last, p.seen = e.Time, true
 	}
 	ls := p.loop(e.Loop)
+	if phases.Reads(e.Kind) {
+		p.phase(ls, e)
+	}
 	switch e.Kind {
-	case trace.KindSelectBegin, trace.KindIOBegin, trace.KindTasksBegin:
-		// The three phases follow one another and never nest: one still
-		// open lost its end event.
-		for i, idx := range ls.stack {
-			if isPhase(ls.pending[idx].kind) {
-				p.closeFrom(ls, i, e.Time)
-				break
-			}
-		}
-		p.begin(ls, e)
 	case trace.KindRebuildBegin:
-		for i, idx := range ls.stack {
-			if ls.pending[idx].kind == trace.KindRebuildBegin {
-				p.closeFrom(ls, i, e.Time)
-				break
-			}
+		if i := ls.open(trace.KindRebuildBegin); i >= 0 {
+			p.closeFrom(ls, i, e.Time)
 		}
 		p.begin(ls, e)
-	case trace.KindSelectEnd, trace.KindIOEnd, trace.KindTasksEnd, trace.KindRebuildEnd:
+	case trace.KindRebuildEnd:
 		p.end(ls, e)
 	case trace.KindTaskRun:
 		p.complete(ls, e)
@@ -436,8 +430,41 @@ func (p *Process) handle(e *trace.Event) {
 	}
 }
 
-func isPhase(k trace.Kind) bool {
-	return k == trace.KindSelectBegin || k == trace.KindIOBegin || k == trace.KindTasksBegin
+// phase draws the iteration's phases as the span fold cuts them: the
+// three phases follow one another and never nest, so a begin closes the
+// phase still open (its end was lost) and so does the loop's termination;
+// an end closes its own phase, and one whose begin was lost is skipped.
+func (p *Process) phase(ls *loopState, e *trace.Event) {
+	st := ls.cur.Apply(e, ls.name)
+	if st.Closed {
+		if !st.Span.Cut {
+			p.end(ls, e)
+		} else if i := ls.open(phaseBegin[st.Span.Phase]); i >= 0 {
+			p.closeFrom(ls, i, e.Time)
+		}
+	}
+	if st.Opened != trace.PhaseNone {
+		p.begin(ls, e)
+	}
+}
+
+// phaseBegin maps a phase to the kind that begins it.
+var phaseBegin = [...]trace.Kind{
+	trace.PhaseSelect: trace.KindSelectBegin,
+	trace.PhaseIO:     trace.KindIOBegin,
+	trace.PhaseTasks:  trace.KindTasksBegin,
+}
+
+// open returns the stack position of the open slice begun by kind k, or
+// -1. A phase's slice may be gone already: an enclosing slice's end (a
+// rebuild begun before it) closed it.
+func (ls *loopState) open(k trace.Kind) int {
+	for i, idx := range ls.stack {
+		if ls.pending[idx].kind == k {
+			return i
+		}
+	}
+	return -1
 }
 
 // beginOf maps an end kind to the begin kind it closes.

@@ -123,6 +123,15 @@ func TestSlices(t *testing.T) {
 			want: []want{{"tasks", 10, 40, true}},
 		},
 		{
+			name: "phase still open when its loop terminates ends there",
+			events: []trace.Event{
+				{Time: 10, Kind: trace.KindTasksBegin, A: 3},
+				{Time: 30, Kind: trace.KindState, B: int64(trace.StateTerminated)},
+				{Time: 50, Loop: 1, Kind: trace.KindWakeup},
+			},
+			want: []want{{"tasks", 10, 20, true}},
+		},
+		{
 			name: "phase begun while another is open ends it",
 			events: []trace.Event{
 				{Time: 10, Kind: trace.KindSelectBegin, Str: "select"},

@@ -34,6 +34,14 @@
 // recorded the run (reactor.EngineVersion): a stored recording made by an
 // older engine may no longer show what the engine does.
 //
+// Events are in delivery order: "seq" increases strictly from one event line
+// to the next, "t" is 0..MaxTime ns and may lag the latest "t" before it by
+// at most MaxTimeSkew (batches are merged by time; an event stamped just
+// before its thread was descheduled can come a batch late), and counts,
+// sizes and durations are 0..MaxTime. A reader refuses the first event that
+// breaks one of these rules: a reversed or doctored file would otherwise
+// replay wrong counters without a word.
+//
 // Readers accept the keys of a line in any order, blank lines anywhere, and
 // lines without some field of their kind (read as zero, so older files stay
 // readable when the schema gains a field). They reject unknown keys, kinds,

@@ -59,10 +59,13 @@ type Reader struct {
 	byName map[string]uint16
 	strs   map[string]string
 
-	events uint64
-	end    End
-	hasEnd bool
-	err    error // sticky: every later Next returns it
+	events  uint64
+	lastSeq uint64        // seq of the last event (order.go)
+	maxTime int64         // latest t so far
+	scratch []trace.Field // for checkEvent
+	end     End
+	hasEnd  bool
+	err     error // sticky: every later Next returns it
 
 	mem [maxMembers]member
 }
@@ -151,6 +154,10 @@ func (r *Reader) Next() (trace.Event, error) {
 			break
 		}
 		if isEvent {
+			if err := r.checkEvent(&ev); err != nil {
+				r.err = r.wrap(err)
+				break
+			}
 			r.events++
 			return ev, nil
 		}
@@ -574,7 +581,9 @@ func (r *Reader) endLine(mem []member) error {
 		m := &mem[i]
 		switch string(m.key) {
 		case "end":
-			e.Time, msg = m.val.int64()
+			if e.Time, msg = m.val.int64(); msg == "" && (e.Time < 0 || e.Time > MaxTime) {
+				msg = fmt.Sprintf("want 0..%d", MaxTime)
+			}
 		case "events":
 			e.Events, msg = m.val.uint64()
 		case "emitted":

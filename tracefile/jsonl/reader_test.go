@@ -41,7 +41,7 @@ func TestReaderAcceptsValidVariants(t *testing.T) {
 		},
 		{
 			name:  "keys in any order, spaces, CRLF, blank lines, escapes",
-			input: hdrLine + "\r\n\r\n" + ` { "premature" : false , "kind":"select_begin","mode":"sel\u0065ct\/now","loop":"worker-0","t":-3,"seq":9 }` + "\r\n" + `{"events":1,"dropped":0,"emitted":1,"end":-3}` + "\r\n\n",
+			input: hdrLine + "\r\n\r\n" + ` { "premature" : false , "kind":"select_begin","mode":"sel\u0065ct\/now","loop":"worker-0","t":3,"seq":9 }` + "\r\n" + `{"events":1,"dropped":0,"emitted":1,"end":3}` + "\r\n\n",
 			want:  nil, // checked below: premature is not a select_begin field
 		},
 		{
@@ -84,7 +84,7 @@ func TestReaderAcceptsValidVariants(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				want := trace.Event{Seq: 9, Time: -3, Loop: 1, Kind: trace.KindSelectBegin, Str: "select/now"}
+				want := trace.Event{Seq: 9, Time: 3, Loop: 1, Kind: trace.KindSelectBegin, Str: "select/now"}
 				if len(tr.Events) != 1 || tr.Events[0] != want {
 					t.Fatalf("events %+v, want %+v", tr.Events, want)
 				}

@@ -399,6 +399,10 @@ func (s *scanner) strEscaped(start int) ([]byte, error) {
 			out = utf8.AppendRune(out, r)
 			continue
 		default:
+			if e < 0x20 || e >= 0x7f {
+				// Not printable: a message must not carry a control byte.
+				return nil, s.errf("bad escape: backslash then byte 0x%02x", e)
+			}
 			return nil, s.errf("bad escape \\%c", e)
 		}
 		s.p += 2

@@ -73,6 +73,12 @@ type Options struct {
 	Source Source
 	// BufferSize is how many bytes are buffered before a write; default 64 KiB.
 	BufferSize int
+	// FlushInterval, when positive, writes what is buffered at least this
+	// often, from a goroutine of the writer's own that Close stops: a run
+	// killed (SIGKILL, a crash) then loses at most this much of its trace,
+	// and a quiet server's last events reach the file. Zero: only when the
+	// buffer fills, on Flush and on Close.
+	FlushInterval time.Duration
 }
 
 // ErrClosed is returned by Flush and Close after Close, and no more events
@@ -102,6 +108,9 @@ type Writer struct {
 	events  uint64
 	dropped uint64
 	last    int64
+
+	stopFlush chan struct{} // closed by Close when FlushInterval started a flusher
+	flushDone chan struct{}
 }
 
 var (
@@ -115,7 +124,7 @@ func NewWriter(w io.Writer, h Header, opts Options) *Writer {
 	if opts.BufferSize <= 0 {
 		opts.BufferSize = 64 << 10
 	}
-	return &Writer{
+	wr := &Writer{
 		w:      w,
 		hdr:    h,
 		src:    opts.Source,
@@ -123,6 +132,31 @@ func NewWriter(w io.Writer, h Header, opts Options) *Writer {
 		buf:    make([]byte, 0, opts.BufferSize+MaxLineBytes),
 		names:  make(map[string]struct{}),
 		fields: make([]trace.Field, 0, 8),
+	}
+	if opts.FlushInterval > 0 {
+		wr.stopFlush, wr.flushDone = make(chan struct{}), make(chan struct{})
+		go wr.flushEvery(opts.FlushInterval)
+	}
+	return wr
+}
+
+// flushEvery writes the buffer every d until Close. It never writes the
+// header early: the header lists the loops known at the first event.
+func (w *Writer) flushEvery(d time.Duration) {
+	defer close(w.flushDone)
+	t := time.NewTicker(d)
+	defer t.Stop()
+	for {
+		select {
+		case <-w.stopFlush:
+			return
+		case <-t.C:
+			w.mu.Lock()
+			if w.opened && !w.closed && w.err == nil && len(w.buf) > 0 {
+				w.write()
+			}
+			w.mu.Unlock()
+		}
 	}
 }
 
@@ -135,14 +169,21 @@ func (w *Writer) Consume(batch []trace.Event) {
 		return
 	}
 	w.open()
+	pause := false
 	for i := range batch {
 		w.appendEvent(&batch[i])
+		pause = pause || batch[i].Kind == trace.KindPause
 		if len(w.buf) >= w.size {
 			w.write()
 			if w.err != nil {
 				return
 			}
 		}
+	}
+	if pause && len(w.buf) > 0 {
+		// A loop stopped at a breakpoint or was paused: the user may look
+		// at the file now, or the run may never resume.
+		w.write()
 	}
 }
 
@@ -169,6 +210,13 @@ func (w *Writer) Close() error {
 		return w.err
 	}
 	w.closed = true
+	if w.stopFlush != nil {
+		// The flusher takes w.mu: let it go without it, then wait.
+		close(w.stopFlush)
+		w.mu.Unlock()
+		<-w.flushDone
+		w.mu.Lock()
+	}
 	if w.err != nil {
 		return w.err
 	}

@@ -26,7 +26,7 @@ func fullEvent(tb testing.TB, k trace.Kind, i int) trace.Event {
 		case f.State:
 			f.Int = int64(trace.StateNotStarted) + int64((i+j)%5)
 		case f.Type == trace.FieldInt:
-			f.Int = int64(i*100+j) - 50
+			f.Int = int64(i*100 + j)
 		case f.Type == trace.FieldBool:
 			f.Bool = true
 		case f.Type == trace.FieldString:
@@ -69,13 +69,14 @@ func TestRoundTripEveryKind(t *testing.T) {
 	for i, k := range trace.Kinds() {
 		events = append(events, fullEvent(t, k, i))
 	}
-	// Extremes of every slot type.
-	extreme := trace.Event{Seq: math.MaxUint64, Time: math.MinInt64, Loop: 2, Kind: trace.KindRebuildEnd,
-		A: math.MaxInt64, B: math.MinInt64, C: 0, D: -1, E: 1}
+	// Extremes of every slot type, within the reader's order and magnitude
+	// rules (counts at most MaxTime, other fields any int64).
+	extreme := trace.Event{Seq: 1 << 62, Time: MaxTime, Loop: 2, Kind: trace.KindRebuildEnd,
+		A: MaxTime, B: 0, C: 0, D: math.MinInt64, E: math.MaxInt64}
 	events = append(events, extreme,
-		trace.Event{Seq: 0, Time: math.MaxInt64, Kind: trace.KindClose, Str: ""},
-		trace.Event{Seq: 7, Kind: trace.KindState, A: 0, B: 99}, // states outside the names
-		trace.Event{Seq: 8, Kind: trace.KindWakeup, Str: "\u2028\\/\"\x00\x7f"},
+		trace.Event{Seq: 1<<62 + 1, Time: MaxTime, Kind: trace.KindClose, Str: ""},
+		trace.Event{Seq: 1<<62 + 2, Time: MaxTime, Kind: trace.KindState, A: 0, B: 99}, // states outside the names
+		trace.Event{Seq: math.MaxUint64, Time: MaxTime, Kind: trace.KindWakeup, Str: "\u2028\\/\"\x00\x7f"},
 	)
 
 	for _, batches := range []int{1, 3, len(events)} {
@@ -103,7 +104,7 @@ func TestRoundTripEveryKind(t *testing.T) {
 		if !headerEqual(tr.Header, want) {
 			t.Errorf("header %+v, want %+v", tr.Header, want)
 		}
-		if tr.End.Events != uint64(len(events)) || tr.End.Time != math.MaxInt64 {
+		if tr.End.Events != uint64(len(events)) || tr.End.Time != MaxTime {
 			t.Errorf("end %+v", tr.End)
 		}
 	}
@@ -308,7 +309,7 @@ func TestWriterEndLineCounts(t *testing.T) {
 	}{
 		{
 			name:        "counted from the stream",
-			events:      []trace.Event{{Kind: trace.KindDrop, A: 4}, {Kind: trace.KindIOBegin}, {Kind: trace.KindDrop, A: 3}},
+			events:      []trace.Event{{Seq: 1, Kind: trace.KindDrop, A: 4}, {Seq: 2, Kind: trace.KindIOBegin}, {Seq: 3, Kind: trace.KindDrop, A: 3}},
 			wantEmitted: 3, wantDropped: 7,
 		},
 		{

@@ -6,7 +6,9 @@ import (
 	"github.com/reactorviz/reactorviz/reactor/trace"
 )
 
-// BenchmarkConsume is the collector's cost of feeding the live model.
+// BenchmarkConsume is the collector's cost of feeding the live model, in
+// batches of 1024 events, and the events it folds per second: the target
+// is 5 million a second on one core (docs/benchmarks.md).
 func BenchmarkConsume(b *testing.B) {
 	events := genTrace(1<<16, 5)
 	m := New(testLoops)
@@ -16,6 +18,7 @@ func BenchmarkConsume(b *testing.B) {
 			m.Consume(events[off : off+1024])
 		}
 	}
+	b.ReportMetric(float64(b.N*len(events))/b.Elapsed().Seconds(), "events/s")
 }
 
 // BenchmarkSnapshot is one frame's read of the model.
@@ -89,4 +92,51 @@ func iterations(n int) []trace.Event {
 		add(loop, trace.KindTasksEnd, 0)
 	}
 	return out
+}
+
+// BenchmarkReplayPlayFrame is one frame of a playing replay: the cursor
+// moves forward by a frame's worth of events and the screen takes its
+// snapshot with the lanes of a 120-column screen over one second. It
+// reports how many events the timeline folded per frame.
+func BenchmarkReplayPlayFrame(b *testing.B) {
+	events := iterations(1_000_000)
+	r := NewReplay(testLoops, events, 0)
+	q := Query{Focus: -1, Timeline: TimelineQuery{Cols: 109, Span: 1e9, Split: true}}
+	const perFrame = 500
+	r.Seek(len(events) / 2)
+	r.Snapshot(q)
+	folded := r.tlFolded
+	b.ResetTimer()
+	for range b.N {
+		n := r.Pos() + perFrame
+		if n > len(events) {
+			n = len(events) / 2
+			r.Seek(n)
+			r.Snapshot(q)
+		}
+		r.Seek(n)
+		r.Snapshot(q)
+	}
+	b.ReportMetric(float64(r.tlFolded-folded)/float64(b.N), "folded/frame")
+}
+
+// BenchmarkReplayStepBackFrame steps one event back at a time, each step
+// drawn with the lanes: the timeline comes back from its checkpoint.
+func BenchmarkReplayStepBackFrame(b *testing.B) {
+	events := iterations(1_000_000)
+	r := NewReplay(testLoops, events, 0)
+	q := Query{Focus: -1, Timeline: TimelineQuery{Cols: 109, Span: 1e9, Split: true}}
+	r.Seek(len(events))
+	r.Snapshot(q)
+	folded := r.tlFolded
+	b.ResetTimer()
+	for range b.N {
+		n := r.Pos() - 1
+		if n < 0 {
+			n = len(events)
+		}
+		r.Seek(n)
+		r.Snapshot(q)
+	}
+	b.ReportMetric(float64(r.tlFolded-folded)/float64(b.N), "folded/frame")
 }

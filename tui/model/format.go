@@ -61,6 +61,9 @@ func describeBool(b *strings.Builder, k trace.Kind, f trace.Field) bool {
 		word = "written"
 	case k == trace.KindWakeup:
 		word = "coalesced"
+	case k == trace.KindSelectBegin || k == trace.KindTasksBegin:
+		// The iteration mark is for readers that count iterations; a
+		// learner reads the boundary from the select_begin itself.
 	case f.Bool:
 		word = f.Name
 	}

@@ -1,7 +1,6 @@
 package model
 
 import (
-	"strings"
 	"time"
 
 	"github.com/reactorviz/reactorviz/reactor/trace"
@@ -25,6 +24,7 @@ type Gate struct {
 	Waiting bool // parked at the gate
 	Phase   trace.Phase
 	Reason  string
+	Break   counters.Break // the breakpoint behind Reason, if one
 }
 
 // LoopProbe is what a live run reads from one loop without stopping it:
@@ -75,10 +75,11 @@ type Clients struct {
 type FrameLoop struct {
 	Loop
 	Pause       Pause
-	PausePhase  trace.Phase // the gate it waits at, when PausePaused
-	PauseReason string      // why it was told to pause
-	IORatio     int         // -1 when unknown
-	Threshold   int         // the rebuild threshold; 0 when unknown or off
+	PausePhase  trace.Phase    // the gate it waits at, when PausePaused
+	PauseReason string         // why it was told to pause
+	Break       counters.Break // the breakpoint that stopped it, if one did
+	IORatio     int            // -1 when unknown
+	Threshold   int            // the rebuild threshold; 0 when unknown or off
 	// Flash marks a loop something just happened to: it is parked at a
 	// breakpoint, or a timeline action reached it a moment ago.
 	Flash bool
@@ -107,42 +108,68 @@ type Settings struct {
 	Netty string
 }
 
-// NewFrame builds the frame of a snapshot. With a probe (a live run), each
-// started loop's own counters replace the folded ones, since a ring that
-// overflows drops events and a fold of the rest falls short; the queue
-// depth stays the fold's, as the queue head and the sparkline are drawn
-// from it. The pause state is merged here and nowhere else.
+// NewFrame builds the frame of a snapshot, live or replayed by one path:
+// every loop's counters, gate, ioRatio and last second, and the wheel, come
+// from the probe. A live run's probe reads the engine: each started loop's
+// own counters replace the folded ones, since a ring that overflows drops
+// events and a fold of the rest falls short (the queue depth stays the
+// fold's, as the queue head and the sparkline are drawn from it), and its
+// clocks measure the last second. A replay passes nil, and reads the
+// recording. The pause state is merged here and nowhere else.
 func NewFrame(s *Snapshot, p Probe, set Settings) *Frame {
+	if p == nil {
+		p = recorded{s}
+	}
 	f := &Frame{Snapshot: s, Rows: make([]FrameLoop, len(s.Loops)), Settings: set, Now: s.Time}
 	for i, l := range s.Loops {
 		r := FrameLoop{Loop: l, IORatio: set.IORatio, Threshold: set.Threshold}
-		if p == nil {
-			r.Pause, r.PausePhase, r.PauseReason = recordedPause(&l)
-			if l.IORatio > 0 {
-				r.IORatio = l.IORatio // changed during the run: the settings have the start
-			}
-		} else if lp, ok := p.Loop(l.Index); ok {
+		if lp, ok := p.Loop(l.Index); ok {
 			if lp.Started {
 				depth := r.QueueDepth
 				r.Stats, r.QueueDepth = lp.Stats, depth
 			}
-			r.IORatio = lp.IORatio
-			r.Pause, r.PausePhase, r.PauseReason = livePause(&l, lp.Gate)
+			if lp.IORatio > 0 {
+				r.IORatio = lp.IORatio // changed during the run: the settings have the start
+			}
+			r.Pause, r.PausePhase, r.PauseReason, r.Break = mergePause(&l, lp.Gate)
 			if lp.Split.Known {
-				r.Split = lp.Split // the loop's clocks miss nothing a full ring drops
+				r.Split = lp.Split
 			}
 		}
 		r.Flash = AtBreakpoint(r)
 		f.Rows[i] = r
 	}
-	if p == nil {
-		f.Wheel = recordedWheel(&s.Wheel)
-		return f
-	}
 	f.Wheel, _ = p.Wheel()
 	f.Clients = p.Clients()
 	return f
 }
+
+// recorded is the probe of a replay: what the recording shows of each
+// loop, its gate as its latest gate event left it, the last second from
+// its phase events, and the wheel without slot counts.
+type recorded struct{ s *Snapshot }
+
+// Loop implements Probe.
+func (r recorded) Loop(i int) (LoopProbe, bool) {
+	for _, l := range r.s.Loops {
+		if l.Index == i {
+			lp := LoopProbe{Started: l.TID != 0, Stats: l.Stats, IORatio: l.IORatio, Split: l.Split}
+			lp.Gate = Gate{Paused: l.Paused, Waiting: l.Paused, Phase: l.PausePhase, Reason: l.PauseReason,
+				Break: counters.BreakOf(l.PauseReason)}
+			return lp, true
+		}
+	}
+	return LoopProbe{}, false
+}
+
+// Wheel implements Probe.
+func (r recorded) Wheel() (WheelView, bool) {
+	w := recordedWheel(&r.s.Wheel)
+	return w, w.Present
+}
+
+// Clients implements Probe: a recording has no client figures.
+func (r recorded) Clients() Clients { return Clients{} }
 
 // recordedWheel is the wheel as its events show it: no slot counts, the
 // recent expiries marked.
@@ -160,33 +187,24 @@ func recordedWheel(w *Wheel) WheelView {
 	return wv
 }
 
-// recordedPause is a replay's pause state: the loop's latest gate event.
-func recordedPause(l *Loop) (Pause, trace.Phase, string) {
-	if l.Paused {
-		return PausePaused, l.PausePhase, l.PauseReason
-	}
-	return PauseRunning, 0, ""
-}
-
-// livePause merges the gate with the events. The gate says whether the
+// mergePause merges the gate with the events. The gate says whether the
 // loop is told to pause; it is parked when the gate says so, or when its
-// latest gate event is a pause (the gate's own status can lag it).
-func livePause(l *Loop, g Gate) (Pause, trace.Phase, string) {
+// latest gate event is a pause (a live gate's own status can lag it).
+func mergePause(l *Loop, g Gate) (Pause, trace.Phase, string, counters.Break) {
 	switch {
 	case !g.Paused:
-		return PauseRunning, 0, ""
+		return PauseRunning, 0, "", counters.NoBreak
 	case g.Waiting:
-		return PausePaused, g.Phase, g.Reason
+		return PausePaused, g.Phase, g.Reason, g.Break
 	case l.Paused:
-		return PausePaused, l.PausePhase, l.PauseReason
+		return PausePaused, l.PausePhase, l.PauseReason, counters.BreakOf(l.PauseReason)
 	}
-	return PausePausing, 0, g.Reason
+	return PausePausing, 0, g.Reason, g.Break
 }
 
-// AtBreakpoint reports whether a loop is parked by a breakpoint: its gate
-// reason is the one a breakpoint gives.
+// AtBreakpoint reports whether a loop is parked by a breakpoint.
 func AtBreakpoint(r FrameLoop) bool {
-	return r.Pause == PausePaused && strings.HasPrefix(r.PauseReason, "breakpoint")
+	return r.Pause == PausePaused && r.Break != counters.NoBreak
 }
 
 // Row returns the frame row of trace loop index i.

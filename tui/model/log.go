@@ -49,6 +49,17 @@ func (g *eventLog) lines(n int, keep func(*trace.Event) bool, name func(uint16) 
 	return out
 }
 
+// oldest returns the time of the oldest event the log holds.
+func (g *eventLog) oldest() (int64, bool) {
+	if g.n == 0 {
+		return 0, false
+	}
+	return g.buf[(g.next-g.n+2*len(g.buf))%len(g.buf)].Time, true
+}
+
+// full reports whether the log has dropped its oldest events.
+func (g *eventLog) full() bool { return g.n == len(g.buf) }
+
 // periodic reports whether an event kind is periodic noise: the wheel's
 // tick every tickDuration, which would push a stepped loop's events off
 // the log while everything else is paused.
@@ -207,4 +218,97 @@ func (m *matcher) match(e *trace.Event) bool {
 		}
 	}
 	return true
+}
+
+// match reports whether e is an event of the followed item: a task_*
+// event with that id, or any event naming that channel.
+func (q FollowQuery) match(e *trace.Event) bool {
+	if q.Field == "id" && !strings.HasPrefix(e.Kind.String(), "task_") {
+		return false
+	}
+	var buf [8]trace.Field
+	for _, f := range e.Fields(buf[:0]) {
+		if f.Name == q.Field && f.Type == trace.FieldInt && f.Int == q.ID {
+			return true
+		}
+	}
+	return false
+}
+
+// FollowOf returns the item an event is about, to follow: its task id or
+// its channel; false when it names neither.
+func FollowOf(e *trace.Event) (FollowQuery, bool) {
+	var buf [8]trace.Field
+	for _, f := range e.Fields(buf[:0]) {
+		switch {
+		case f.Name == "channel" && f.Type == trace.FieldInt:
+			return FollowQuery{Field: "channel", ID: f.Int}, true
+		case f.Name == "id" && f.Type == trace.FieldInt && strings.HasPrefix(e.Kind.String(), "task_"):
+			return FollowQuery{Field: "id", ID: f.Int}, true
+		}
+	}
+	return FollowQuery{}, false
+}
+
+// followPath walks events oldest first and returns, up to max, the
+// followed item's events with what explains them. A task's submit is
+// followed by the wakeup its loop got next (written, or the one it rode
+// on), and its run is preceded by the tasks_begin of its batch (the
+// queue it found and the budget) and the latest 64-task deadline check
+// before it in that batch.
+func (q FollowQuery) followPath(each func(yield func(*trace.Event) bool)) []*trace.Event {
+	var out []*trace.Event
+	type batch struct{ begin, check *trace.Event }
+	batches := map[uint16]*batch{}
+	wantWake := map[uint16]bool{}
+	add := func(e *trace.Event) { out = append(out, e) }
+	each(func(e *trace.Event) bool {
+		b := batches[e.Loop]
+		switch {
+		case q.match(e):
+			if e.Kind == trace.KindTaskRun && b != nil {
+				if b.begin != nil {
+					add(b.begin)
+				}
+				if b.check != nil {
+					add(b.check)
+				}
+				*b = batch{} // each at most once
+			}
+			add(e)
+			if e.Kind == trace.KindTaskSubmit {
+				wantWake[e.Loop] = true
+			}
+		case q.Field != "id":
+		case e.Kind == trace.KindWakeup && wantWake[e.Loop]:
+			add(e)
+			wantWake[e.Loop] = false
+		case e.Kind == trace.KindTasksBegin:
+			batches[e.Loop] = &batch{begin: e}
+		case e.Kind == trace.KindDeadlineCheck && b != nil && b.begin != nil:
+			b.check = e
+		}
+		return len(out) < q.Max
+	})
+	return out
+}
+
+// follow lists the followed item's path in the log, oldest first.
+func (g *eventLog) follow(q FollowQuery, name func(uint16) string) []LogLine {
+	path := q.followPath(func(yield func(*trace.Event) bool) {
+		for k := 0; k < g.n; k++ {
+			if !yield(&g.buf[(g.next-g.n+k+2*len(g.buf))%len(g.buf)]) {
+				return
+			}
+		}
+	})
+	return pathLines(path, name)
+}
+
+func pathLines(path []*trace.Event, name func(uint16) string) []LogLine {
+	out := make([]LogLine, len(path))
+	for i, e := range path {
+		out[i] = LogLine{Event: *e, Loop: name(e.Loop)}
+	}
+	return out
 }

@@ -41,7 +41,7 @@ func (m *Model) Consume(batch []trace.Event) {
 	m.mu.Lock()
 	m.st.Apply(batch)
 	for i := range batch {
-		m.tl.apply(&batch[i])
+		m.tl.apply(&batch[i], m.st.loop(batch[i].Loop).info.Name)
 	}
 	m.log.add(batch)
 	m.mu.Unlock()
@@ -70,6 +70,15 @@ func (m *Model) Snapshot(q Query) *Snapshot {
 		names := m.st.names()
 		mt := q.Filter.compile(names)
 		s.Log = m.log.lines(q.Log, mt.match, m.st.LoopName)
+	}
+	if sq := q.Slice; sq.Max > 0 {
+		in := func(e *trace.Event) bool { return int(e.Loop) == sq.Loop && e.Time >= sq.From && e.Time < sq.To }
+		s.SliceLog = m.log.lines(sq.Max, in, m.st.LoopName)
+		oldest, ok := m.log.oldest()
+		s.SliceOlder = ok && oldest > sq.From && m.log.full()
+	}
+	if fq := q.Follow; fq.Max > 0 && fq.Field != "" {
+		s.FollowLog = m.log.follow(fq, m.st.LoopName)
 	}
 	return s
 }

@@ -51,7 +51,7 @@ func TestFoldIteration(t *testing.T) {
 	if w.TID != 4312 || w.State != trace.StateStarted {
 		t.Errorf("tid, state = %d, %v; want 4312, STARTED", w.TID, w.State)
 	}
-	if w.Phase != PhaseIO || w.Iterations != 1 || w.Selects != 1 {
+	if w.Phase != trace.PhaseIO || w.Iterations != 1 || w.Selects != 1 {
 		t.Errorf("phase %v iterations %d selects %d; want io 1 1", w.Phase, w.Iterations, w.Selects)
 	}
 	if w.SelectCnt != 4 || w.MaxSelectCnt != 4 || w.Premature != 1 {
@@ -69,7 +69,7 @@ func TestFoldIteration(t *testing.T) {
 		ev(1, 7, trace.KindRebuildBegin, func(e *trace.Event) { e.A = 512 }),
 		ev(1, 8, trace.KindRebuildEnd, func(e *trace.Event) { e.A, e.B = 512, 7 }),
 		ev(1, 9, trace.KindSelectBegin, func(e *trace.Event) { e.Str = "select_now" }),
-		ev(1, 9, trace.KindSelectEnd, func(e *trace.Event) { e.C = 512 }), // stale counter
+		ev(1, 9, trace.KindSelectEnd, func(e *trace.Event) { e.C = 1 }), // the count after the rebuild
 	})
 	w = loopByName(t, m.Snapshot(Query{Focus: -1}), "worker-0")
 	if w.Rebuilds != 1 || w.Migrated != 7 || w.SelectCnt != 1 || w.MaxSelectCnt != 512 {
@@ -139,7 +139,7 @@ func TestFoldCounters(t *testing.T) {
 				ev(1, 1, trace.KindIOBegin, nil),
 				ev(1, 2, trace.KindState, func(e *trace.Event) { e.B = int64(trace.StateTerminated) }),
 			},
-			check: func(l Loop) bool { return l.Phase == PhaseNone && l.State == trace.StateTerminated },
+			check: func(l Loop) bool { return l.Phase == trace.PhaseNone && l.State == trace.StateTerminated },
 		},
 	}
 	for _, tc := range tests {
@@ -602,5 +602,82 @@ func TestLogFoldsWheelTicks(t *testing.T) {
 	}
 	if l := s.Log[2]; l.Event.Kind != trace.KindWheelTick || l.Repeat != 0 {
 		t.Errorf("last line %+v, want one tick", l)
+	}
+}
+
+// A followed task is every task_* event with its id, across loops, and
+// nothing else; a followed channel every event naming it.
+func TestFollowFindsOneItemAcrossLoops(t *testing.T) {
+	m := New(testLoops)
+	m.Consume([]trace.Event{
+		{Loop: 0, Time: 1, Kind: trace.KindAccept, A: 7, B: 20},
+		{Loop: 1, Time: 2, Kind: trace.KindRegister, A: 7, B: 20},
+		{Loop: 1, Time: 3, Kind: trace.KindTaskSubmit, A: 7, B: 3, Str: "task"},
+		{Loop: 1, Time: 4, Kind: trace.KindTimerSchedule, A: 7, Str: "timer"},
+		{Loop: 1, Time: 5, Kind: trace.KindRead, A: 7, B: 20, C: 64},
+		{Loop: 1, Time: 6, Kind: trace.KindTaskRun, A: 7, B: 50e3, Str: "task"},
+		{Loop: 1, Time: 7, Kind: trace.KindRead, A: 8, B: 21, C: 64},
+	})
+	kinds := func(fq FollowQuery) []trace.Kind {
+		fq.Max = 100
+		var out []trace.Kind
+		for _, l := range m.Snapshot(Query{Focus: -1, Follow: fq}).FollowLog {
+			out = append(out, l.Event.Kind)
+		}
+		return out
+	}
+	task, ok := FollowOf(&trace.Event{Kind: trace.KindTaskRun, A: 7})
+	if !ok || task.Field != "id" {
+		t.Fatalf("FollowOf(task_run) = %+v, %v", task, ok)
+	}
+	if got, want := kinds(task), []trace.Kind{trace.KindTaskSubmit, trace.KindTaskRun}; !reflect.DeepEqual(got, want) {
+		t.Errorf("task 7: %v, want %v", got, want)
+	}
+	ch, _ := FollowOf(&trace.Event{Kind: trace.KindRead, A: 7})
+	if got, want := kinds(ch), []trace.Kind{trace.KindAccept, trace.KindRegister, trace.KindRead}; !reflect.DeepEqual(got, want) {
+		t.Errorf("channel 7: %v, want %v", got, want)
+	}
+}
+
+// A replay at its end follows an item as the live model does.
+func TestReplayFollowIsTheLiveFollow(t *testing.T) {
+	events := []trace.Event{
+		{Seq: 1, Loop: 0, Time: 1, Kind: trace.KindAccept, A: 7, B: 20},
+		{Seq: 2, Loop: 1, Time: 2, Kind: trace.KindRegister, A: 7, B: 20},
+		{Seq: 3, Loop: 1, Time: 5, Kind: trace.KindRead, A: 7, B: 20, C: 64},
+		{Seq: 4, Loop: 1, Time: 7, Kind: trace.KindRead, A: 8, B: 21, C: 64},
+	}
+	live := New(testLoops)
+	live.Consume(events)
+	rep := NewReplay(testLoops, events, 0)
+	rep.Seek(rep.Len())
+	q := Query{Focus: -1, Follow: FollowQuery{Field: "channel", ID: 7, Max: 100}}
+	lf, rf := live.Snapshot(q).FollowLog, rep.Snapshot(q).FollowLog
+	if len(lf) != 3 || !reflect.DeepEqual(lf, rf) {
+		t.Errorf("live follow %+v\nreplay follow %+v", lf, rf)
+	}
+}
+
+// A followed task's path says how it got to run: the wakeup its submit
+// got, the batch (tasks_begin) it ran in and the deadline check before it.
+func TestFollowedTaskShowsItsWakeupAndBatch(t *testing.T) {
+	m := New(testLoops)
+	m.Consume([]trace.Event{
+		{Loop: 1, Time: 1, Kind: trace.KindTaskSubmit, A: 9, B: 4, Flag: true, Str: "task"},
+		{Loop: 2, Time: 1, Kind: trace.KindWakeup, Flag: true, Str: "external"},
+		{Loop: 1, Time: 2, Kind: trace.KindWakeup, Flag: true, Str: "external"},
+		{Loop: 1, Time: 3, Kind: trace.KindTasksBegin, A: 5, B: 40e3},
+		{Loop: 1, Time: 4, Kind: trace.KindTaskRun, A: 8, B: 10, Str: "task"},
+		{Loop: 1, Time: 5, Kind: trace.KindDeadlineCheck, A: 64},
+		{Loop: 1, Time: 6, Kind: trace.KindTaskRun, A: 9, B: 10, Str: "task"},
+		{Loop: 1, Time: 7, Kind: trace.KindTasksEnd, A: 5},
+	})
+	var got []trace.Kind
+	for _, l := range m.Snapshot(Query{Focus: -1, Follow: FollowQuery{Field: "id", ID: 9, Max: 100}}).FollowLog {
+		got = append(got, l.Event.Kind)
+	}
+	want := []trace.Kind{trace.KindTaskSubmit, trace.KindWakeup, trace.KindTasksBegin, trace.KindDeadlineCheck, trace.KindTaskRun}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("path %v, want %v", got, want)
 	}
 }

@@ -27,16 +27,17 @@ type Replay struct {
 	cur     *State
 	pos     int // events folded into cur
 	dropped uint64
-	tl      timeline // the window of the latest snapshot, refolded when it moves
-	tlKey   timelineKey
-}
 
-// timelineKey is what the folded window depends on: a screen redrawn at
-// the same event with the same zoom does not fold it again.
-type timelineKey struct {
-	pos int
-	q   TimelineQuery
-	ok  bool
+	// The timeline is the fold of events[:tlPos], as the live model's is
+	// of the events so far: a playing replay folds only the events the
+	// cursor passed, and a seek backwards restores the latest checkpoint
+	// at or before it (tlCkpts[i]: the fold of events[:i*tlEvery], taken
+	// as the fold first passes there) and folds forward from it.
+	tl       timeline
+	tlPos    int
+	tlEvery  int
+	tlCkpts  []timeline
+	tlFolded uint64 // events folded into the timeline, for the benchmarks
 }
 
 // NewReplay folds the whole trace once, keeping checkpoints, and stands at
@@ -44,7 +45,8 @@ type timelineKey struct {
 // end line), shown alongside the drop events.
 func NewReplay(loops []trace.LoopInfo, events []trace.Event, dropped uint64) *Replay {
 	every := max(minCheckpointEvery, (len(events)+maxCheckpoints-1)/maxCheckpoints)
-	r := &Replay{loops: loops, events: events, every: every, dropped: dropped}
+	r := &Replay{loops: loops, events: events, every: every, dropped: dropped,
+		tlEvery: max(minTimelineEvery, (len(events)+maxTimelineCheckpoints-1)/maxTimelineCheckpoints)}
 	st := r.fresh()
 	for i := range events {
 		if i%every == 0 {
@@ -159,6 +161,9 @@ func (r *Replay) Snapshot(q Query) *Snapshot {
 		q.Timeline.End = r.Time() // the current event's, not the latest of those folded
 	}
 	r.timeline(q.Timeline).fill(s, q.Timeline)
+	if fq := q.Follow; fq.Max > 0 && fq.Field != "" {
+		s.FollowLog = r.follow(fq)
+	}
 	if q.Log <= 0 {
 		return s
 	}
@@ -179,6 +184,19 @@ func (r *Replay) Snapshot(q Query) *Snapshot {
 	reverseLines(found)
 	s.Log = found
 	return s
+}
+
+// follow lists the followed item's path up to the current event, from
+// its first, as the live log gives it.
+func (r *Replay) follow(fq FollowQuery) []LogLine {
+	path := fq.followPath(func(yield func(*trace.Event) bool) {
+		for i := 0; i < r.pos; i++ {
+			if !yield(&r.events[i]) {
+				return
+			}
+		}
+	})
+	return pathLines(path, r.cur.LoopName)
 }
 
 // Breaks are the conditions the breakpoint menu offers. In a live run the
@@ -264,49 +282,43 @@ func (r *Replay) BreakPositions(b Breaks, limit int) []int {
 	return out
 }
 
-// Replay timeline bounds: the window is folded again for each snapshot,
-// from timelineLead events before its start (so each loop's phase at the
-// start is known) and at most timelineCap events in all.
+// Replay timeline bounds: the lanes are large (tens of KiB a loop), so
+// their checkpoints are fewer than the state's.
 const (
-	timelineLead = 2048
-	timelineCap  = 1 << 18
+	minTimelineEvery       = 1 << 16
+	maxTimelineCheckpoints = 32
 )
 
-// timeline folds the events of the window a query asks for, ending at the
-// current event, into the replay's reusable timeline. A window with more
-// events than timelineCap shows only its latest part.
+// timeline brings the replay's timeline to the window a query asks for,
+// which ends at the current event or, looking back, at the last event
+// before the window's end, and returns it.
 func (r *Replay) timeline(q TimelineQuery) *timeline {
 	if !q.wanted() {
 		return &r.tl
 	}
-	key := timelineKey{pos: r.pos, q: q, ok: true}
-	if key == r.tlKey {
-		return &r.tl
-	}
-	r.tlKey = key
-	span := max(q.Span, SplitWindow)
-	if q.Cols <= 0 {
-		span = SplitWindow
-	}
-	end := q.end(r.Time())
 	to := r.pos
-	if q.Back > 0 || q.End != r.Time() {
+	if end := q.end(r.Time()); q.Back > 0 || q.End != r.Time() {
 		to = sort.Search(r.pos, func(i int) bool { return r.events[i].Time > end })
 	}
-	// Walk back to the window's start rather than search for it: the
-	// fold costs as much, and a file out of time order cannot mislead it.
-	from := to
-	for from > 0 && to-from < timelineCap && r.events[from-1].Time >= end-span {
-		from--
-	}
-	origin := int64(minTime)
-	if to-from == timelineCap {
-		origin = r.events[from].Time
-	}
-	from = max(from-timelineLead, 0)
-	r.tl.reset(origin)
-	for i := from; i < to; i++ {
-		r.tl.apply(&r.events[i])
-	}
+	r.foldTimeline(to)
 	return &r.tl
+}
+
+// foldTimeline makes the timeline the fold of events[:to].
+func (r *Replay) foldTimeline(to int) {
+	if to < r.tlPos {
+		// Checkpoint 0 (the empty fold) was taken when the fold first
+		// left position 0, so there is one at or before to.
+		k := min(to/r.tlEvery, len(r.tlCkpts)-1)
+		r.tl.restore(&r.tlCkpts[k])
+		r.tlPos = k * r.tlEvery
+	}
+	for ; r.tlPos < to; r.tlPos++ {
+		if r.tlPos%r.tlEvery == 0 && r.tlPos/r.tlEvery == len(r.tlCkpts) {
+			r.tlCkpts = append(r.tlCkpts, r.tl.clone())
+		}
+		e := &r.events[r.tlPos]
+		r.tl.apply(e, loopName(r.loops, e.Loop))
+		r.tlFolded++
+	}
 }

@@ -19,6 +19,29 @@ type Query struct {
 	Filter Filter
 	// Timeline asks for each loop's lane; none when Cols is 0.
 	Timeline TimelineQuery
+	// Slice asks for the events of one loop in one stretch of time: the
+	// timeline cursor's column, for the inspect panel.
+	Slice SliceQuery
+	// Follow asks for the events of one task or channel.
+	Follow FollowQuery
+}
+
+// FollowQuery selects the events of one item across every loop: a task
+// by its id (Field "id": task_submit, task_run, task_panic) or a channel
+// by its id (Field "channel": accept, register, read, write, close…), at
+// most Max of them (the latest); none when Max is 0.
+type FollowQuery struct {
+	Field string
+	ID    int64
+	Max   int
+}
+
+// SliceQuery selects the events of trace loop Loop in [From, To), at most
+// Max of them (the latest); none when Max is 0.
+type SliceQuery struct {
+	Loop     int
+	From, To int64
+	Max      int
 }
 
 // Snapshot is a copy of the folded state, safe to read while the fold goes on.
@@ -34,6 +57,12 @@ type Snapshot struct {
 	// LogScanned reports whether the log search stopped before the start
 	// of the log (a filter matching rarely in a long replay).
 	LogScanned bool
+	// SliceLog is what Query.Slice asked for; SliceOlder says the log no
+	// longer reaches back to the slice's start, so some may be missing.
+	SliceLog   []LogLine
+	SliceOlder bool
+	// FollowLog is what Query.Follow asked for, oldest first.
+	FollowLog []LogLine
 }
 
 // Loop is one event loop in a Snapshot.
@@ -43,7 +72,7 @@ type Loop struct {
 	Group       string
 	TID         int64
 	State       trace.State
-	Phase       Phase
+	Phase       trace.Phase // the phase ring's: see phases.Cursor.At
 	Paused      bool
 	PausePhase  trace.Phase
 	PauseReason string
@@ -141,7 +170,7 @@ func (s *State) snapshot(q Query) *Snapshot {
 		}
 		ls := Loop{
 			Index: i, Name: l.info.Name, Group: l.info.Group, TID: l.fold.TID, State: l.fold.State,
-			Phase: l.phase, Paused: l.paused, PausePhase: l.pausePhase, PauseReason: l.pauseReason,
+			Phase: l.cur.At(), Paused: l.paused, PausePhase: l.pausePhase, PauseReason: l.pauseReason,
 			Mode: l.mode, Timeout: l.timeout, Budget: l.budget, Fault: l.fault,
 			IORatio: int(l.fold.IORatio), Ring: l.ring,
 			Counters: Counters{Stats: l.fold.Stats, MaxQueueDepth: l.maxDepth, TimersCancelled: l.cancelled}, History: l.hist.upTo(s.time), Timers: l.timers.count(),

@@ -3,40 +3,8 @@ package model
 import (
 	"github.com/reactorviz/reactorviz/reactor/trace"
 	"github.com/reactorviz/reactorviz/reactor/trace/counters"
+	"github.com/reactorviz/reactorviz/reactor/trace/phases"
 )
-
-// Phase is where a loop stands in its iteration, for the phase ring.
-type Phase uint8
-
-// Phases of one NioEventLoop iteration as the UI lights them (C6).
-const (
-	PhaseNone   Phase = iota // not started, or terminated
-	PhaseSelect              // waiting in (or about to enter) select
-	PhaseIO                  // processSelectedKeys
-	PhaseTasks               // runAllTasks, tail tasks included
-)
-
-var phaseNames = [...]string{"-", "select", "io", "tasks"}
-
-func (p Phase) String() string {
-	if int(p) >= len(phaseNames) {
-		return "?"
-	}
-	return phaseNames[p]
-}
-
-// FromGate maps a step-gate phase (where a paused loop waits) to the phase
-// it is about to run: the gate at PhaseEnd is followed by the next select.
-func FromGate(p trace.Phase) Phase {
-	switch p {
-	case trace.PhaseIO:
-		return PhaseIO
-	case trace.PhaseTasks:
-		return PhaseTasks
-	default:
-		return PhaseSelect
-	}
-}
 
 // Counters are one loop's running totals as seen in its events: the run
 // summary's counters (docs/scenarios.md, "Summary keys"), folded by the same code as a headless
@@ -50,14 +18,14 @@ type Counters struct {
 // loopState is the fold of one loop's events.
 type loopState struct {
 	info    trace.LoopInfo
-	named   bool // the name came from a loop table, not a placeholder
-	isLoop  bool // it emitted event-loop events (select, io, tasks)
-	isWheel bool // it emitted wheel events
-	phase   Phase
-	mode    string // select or select_now, of the latest select
-	timeout int64  // timeout_ns of the latest blocking select
-	budget  int64  // budget_ns of the latest runAllTasks (-1: unlimited)
-	ring    Ring   // an io_uring loop's figures, from its ring events
+	named   bool          // the name came from a loop table, not a placeholder
+	isLoop  bool          // it emitted event-loop events (select, io, tasks)
+	isWheel bool          // it emitted wheel events
+	cur     phases.Cursor // where it stands in its iteration: the span fold
+	mode    string        // select or select_now, of the latest select
+	timeout int64         // timeout_ns of the latest blocking select
+	budget  int64         // budget_ns of the latest runAllTasks (-1: unlimited)
+	ring    Ring          // an io_uring loop's figures, from its ring events
 
 	paused      bool
 	pausePhase  trace.Phase
@@ -83,11 +51,21 @@ func (l *loopState) clone() *loopState {
 	return &c
 }
 
-func (l *loopState) setDepth(t, d int64) {
-	d = max(d, 0)
-	l.fold.QueueDepth = d
+// noteDepth records the task queue's depth as the counters fold holds it
+// now, for the maximum and the sparkline. The counters fold takes the
+// engine's own count from task_submit, tasks_begin and tasks_end; the
+// mirror refines it in between (refineDepth).
+func (l *loopState) noteDepth(t int64) {
+	d := l.fold.QueueDepth
 	l.maxDepth = max(l.maxDepth, d)
 	l.hist.note(t, d)
+}
+
+// refineDepth moves the depth by delta for a task that left or joined the
+// queue between two of the engine's counts.
+func (l *loopState) refineDepth(t, delta int64) {
+	l.fold.QueueDepth = max(l.fold.QueueDepth+delta, 0)
+	l.noteDepth(t)
 }
 
 // wheelState is the fold of wheel_tick and wheel_expire events.
@@ -159,6 +137,14 @@ func (s *State) loop(i uint16) *loopState {
 	return l
 }
 
+// loopName is the name State gives loop i of the table loops.
+func loopName(loops []trace.LoopInfo, i uint16) string {
+	if int(i) < len(loops) {
+		return loops[i].Name
+	}
+	return placeholderName(int(i))
+}
+
 func placeholderName(i int) string {
 	const digits = "0123456789"
 	if i < 10 {
@@ -202,6 +188,9 @@ func (s *State) apply(e *trace.Event) {
 	l := s.loop(e.Loop)
 	l.last = max(l.last, e.Time)
 	l.fold.Fold(e, l.info.Name)
+	if phases.Reads(e.Kind) {
+		l.cur.Apply(e, l.info.Name)
+	}
 	switch e.Kind {
 	case trace.KindState:
 		s.applyState(l, e)
@@ -237,41 +226,37 @@ func (s *State) apply(e *trace.Event) {
 
 func (s *State) applyState(l *loopState, e *trace.Event) {
 	if l.fold.State >= trace.StateTerminated {
-		l.phase, l.paused = PhaseNone, false
+		l.paused = false // and the span fold has stopped the loop
 	}
 	if l.isWheel {
 		s.wheel.state = l.fold.State
 	}
 }
 
-// applyPhase follows the loop round its iteration (the phase ring). The
-// shared fold has already taken the current selectCnt and the engine's
-// queue depth from these events.
+// applyPhase keeps what the iteration's events say beyond its phase,
+// which the span fold (l.cur) follows. The counters fold has already taken
+// the current selectCnt and the engine's queue depth from these events.
 func (l *loopState) applyPhase(e *trace.Event) {
 	l.isLoop = true
 	switch e.Kind {
 	case trace.KindSelectBegin:
-		l.phase, l.mode = PhaseSelect, e.Str
+		l.mode = e.Str
 		if e.Str != "select_now" {
 			l.timeout = e.A
 		}
-	case trace.KindIOBegin:
-		l.phase = PhaseIO
-	case trace.KindIOEnd:
-		l.phase = PhaseTasks
 	case trace.KindTasksBegin:
-		l.phase, l.budget = PhaseTasks, e.B
+		l.budget = e.B
 		// queued counts the task already polled: it is the queue's depth
 		// as runAllTasks starts, from the engine itself.
-		l.queue.resync(max(e.A, 0))
-		l.setDepth(e.Time, e.A)
+		l.queue.resync(l.fold.QueueDepth)
+		l.noteDepth(e.Time)
 	case trace.KindTasksEnd:
 		// And what the batch left behind. Without this, a depth counted
 		// from task events could stay too high once the loop idles: the
 		// engine's length counts a shutdown's WAKEUP_TASK marker, which
 		// never runs as a task.
-		l.queue.resync(max(e.C, 0))
-		l.setDepth(e.Time, e.C)
+		l.queue.resync(l.fold.QueueDepth)
+		l.noteDepth(e.Time)
 	}
 }
 
@@ -280,15 +265,15 @@ func (l *loopState) applyMirror(e *trace.Event) {
 	switch e.Kind {
 	case trace.KindTaskSubmit:
 		l.queue.push(TaskRef{ID: e.A, Name: e.Str})
-		l.setDepth(e.Time, e.B)
+		l.noteDepth(e.Time)
 	case trace.KindTaskRun:
 		if l.queue.run(e.A, e.Str, false) {
-			l.setDepth(e.Time, l.fold.QueueDepth-1)
+			l.refineDepth(e.Time, -1)
 		}
 	case trace.KindTaskPanic:
 		// A panicking task emits task_panic instead of task_run.
 		if e.A != 0 && l.queue.run(e.A, "", true) {
-			l.setDepth(e.Time, l.fold.QueueDepth-1)
+			l.refineDepth(e.Time, -1)
 		}
 	case trace.KindTimerSchedule:
 		l.timers.add(TimerRef{ID: e.A, Name: e.Str, Deadline: e.B, Period: e.C})
@@ -297,7 +282,7 @@ func (l *loopState) applyMirror(e *trace.Event) {
 		// In the queue the timer runs under a task id of its own (task),
 		// which its task_run reports.
 		l.queue.push(TaskRef{ID: e.C, Name: e.Str, Timer: true})
-		l.setDepth(e.Time, l.fold.QueueDepth+1)
+		l.refineDepth(e.Time, +1)
 	case trace.KindTimerCancel:
 		l.cancelled++
 		l.timers.remove(e.A)

@@ -1,56 +1,55 @@
 package model
 
-import "github.com/reactorviz/reactorviz/reactor/trace"
-
-// Mark is a set of things that happened on a loop at one moment of its
-// timeline, drawn as a glyph over the phase slices.
-type Mark uint8
-
-// Marks, from the least to the most urgent: a column that holds several
-// draws the most urgent.
-const (
-	MarkWakeup     Mark = 1 << iota // another thread wrote the loop's eventfd (C9)
-	MarkPremature                   // select returned with nothing ready (C11)
-	MarkOverBudget                  // one task ran longer than the batch's ioRatio budget (C7)
-	MarkCut                         // the 64-task deadline check stopped a batch (C8)
-	MarkRebuild                     // the selector was rebuilt (C12)
-	MarkPanic                       // a task panicked (C14)
-	MarkDrop                        // the loop's ring dropped events here
+import (
+	"github.com/reactorviz/reactorviz/reactor/trace"
+	"github.com/reactorviz/reactorviz/reactor/trace/phases"
 )
 
-// Timeline bounds. The fold keeps the latest phase slices exactly and, for
-// what is older, three rings of time buckets, so a screen can span from
-// about 100 µs to 10 s whatever the loop's rate.
-const (
-	sliceRing = 1024
-	markRing  = 256
-	bucketN   = 512
-)
+// Timeline bounds. The span fold (package phases) keeps the latest spans
+// and marks exactly; for what is older the lane keeps three rings of time
+// buckets, so a screen can span from about 100 µs to 10 s whatever the
+// loop's rate.
+const bucketN = 512
 
 // bucketWidths are the widths of the bucket rings, finest first: 51 ms,
-// 1 s and 20 s of history.
-var bucketWidths = [...]int64{100e3, 2e6, 40e6}
+// 1 s, 20 s and 256 s of history, so a finished run can be scrolled back
+// to its start at the widest zoom.
+var bucketWidths = [...]int64{100e3, 2e6, 40e6, 500e6}
 
 // Cell is one column of a lane: how long the loop spent in each phase in
-// it, and what happened. Known is false where the fold has no history.
+// it, how long it stood parked at its step gate while the run clock ran
+// (a breakpoint, a step, a timeline pause), and what happened. Width is
+// how much of the column has happened: the column's span, less what of it
+// lies after now. Known is false where the fold has no history.
 type Cell struct {
 	Select, IO, Tasks int64 // ns
-	Marks             Mark
+	Parked            int64 // ns
+	Width             int64 // ns
+	Marks             phases.Mark
 	Known             bool
+}
+
+// Busy is the share of the column's time the loop spent working, in I/O
+// and in tasks: 0 to 1.
+func (c Cell) Busy() float64 {
+	if c.Width <= 0 {
+		return 0
+	}
+	return min(float64(c.IO+c.Tasks)/float64(c.Width), 1)
 }
 
 // Dominant returns the phase the loop spent most of the column in, or
 // PhaseNone when it spent none in any.
-func (c Cell) Dominant() Phase {
+func (c Cell) Dominant() trace.Phase {
 	switch {
 	case c.Select == 0 && c.IO == 0 && c.Tasks == 0:
-		return PhaseNone
+		return trace.PhaseNone
 	case c.Tasks >= c.IO && c.Tasks >= c.Select:
-		return PhaseTasks
+		return trace.PhaseTasks
 	case c.IO >= c.Select:
-		return PhaseIO
+		return trace.PhaseIO
 	}
-	return PhaseSelect
+	return trace.PhaseSelect
 }
 
 // TimelineQuery asks a snapshot for each loop's lane: Cols columns
@@ -62,12 +61,37 @@ type TimelineQuery struct {
 	Span int64
 	Back int64
 	End  int64
+	// Now, if set, is where time stops: the window may end after it (an
+	// aligned query's does), and nothing is drawn past it.
+	Now int64
 	// Split asks for each loop's time split over the last second before
 	// the window's end, from its phase events.
 	Split bool
 }
 
+// Aligned returns the query with its columns on a fixed grid of time: a
+// whole number of nanoseconds per column, and a window ending on a
+// column's edge (rounded up). As the clock moves by less than a column,
+// every column but the last keeps its exact span, so a live picture
+// shifts by whole columns or not at all: a step changes only the columns
+// it ran in. End must be set.
+func (q TimelineQuery) Aligned() TimelineQuery {
+	if q.Cols <= 0 || q.Span < int64(q.Cols) || q.End <= 0 {
+		return q
+	}
+	w := q.Span / int64(q.Cols)
+	q.Span = w * int64(q.Cols)
+	end := q.End - max(q.Back, 0)
+	q.Now = q.End
+	q.End += (w - end%w) % w
+	return q
+}
+
 func (q TimelineQuery) wanted() bool { return q.Cols > 0 || q.Split }
+
+// nowAt is where time stops for the lanes: Now, or 0 for the window's
+// end.
+func (q TimelineQuery) nowAt() int64 { return max(q.Now, 0) }
 
 // end is where the window ends for a snapshot taken at now.
 func (q TimelineQuery) end(now int64) int64 {
@@ -77,48 +101,43 @@ func (q TimelineQuery) end(now int64) int64 {
 	return now - max(q.Back, 0)
 }
 
-type slice struct {
-	from, to int64
-	phase    Phase
-}
-
-type markAt struct {
-	t int64
-	m Mark
-}
-
 // bucketRing holds the latest bucketN buckets of one width.
 type bucketRing [bucketN]bucket
 
 type bucket struct {
 	n     int64 // the bucket's number (time / width); a slot holding another is stale
 	ns    [3]int32
-	marks Mark
+	marks phases.Mark
 }
 
-// lane is the timeline fold of one loop: the phase it is in since when,
-// the latest slices and marks, and the bucket rings. Its arrays are fixed,
-// so folding an event costs the same and allocates nothing, however long
-// the run.
+// drawn are the marks a lane draws: all of them, the loop's termination
+// too, so the blank after it has a cause on screen.
+const drawn = ^phases.Mark(0)
+
+// parkN bounds the parked stretches a lane remembers.
+const parkN = 64
+
+// park is one stretch the loop stood parked at its step gate.
+type park struct{ from, to int64 }
+
+// lane is the timeline of one loop: the span fold (where the loop stands,
+// its latest spans and marks), the bucket rings and its latest parked
+// stretches. Its arrays are fixed, so folding an event costs the same and
+// allocates nothing, however long the run.
 type lane struct {
-	phase  Phase
-	since  int64
-	budget int64 // budget_ns of the current runAllTasks; <=0 none
-	last   int64
-
-	slices  [sliceRing]slice
-	nslices int
-	marks   [markRing]markAt
-	nmarks  int
-	buckets [len(bucketWidths)]bucketRing
-	seen    bool
-	origin  int64 // nothing before it was folded (a replay's window)
+	cur      phases.Cursor
+	track    phases.Track
+	buckets  [len(bucketWidths)]bucketRing
+	parks    [parkN]park
+	nParks   int   // parks ever ended; the latest parkN are kept
+	parkedAt int64 // when the loop parked, while it is; -1 otherwise
+	seen     bool
+	last     int64
 }
 
-// timeline folds phase slices and marks per loop, by trace loop index.
+// timeline folds phase spans and marks per loop, by trace loop index.
 type timeline struct {
-	lanes  []*lane
-	origin int64
+	lanes []*lane
 }
 
 func (tl *timeline) lane(i uint16) *lane {
@@ -126,113 +145,95 @@ func (tl *timeline) lane(i uint16) *lane {
 		tl.lanes = append(tl.lanes, nil)
 	}
 	if tl.lanes[i] == nil {
-		tl.lanes[i] = &lane{origin: tl.origin}
+		tl.lanes[i] = &lane{parkedAt: -1}
 	}
 	return tl.lanes[i]
 }
 
-// apply folds one event. Only the events of the iteration of
-// NioEventLoop.run and its marks are read; every other kind is skipped.
-func (tl *timeline) apply(e *trace.Event) {
-	var to Phase
-	var m Mark
-	switch e.Kind {
-	case trace.KindSelectBegin:
-		to = PhaseSelect
-	case trace.KindIOBegin:
-		to = PhaseIO
-	case trace.KindTasksBegin:
-		to = PhaseTasks
-	case trace.KindSelectEnd:
-		if e.Flag {
-			m = MarkPremature
-		}
-	case trace.KindIOEnd, trace.KindTasksEnd:
-	case trace.KindDeadlineCheck:
-		if e.Flag {
-			m = MarkCut
-		}
-	case trace.KindTaskRun:
-	case trace.KindWakeup:
-		if e.Flag {
-			m = MarkWakeup
-		}
-	case trace.KindRebuildBegin, trace.KindRebuildEnd:
-		m = MarkRebuild
-	case trace.KindTaskPanic:
-		m = MarkPanic
-	case trace.KindDrop:
-		m = MarkDrop
-	case trace.KindState:
-		if trace.State(e.B) < trace.StateTerminated {
-			return
-		}
-	default:
+// apply folds one event of the loop named loop. Only the events of the
+// iteration of NioEventLoop.run and its marks are read; every other kind
+// is skipped.
+func (tl *timeline) apply(e *trace.Event, loop string) {
+	if e.Kind == trace.KindPause || e.Kind == trace.KindResume {
+		tl.lane(e.Loop).gate(e)
 		return
 	}
-	if e.Time < 0 || e.Time > maxTime {
-		return // a replayed file may hold anything; the run's clock starts at 0
+	if !phases.Reads(e.Kind) {
+		return
 	}
 	l := tl.lane(e.Loop)
+	st := l.cur.Apply(e, loop)
+	if !st.Read || !onClock(e.Time) {
+		return // a replayed file may hold anything; the run's clock starts at 0
+	}
 	l.seen = true
 	l.last = max(l.last, e.Time)
-	switch e.Kind {
-	case trace.KindTasksBegin:
-		l.budget = e.B
-	case trace.KindTaskRun:
-		if l.budget > 0 && e.B > l.budget {
-			m = MarkOverBudget
-		}
-	}
-	if m != 0 {
+	if m := st.Mark & drawn; m != 0 {
 		l.mark(e.Time, m)
 	}
-	switch e.Kind {
-	case trace.KindSelectBegin, trace.KindIOBegin, trace.KindTasksBegin,
-		trace.KindSelectEnd, trace.KindIOEnd, trace.KindTasksEnd, trace.KindState:
-		l.enter(to, e.Time)
+	if st.Closed && onClock(st.Span.Start) && st.Span.End > st.Span.Start {
+		l.add(st.Span)
 	}
 }
 
-// enter closes the open slice at t and opens one of phase p (PhaseNone: a
-// gap between phases, or the end of the loop).
-func (l *lane) enter(p Phase, t int64) {
-	if l.phase != PhaseNone && t > l.since {
-		l.add(slice{from: l.since, to: t, phase: l.phase})
+// gate folds a loop's pause or resume at its step gate.
+func (l *lane) gate(e *trace.Event) {
+	if !onClock(e.Time) {
+		return
 	}
-	l.phase, l.since = p, t
+	switch {
+	case e.Kind == trace.KindPause && l.parkedAt < 0:
+		l.parkedAt = e.Time
+	case e.Kind == trace.KindResume && l.parkedAt >= 0:
+		l.parks[l.nParks%parkN] = park{l.parkedAt, e.Time}
+		l.nParks++
+		l.parkedAt = -1
+	}
 }
 
-func (l *lane) add(s slice) {
-	l.slices[l.nslices%sliceRing] = s
-	l.nslices = wrapCount(l.nslices, sliceRing)
+// addParked adds to each column the time the loop stood parked in it, up
+// to now.
+func (l *lane) addParked(out []Cell, colAt func(int) int64, now int64) {
+	add := func(from, to int64) {
+		for c := range out {
+			lo, hi := max(from, colAt(c)), min(to, colAt(c+1), now)
+			if hi > lo {
+				out[c].Parked += hi - lo
+			}
+		}
+	}
+	for i := max(l.nParks-parkN, 0); i < l.nParks; i++ {
+		p := l.parks[i%parkN]
+		if p.to > colAt(0) && p.from < colAt(len(out)) {
+			add(p.from, p.to)
+		}
+	}
+	if l.parkedAt >= 0 {
+		add(l.parkedAt, now)
+	}
+}
+
+// onClock reports whether t is a time the lanes can draw.
+func onClock(t int64) bool { return t >= 0 && t <= maxTime }
+
+func (l *lane) add(s phases.Span) {
+	l.track.AddSpan(s)
 	for k, w := range bucketWidths {
 		ring := &l.buckets[k]
-		first := max(s.from/w, (s.to-1)/w-bucketN+1)
-		for n := first; n <= (s.to-1)/w; n++ {
+		first := max(s.Start/w, (s.End-1)/w-bucketN+1)
+		for n := first; n <= (s.End-1)/w; n++ {
 			b := ring.at(n)
-			from, to := max(s.from, n*w), min(s.to, (n+1)*w)
-			b.ns[s.phase-PhaseSelect] += int32(to - from)
+			from, to := max(s.Start, n*w), min(s.End, (n+1)*w)
+			b.ns[s.Phase] += int32(to - from)
 		}
 	}
 }
 
-func (l *lane) mark(t int64, m Mark) {
-	l.marks[l.nmarks%markRing] = markAt{t: t, m: m}
-	l.nmarks = wrapCount(l.nmarks, markRing)
+func (l *lane) mark(t int64, m phases.Mark) {
+	l.track.AddMark(t, m)
 	for k, w := range bucketWidths {
 		l.buckets[k].at(t / w).marks |= m
 	}
-}
-
-// wrapCount advances a ring's count, keeping it bounded without losing the
-// ring's position.
-func wrapCount(n, size int) int {
-	n++
-	if n >= 2*size {
-		n -= size
-	}
-	return n
 }
 
 // at returns bucket n, reset if its slot held an older one.
@@ -246,15 +247,18 @@ func (r *bucketRing) at(n int64) *bucket {
 
 // cells draws the lane into cols columns over [end-span, end). Each column
 // is read from the finest record that reaches back to its start: the
-// slices and marks, then each bucket ring in turn. The phase still open is
-// drawn up to end.
-func (l *lane) cells(cols int, span, end int64) []Cell {
+// slices and marks, then each bucket ring in turn. The phase still open,
+// and a park, are drawn up to now (end when now is 0).
+func (l *lane) cells(cols int, span, end, now int64) []Cell {
 	out := make([]Cell, cols)
 	if cols <= 0 || span <= 0 || span > maxTime/int64(cols) || !l.seen {
 		return out
 	}
 	start := end - span
 	colAt := func(c int) int64 { return start + span*int64(c)/int64(cols) }
+	if now <= 0 || now > end {
+		now = end
+	}
 	sliceFrom, markFrom := l.oldestSlice(), l.oldestMark()
 	exact := cols // the first column the slices cover
 	for c := range out {
@@ -268,29 +272,31 @@ func (l *lane) cells(cols int, span, end int64) []Cell {
 	for c := exact; c < cols; c++ {
 		out[c].Known = true
 	}
-	defer func() {
-		for c := range out {
-			if colAt(c+1) <= l.origin {
-				out[c] = Cell{}
-			}
-		}
-	}()
-	// One pass over the slices, each spread over the columns it meets.
+	// One pass over the spans that reach the window, found by the track's
+	// index, each spread over the columns it meets.
 	colOf := func(t int64) int { return int((t - start) * int64(cols) / span) }
-	for i := range min(l.nslices, sliceRing) {
-		s := &l.slices[i]
-		if s.to <= colAt(exact) || s.from >= end {
+	for i := l.track.Find(colAt(exact)); i < l.track.Spans(); i++ {
+		s := l.track.Span(i)
+		if s.End <= colAt(exact) || s.Start >= end {
 			continue
 		}
-		for c := max(colOf(s.from), exact); c < cols && colAt(c) < s.to; c++ {
-			out[c].addOverlap(s.phase, max(s.from, colAt(c)), min(s.to, colAt(c+1)))
+		for c := max(colOf(s.Start), exact); c < cols && colAt(c) < s.End; c++ {
+			out[c].addOverlap(s.Phase, max(s.Start, colAt(c)), min(s.End, colAt(c+1)))
 		}
 	}
-	if l.phase != PhaseNone {
-		for c := max(colOf(l.since), 0); c < cols; c++ {
-			out[c].Known = true
-			out[c].addOverlap(l.phase, max(l.since, colAt(c)), colAt(c+1))
+	if p, since := l.cur.Open(); p != trace.PhaseNone && onClock(since) {
+		until := now // a parked loop's open phase stopped when it parked
+		if l.parkedAt >= since {
+			until = min(until, l.parkedAt)
 		}
+		for c := max(colOf(since), 0); c < cols; c++ {
+			out[c].Known = true
+			out[c].addOverlap(p, max(since, colAt(c)), min(colAt(c+1), until))
+		}
+	}
+	l.addParked(out, colAt, now)
+	for c := range out {
+		out[c].Width = max(min(colAt(c+1), now)-colAt(c), 0)
 	}
 	// Marks: exact from the ring where it reaches; before that, from the
 	// buckets (a burst of marks outruns the ring long before the slices).
@@ -302,34 +308,35 @@ func (l *lane) cells(cols int, span, end int64) []Cell {
 			out[c].Marks = l.bucketMarks(colAt(c), max(colAt(c+1), colAt(c)+1))
 		}
 	}
-	for i := range min(l.nmarks, markRing) {
-		m := &l.marks[i]
+	for i := range l.track.Marks() {
+		m := l.track.Mark(i)
 		// The window's end is inclusive for marks: the event a replay
 		// stands at is drawn.
-		if m.t >= start && m.t <= end && m.t >= markFrom {
-			if c := min(colOf(m.t), cols-1); c >= 0 {
-				out[c].Marks |= m.m
+		if m.T >= start && m.T <= end && m.T >= markFrom {
+			if c := min(colOf(m.T), cols-1); c >= 0 {
+				out[c].Marks |= m.M
 			}
 		}
 	}
 	return out
 }
 
+// oldestSlice is where the exact record begins: the oldest span kept, or
+// the open phase's start before any span closed.
 func (l *lane) oldestSlice() int64 {
-	if l.nslices == 0 {
-		return l.since
+	if t, ok := l.track.OldestSpan(); ok {
+		return t
 	}
-	if l.nslices < sliceRing {
-		return l.slices[0].from
-	}
-	return l.slices[l.nslices%sliceRing].from
+	_, since := l.cur.Open()
+	return since
 }
 
+// oldestMark is where the mark ring's record begins.
 func (l *lane) oldestMark() int64 {
-	if l.nmarks < markRing {
+	if !l.track.MarksFull() {
 		return minTime
 	}
-	return l.marks[l.nmarks%markRing].t
+	return l.track.Mark(0).T
 }
 
 // Times the fold takes: bucket arithmetic stays far from overflow.
@@ -372,22 +379,22 @@ func (l *lane) fromBuckets(c *Cell, from, to int64) {
 
 // bucketMarks returns the marks of [from, to) from the finest bucket ring
 // that reaches back to from.
-func (l *lane) bucketMarks(from, to int64) Mark {
+func (l *lane) bucketMarks(from, to int64) phases.Mark {
 	var c Cell
 	l.fromBuckets(&c, from, to)
 	return c.Marks
 }
 
-func (c *Cell) addOverlap(p Phase, lo, hi int64) {
+func (c *Cell) addOverlap(p trace.Phase, lo, hi int64) {
 	if hi <= lo {
 		return
 	}
 	switch p {
-	case PhaseSelect:
+	case trace.PhaseSelect:
 		c.Select += hi - lo
-	case PhaseIO:
+	case trace.PhaseIO:
 		c.IO += hi - lo
-	case PhaseTasks:
+	case trace.PhaseTasks:
 		c.Tasks += hi - lo
 	}
 }
@@ -404,9 +411,9 @@ func (tl *timeline) laneOf(i int, q TimelineQuery, now int64) Lane {
 		return Lane{Cells: make([]Cell, max(q.Cols, 0))}
 	}
 	l := tl.lanes[i]
-	ln := Lane{Cells: l.cells(q.Cols, q.Span, q.end(now))}
+	ln := Lane{Cells: l.cells(q.Cols, q.Span, q.end(now), q.nowAt())}
 	for _, c := range ln.Cells {
-		if c.Marks&MarkDrop != 0 {
+		if c.Marks&phases.MarkDrop != 0 {
 			ln.Drops = true
 		}
 	}
@@ -424,19 +431,36 @@ func (tl *timeline) fill(s *Snapshot, q TimelineQuery) {
 		if q.Cols > 0 {
 			s.Loops[i].Lane = tl.laneOf(idx, q, s.Time)
 		}
-		if idx < len(tl.lanes) && tl.lanes[idx] != nil {
-			c := tl.lanes[idx].cells(1, SplitWindow, q.end(s.Time))
+		if idx < len(tl.lanes) && tl.lanes[idx] != nil && tl.lanes[idx].seen {
+			c := tl.lanes[idx].cells(1, SplitWindow, q.end(s.Time), 0)
 			s.Loops[i].Split = splitOf(c[0], SplitWindow)
 		}
 	}
 }
 
-// reset empties the fold for reuse; nothing before origin will be known.
-func (tl *timeline) reset(origin int64) {
-	tl.origin = origin
-	for _, l := range tl.lanes {
-		if l != nil {
-			*l = lane{origin: origin}
+// clone returns an independent copy, for replay checkpoints.
+func (tl *timeline) clone() timeline {
+	var c timeline
+	c.restore(tl)
+	return c
+}
+
+// restore makes tl a copy of src, reusing tl's lanes: a replay stepping
+// back restores a checkpoint on every step.
+func (tl *timeline) restore(src *timeline) {
+	for len(tl.lanes) < len(src.lanes) {
+		tl.lanes = append(tl.lanes, nil)
+	}
+	tl.lanes = tl.lanes[:len(src.lanes)]
+	for i, l := range src.lanes {
+		switch {
+		case l == nil:
+			tl.lanes[i] = nil
+		case tl.lanes[i] == nil:
+			cp := *l
+			tl.lanes[i] = &cp
+		default:
+			*tl.lanes[i] = *l
 		}
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/reactorviz/reactorviz/reactor/trace"
+	"github.com/reactorviz/reactorviz/reactor/trace/phases"
 )
 
 // µs builds an event of loop i at time t (µs).
@@ -33,8 +34,8 @@ func TestTimelineSlicesAndMarks(t *testing.T) {
 	})
 	s := m.Snapshot(Query{Focus: -1, Timeline: TimelineQuery{Cols: 10, Span: 1e6}})
 	l := loopByName(t, s, "worker-0")
-	var got []Phase
-	var marks []Mark
+	var got []trace.Phase
+	var marks []phases.Mark
 	for _, c := range l.Lane.Cells {
 		if !c.Known {
 			t.Fatalf("column unknown: %+v", l.Lane.Cells)
@@ -42,12 +43,12 @@ func TestTimelineSlicesAndMarks(t *testing.T) {
 		got = append(got, c.Dominant())
 		marks = append(marks, c.Marks)
 	}
-	want := []Phase{PhaseSelect, PhaseSelect, PhaseSelect, PhaseSelect, PhaseSelect, PhaseSelect,
-		PhaseIO, PhaseTasks, PhaseTasks, PhaseTasks}
+	want := []trace.Phase{trace.PhaseSelect, trace.PhaseSelect, trace.PhaseSelect, trace.PhaseSelect, trace.PhaseSelect, trace.PhaseSelect,
+		trace.PhaseIO, trace.PhaseTasks, trace.PhaseTasks, trace.PhaseTasks}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("phases %v, want %v", got, want)
 	}
-	wantMarks := []Mark{0, 0, 0, 0, 0, 0, 0, MarkWakeup, MarkOverBudget | MarkCut, 0}
+	wantMarks := []phases.Mark{0, 0, 0, 0, 0, 0, 0, phases.MarkWakeup, phases.MarkOverBudget | phases.MarkCut, 0}
 	if !reflect.DeepEqual(marks, wantMarks) {
 		t.Errorf("marks %v, want %v", marks, wantMarks)
 	}
@@ -83,10 +84,10 @@ func TestTimelineOldHistoryAndOpenPhase(t *testing.T) {
 			t.Errorf("column %d = %+v, want 50 ms select and 50 ms tasks", i, c[i])
 		}
 	}
-	if c[3].Select != 100e6 || c[3].Dominant() != PhaseSelect {
+	if c[3].Select != 100e6 || c[3].Dominant() != trace.PhaseSelect {
 		t.Errorf("open select column = %+v", c[3])
 	}
-	if !l.Lane.Drops || c[3].Marks&MarkDrop == 0 {
+	if !l.Lane.Drops || c[3].Marks&phases.MarkDrop == 0 {
 		t.Errorf("drop not on the lane: %+v", l.Lane)
 	}
 	// Scrolled back 300 ms: the first 100 ms of the run in one column.
@@ -106,11 +107,11 @@ func TestTimelineFoldDoesNotAllocate(t *testing.T) {
 		evUS(2, 4, trace.KindTaskRun, nil),
 		evUS(2, 5, trace.KindTasksEnd, nil),
 	}
-	tl.apply(&evs[0])
+	tl.apply(&evs[0], "worker-1")
 	allocs := testing.AllocsPerRun(100, func() {
 		for i := range evs {
 			evs[i].Time += 10e3
-			tl.apply(&evs[i])
+			tl.apply(&evs[i], "worker-1")
 		}
 	})
 	if allocs != 0 {
@@ -134,6 +135,68 @@ func TestReplayTimelineEqualsLive(t *testing.T) {
 					live.Loops[i].Lane.Cells[:5], rep.Loops[i].Lane.Cells[:5])
 			}
 		}
+	}
+}
+
+// A replay's lanes at any event are the live fold's of the events up to
+// it, whatever way the cursor came there: played forward, sought back over
+// a timeline checkpoint, or jumped ahead. The boss selects once and sleeps
+// while the workers turn thousands of times: the lanes still know it is
+// in select.
+func TestReplayTimelineAtAnyEventIsTheLiveFold(t *testing.T) {
+	events := []trace.Event{{Time: 1, Loop: 0, Kind: trace.KindSelectBegin, Str: "select"}}
+	for _, e := range iterations(200_000) {
+		e.Loop = 1 + e.Loop%2
+		events = append(events, e)
+	}
+	r := NewReplay(testLoops, events, 0)
+	q := Query{Focus: -1, Timeline: TimelineQuery{Cols: 40, Span: 20e6, Split: true}}
+	for _, pos := range []int{1000, 150_000, 70_000, len(events), 65_536, 65_535, 131_073, 20, 190_000} {
+		r.Seek(pos)
+		rep := r.Snapshot(q)
+		m := New(testLoops)
+		m.Consume(events[:pos])
+		lq := q
+		lq.Timeline.End = r.Time()
+		live := m.Snapshot(lq)
+		for i := range live.Loops {
+			if !reflect.DeepEqual(live.Loops[i].Lane, rep.Loops[i].Lane) || live.Loops[i].Split != rep.Loops[i].Split ||
+				live.Loops[i].Phase != rep.Loops[i].Phase {
+				t.Fatalf("at %d, loop %s: live %v %+v %+v\nreplay %v %+v %+v", pos, live.Loops[i].Name,
+					live.Loops[i].Phase, live.Loops[i].Split, live.Loops[i].Lane.Cells[:3],
+					rep.Loops[i].Phase, rep.Loops[i].Split, rep.Loops[i].Lane.Cells[:3])
+			}
+		}
+		boss := rep.Loops[0].Lane.Cells
+		if c := boss[len(boss)-1]; pos >= 1000 && (c.Dominant() != trace.PhaseSelect || c.Select != 20e6/40) {
+			t.Errorf("at %d the boss is not drawn in select: %+v", pos, c)
+		}
+	}
+	// Playing on folds only the events the cursor passes.
+	r.Seek(100_000)
+	r.Snapshot(q)
+	before := r.tlFolded
+	r.Seek(100_500)
+	r.Snapshot(q)
+	if n := r.tlFolded - before; n != 500 {
+		t.Errorf("a frame 500 events on folded %d into the timeline", n)
+	}
+}
+
+// An end whose begin was lost does not cut the phase that is open: the
+// phase runs on to the next begin, as the Chrome export draws it.
+func TestTimelineEndWithoutBeginIsSkipped(t *testing.T) {
+	m := New(testLoops)
+	m.Consume([]trace.Event{
+		evUS(1, 0, trace.KindSelectBegin, nil),
+		evUS(1, 500, trace.KindIOEnd, nil), // io_begin lost
+		evUS(1, 800, trace.KindTasksBegin, nil),
+		evUS(1, 1000, trace.KindTasksEnd, nil),
+	})
+	s := m.Snapshot(Query{Focus: -1, Timeline: TimelineQuery{Cols: 10, Span: 1e6}})
+	c := loopByName(t, s, "worker-0").Lane.Cells
+	if c[6].Select != 100e3 || c[8].Tasks != 100e3 {
+		t.Errorf("lane %+v", c)
 	}
 }
 
@@ -174,8 +237,61 @@ func TestTimelineMarksOlderThanTheRing(t *testing.T) {
 	m.Consume(evs)
 	s := m.Snapshot(Query{Focus: -1, Timeline: TimelineQuery{Cols: 10, Span: 20e6}})
 	for i, c := range loopByName(t, s, "worker-0").Lane.Cells {
-		if c.Marks&MarkOverBudget == 0 {
+		if c.Marks&phases.MarkOverBudget == 0 {
 			t.Errorf("column %d has no over-budget mark: %+v", i, c)
 		}
+	}
+}
+
+// An aligned query puts its columns on a fixed grid: two ends less than a
+// column apart give the same columns, and each column spans exactly the
+// same whole number of nanoseconds.
+func TestAlignedQueryKeepsColumnsOnAGrid(t *testing.T) {
+	q := TimelineQuery{Cols: 7, Span: 1000, Back: 30, End: 5003}
+	a := q.Aligned()
+	w := a.Span / int64(a.Cols)
+	if a.Span != 994 || w != 142 {
+		t.Fatalf("Aligned span %d (%d a column), want 994 (142)", a.Span, w)
+	}
+	if end := a.End - a.Back; end%w != 0 || end < q.End-q.Back || end-(q.End-q.Back) >= w {
+		t.Errorf("window ends at %d: not the column edge at or after %d", end, q.End-q.Back)
+	}
+	q.End += 100 // less than a column later, still before the same edge
+	if b := q.Aligned(); b.End != a.End {
+		t.Errorf("an end %d ns later moved the grid: %d then %d", 100, a.End, b.End)
+	}
+	if z := (TimelineQuery{Cols: 7, Span: 1000}).Aligned(); z.End != 0 || z.Span != 1000 {
+		t.Errorf("a query without an end changed: %+v", z)
+	}
+}
+
+// A loop parked at its gate while the run clock runs (a breakpoint) has
+// that time in each column's Parked, up to now; each column's Width is
+// what of it has happened, so a column's busy share is of real time.
+func TestTimelineParkedAndBusy(t *testing.T) {
+	m := New(testLoops)
+	m.Consume([]trace.Event{
+		evUS(1, 0, trace.KindSelectBegin, nil),
+		evUS(1, 100, trace.KindSelectEnd, nil),
+		evUS(1, 100, trace.KindIOBegin, nil),
+		evUS(1, 125, trace.KindIOEnd, nil),
+		evUS(1, 125, trace.KindPause, func(e *trace.Event) { e.A = int64(trace.PhaseTasks) }),
+		evUS(1, 300, trace.KindResume, func(e *trace.Event) { e.A = int64(trace.PhaseTasks) }),
+		evUS(1, 300, trace.KindTasksBegin, nil),
+		evUS(1, 400, trace.KindTasksEnd, nil),
+		evUS(1, 400, trace.KindPause, func(e *trace.Event) { e.A = int64(trace.PhaseEnd) }),
+	})
+	// Ten columns of 100 µs up to 1 ms, time stopping at 650 µs.
+	s := m.Snapshot(Query{Focus: -1, Timeline: TimelineQuery{Cols: 10, Span: 1e6, End: 1e6, Now: 650e3}})
+	cells := loopByName(t, s, "worker-0").Lane.Cells
+	type col struct{ parked, width, busyPct int64 }
+	var got []col
+	for _, c := range cells {
+		got = append(got, col{c.Parked / 1e3, c.Width / 1e3, int64(c.Busy()*100 + 0.5)})
+	}
+	want := []col{{0, 100, 0}, {75, 100, 25}, {100, 100, 0}, {0, 100, 100}, {100, 100, 0},
+		{100, 100, 0}, {50, 50, 0}, {0, 0, 0}, {0, 0, 0}, {0, 0, 0}}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("columns (parked µs, width µs, busy %%)\n got %v\nwant %v", got, want)
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"github.com/gdamore/tcell/v2"
 	"github.com/rivo/tview"
 
+	"github.com/reactorviz/reactorviz/reactor/trace"
 	"github.com/reactorviz/reactorviz/tui/model"
 )
 
@@ -50,18 +51,18 @@ func Sparkline(vals []int64, width int) string {
 
 // phaseLabels are the phase ring's names: NioEventLoop.run's three steps.
 var phaseLabels = [...]struct {
-	p           model.Phase
+	p           trace.Phase
 	short, long string
 }{
-	{model.PhaseSelect, "sel", "select"},
-	{model.PhaseIO, "io", "processSelectedKeys"},
-	{model.PhaseTasks, "tsk", "runAllTasks"},
+	{trace.PhaseSelect, "sel", "select"},
+	{trace.PhaseIO, "io", "processSelectedKeys"},
+	{trace.PhaseTasks, "tsk", "runAllTasks"},
 }
 
 // PhaseSegs renders the compact phase ring of a table row: "sel›io›tsk"
 // with the current phase lit; a paused loop lights the phase it waits
 // before in the pause style.
-func PhaseSegs(p model.Phase, paused bool, th *Theme) []Seg {
+func PhaseSegs(p trace.Phase, paused bool, th *Theme) []Seg {
 	lit := th.Lit
 	if paused {
 		lit = th.LitPause
@@ -81,20 +82,22 @@ func PhaseSegs(p model.Phase, paused bool, th *Theme) []Seg {
 	return segs
 }
 
-// PhaseRing draws one loop iteration as a ring, select → processSelectedKeys
+// IterationRing draws one loop iteration as a ring, select → processSelectedKeys
 // → runAllTasks and back, with the current phase lit (concept C6).
-type PhaseRing struct {
+type IterationRing struct {
 	*tview.Box
 	th     *Theme
-	phase  model.Phase
+	phase  trace.Phase
 	paused bool
 }
 
-// NewPhaseRing returns an unlit ring.
-func NewPhaseRing(th *Theme) *PhaseRing { return &PhaseRing{Box: tview.NewBox(), th: th} }
+// NewIterationRing returns an unlit ring.
+func NewIterationRing(th *Theme) *IterationRing {
+	return &IterationRing{Box: tview.NewBox(), th: th, phase: trace.PhaseNone}
+}
 
 // Set lights a phase; paused lights it in the pause style.
-func (r *PhaseRing) Set(p model.Phase, paused bool) {
+func (r *IterationRing) Set(p trace.Phase, paused bool) {
 	r.phase, r.paused = p, paused
 }
 
@@ -102,7 +105,7 @@ func (r *PhaseRing) Set(p model.Phase, paused bool) {
 //
 //	╭▶●select ─▶ processSelectedKeys ─▶ runAllTasks ─╮
 //	╰────────────────────────────────────────────────╯
-func (r *PhaseRing) Draw(scr tcell.Screen) {
+func (r *IterationRing) Draw(scr tcell.Screen) {
 	r.DrawForSubclass(scr, r)
 	x, y, w, h := r.GetInnerRect()
 	if w < 12 || h < 1 {

@@ -7,6 +7,7 @@ import (
 	"github.com/rivo/tview"
 
 	"github.com/reactorviz/reactorviz/reactor/trace"
+	"github.com/reactorviz/reactorviz/reactor/trace/phases"
 	"github.com/reactorviz/reactorviz/tui/model"
 )
 
@@ -216,7 +217,9 @@ func (t *LoopTable) drawRow(scr tcell.Screen, x, y, w int, c columns, i int) {
 	markSt := t.th.Accent
 	if r.Flash {
 		// Something just happened here: a breakpoint or a timeline action.
-		marker, markSt, nameSt = "◆", t.th.Warn, t.th.Warn
+		// A focused row keeps its name bold: without colour, the only
+		// focus cue the marker leaves.
+		marker, markSt, nameSt = "◆", t.th.Warn, t.th.Warn.Bold(sel)
 	}
 	segs = append(segs, S(marker, st(markSt)), S(Pad(l.Name, c.name), st(nameSt)), gap)
 	tid := "-"
@@ -239,7 +242,7 @@ func (t *LoopTable) drawRow(scr tcell.Screen, x, y, w int, c columns, i int) {
 
 	phase, ringPaused := l.Phase, false
 	if r.Pause == model.PausePaused && l.State == trace.StateStarted {
-		phase, ringPaused = model.FromGate(r.PausePhase), true
+		phase, ringPaused = phases.AtGate(r.PausePhase), true
 	}
 	for _, sg := range PhaseSegs(phase, ringPaused, t.th) {
 		segs = append(segs, S(sg.Text, st(sg.Style)))

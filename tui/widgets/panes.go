@@ -166,6 +166,7 @@ func HintSegs(hints []Hint, w int, th *Theme) []Seg {
 
 // MenuItem is one line of a CheckMenu: a toggle, or a number when Numeric.
 type MenuItem struct {
+	Key     int // what the item stands for, for its owner to read it back
 	Label   string
 	On      bool
 	Numeric bool

@@ -4,6 +4,7 @@ import (
 	"github.com/gdamore/tcell/v2"
 	"github.com/rivo/tview"
 
+	"github.com/reactorviz/reactorviz/reactor/trace/phases"
 	"github.com/reactorviz/reactorviz/tui/model"
 )
 
@@ -20,35 +21,70 @@ type TimelineLane struct {
 	Name  string
 	Focus bool
 	Lane  model.Lane
+	// Follow marks the columns that hold an event of the followed item
+	// (a task, a channel), drawn as GlyphFollow over everything else.
+	Follow []bool
 }
 
 // Phase and mark glyphs. Each is a different character, so the timeline
-// reads the same without colour (NO_COLOR).
+// reads the same without colour (NO_COLOR). A column's glyph says how much
+// of it the loop was busy: tasks as an eighth-block of that height, I/O
+// as a shade, select (or under 5 % busy) as a dot.
 const (
 	GlyphSelect = '·'
 	GlyphIO     = '▒'
 	GlyphTasks  = '█'
+	GlyphParked = '‖'
+	GlyphFollow = '◆'
 )
 
+// tasksGlyphs are the eighth-blocks a tasks column rises by, 1/8 to 8/8;
+// ioGlyphs the shades of an I/O column: under 40 %, under 75 %, more.
+var (
+	tasksGlyphs = []rune("▁▂▃▄▅▆▇█")
+	ioGlyphs    = []rune("░▒▓")
+)
+
+// idleBusy is the busy share under which a column reads as idle.
+const idleBusy = 0.05
+
 // markGlyphs lists the marks from the most urgent down: a column holding
-// several shows the first.
+// several shows the first. The rare ones come first, so a single wakeup
+// or premature return is not hidden by the cuts of a busy batch.
 var markGlyphs = []struct {
-	m           model.Mark
+	m           phases.Mark
 	r           rune
 	name, short string
 }{
-	{model.MarkPanic, '!', "panic", "panic"},
-	{model.MarkRebuild, 'R', "selector rebuilt", "rebuild"},
-	{model.MarkDrop, 'x', "events dropped", "drop"},
-	{model.MarkCut, 'C', "64-task deadline cut", "cut"},
-	{model.MarkOverBudget, '+', "task over the ioRatio budget", "budget"},
-	{model.MarkPremature, 'p', "premature select return", "premature"},
-	{model.MarkWakeup, 'w', "wakeup written", "wakeup"},
+	{phases.MarkPanic, '!', "panic", "panic"},
+	{phases.MarkRebuild, 'R', "selector rebuilt", "rebuild"},
+	{phases.MarkStop, 'S', "loop terminated", "stop"},
+	{phases.MarkPremature, 'p', "premature select return", "prem"},
+	{phases.MarkWakeup, 'w', "wakeup written", "wake"},
+	{phases.MarkDrop, 'x', "events dropped", "drop"},
+	{phases.MarkCut, 'C', "64-task deadline cut", "cut"},
+	{phases.MarkOverBudget, '+', "task over the ioRatio budget", "budget"},
+}
+
+// MarkNames names the marks of a set, the most urgent first.
+func MarkNames(m phases.Mark) []string {
+	var out []string
+	for _, g := range markGlyphs {
+		if m&g.m != 0 {
+			out = append(out, g.name)
+		}
+	}
+	return out
 }
 
 // TimelineLegend is the key to the glyphs, for the help.
 func TimelineLegend() string {
-	s := string(GlyphSelect) + " blocked in select, " + string(GlyphIO) + " I/O, " + string(GlyphTasks) + " tasks"
+	s := string(GlyphSelect) + " blocked in select (or under 5 % busy), " +
+		string(ioGlyphs) + " I/O (a light shade is a lightly busy column), " +
+		string(tasksGlyphs[0]) + string(tasksGlyphs[3]) + string(GlyphTasks) + " tasks (the block's height is how busy), " +
+		string(GlyphParked) + " stopped at its step gate while the run clock ran (a breakpoint, a step), " +
+		string(GlyphFollow) + " an event of the followed task or channel (f), " +
+		"blank: nothing recorded (not started, terminated, or between phases)"
 	for _, g := range markGlyphs {
 		s += ", " + string(g.r) + " " + g.name
 	}
@@ -57,9 +93,10 @@ func TimelineLegend() string {
 
 // TimelineKey is the short key to the glyphs, for the pane's rule.
 func TimelineKey() string {
-	s := string(GlyphSelect) + "sel " + string(GlyphIO) + "io " + string(GlyphTasks) + "tsk"
+	s := string(GlyphSelect) + "sel " + string(ioGlyphs) + "io " + string(tasksGlyphs[1]) + string(tasksGlyphs[4]) + string(GlyphTasks) + "tsk " +
+		string(GlyphParked) + "stopped"
 	for _, g := range markGlyphs {
-		s += " " + string(g.r) + " " + g.short
+		s += " " + string(g.r) + g.short
 	}
 	return s
 }
@@ -68,16 +105,23 @@ func TimelineKey() string {
 // loop, oldest time on the left, the window's end on the right.
 type Timeline struct {
 	*tview.Box
-	th    *Theme
-	title []Seg
-	lanes []TimelineLane
+	th     *Theme
+	title  []Seg
+	lanes  []TimelineLane
+	ruler  string // drawn under the lanes when set
+	cursor int    // the cursor's column, -1 for none
 }
 
 // NewTimeline returns an empty timeline pane.
-func NewTimeline(th *Theme) *Timeline { return &Timeline{Box: tview.NewBox(), th: th} }
+func NewTimeline(th *Theme) *Timeline { return &Timeline{Box: tview.NewBox(), th: th, cursor: -1} }
 
 // Set gives the pane its title and lanes.
 func (t *Timeline) Set(title []Seg, lanes []TimelineLane) { t.title, t.lanes = title, lanes }
+
+// SetRuler gives the pane a time ruler, drawn under the lanes (its text
+// starts at the first cell), and a cursor column (-1 for none), drawn in
+// reverse on every lane and marked on the ruler.
+func (t *Timeline) SetRuler(ruler string, cursor int) { t.ruler, t.cursor = ruler, cursor }
 
 // LaneAt returns the trace index of the lane drawn at screen row y.
 func (t *Timeline) LaneAt(px, py int) (int, bool) {
@@ -92,6 +136,14 @@ func (t *Timeline) LaneAt(px, py int) (int, bool) {
 	return t.lanes[i].Index, true
 }
 
+// ColumnAt returns the column of the cells at screen x px, when px is over
+// them.
+func (t *Timeline) ColumnAt(px int) (int, bool) {
+	x, _, w, _ := t.GetInnerRect()
+	c := px - x - TimelineLabelW
+	return c, c >= 0 && c < TimelineCols(w)
+}
+
 // Draw draws the rule and as many lanes as fit.
 func (t *Timeline) Draw(scr tcell.Screen) {
 	x, y, w, h := t.GetInnerRect()
@@ -100,11 +152,25 @@ func (t *Timeline) Draw(scr tcell.Screen) {
 	}
 	Clear(scr, x, y, w, h, t.th.Base)
 	Rule(scr, x, y, w, t.title, t.th)
+	rows := h - 1
+	if t.ruler != "" && rows > 1 {
+		rows--
+		t.drawRuler(scr, x, y+1+min(len(t.lanes), rows), w)
+	}
 	for i, l := range t.lanes {
-		if i+1 >= h {
+		if i >= rows {
 			break
 		}
 		t.drawLane(scr, x, y+1+i, w, &l)
+	}
+}
+
+// drawRuler draws the time ruler, with ▲ under the cursor.
+func (t *Timeline) drawRuler(scr tcell.Screen, x, y, w int) {
+	cols := TimelineCols(w)
+	Put(scr, x+TimelineLabelW, y, cols, Cut(t.ruler, cols), t.th.Dim)
+	if t.cursor >= 0 && t.cursor < cols {
+		scr.SetContent(x+TimelineLabelW+t.cursor, y, '▲', nil, t.th.Bold)
 	}
 }
 
@@ -120,8 +186,15 @@ func (t *Timeline) drawLane(scr tcell.Screen, x, y, w int, l *TimelineLane) {
 		cells = cells[len(cells)-cols:]
 	}
 	cx := x + TimelineLabelW + cols - len(cells) // the newest at the right edge
+	off := len(l.Lane.Cells) - len(cells)
 	for i, c := range cells {
 		r, cst := t.glyph(c)
+		if j := off + i; j < len(l.Follow) && l.Follow[j] {
+			r, cst = GlyphFollow, t.th.Bold
+		}
+		if cx+i-x-TimelineLabelW == t.cursor {
+			cst = cst.Reverse(true)
+		}
 		scr.SetContent(cx+i, y, r, nil, cst)
 	}
 	if l.Lane.Drops {
@@ -130,20 +203,53 @@ func (t *Timeline) drawLane(scr tcell.Screen, x, y, w int, l *TimelineLane) {
 }
 
 // glyph picks a cell's character and style: its most urgent mark, else
-// the phase the loop spent most of the column in.
+// how it was spent: parked, busy in tasks or I/O as much as it was, or
+// idle in select.
 func (t *Timeline) glyph(c model.Cell) (rune, tcell.Style) {
 	for _, g := range markGlyphs {
 		if c.Marks&g.m != 0 {
 			return g.r, t.th.Bad
 		}
 	}
-	switch c.Dominant() {
-	case model.PhaseSelect:
+	if c.Width > 0 && c.Parked*2 >= c.Width {
+		return GlyphParked, t.th.Warn
+	}
+	if busy := busyOf(c); busy >= idleBusy {
+		if c.Tasks >= c.IO {
+			return tasksGlyphs[eighths(busy)-1], t.th.Warn
+		}
+		switch {
+		case busy < 0.4:
+			return ioGlyphs[0], t.th.Accent
+		case busy < 0.75:
+			return ioGlyphs[1], t.th.Accent
+		}
+		return ioGlyphs[2], t.th.Accent
+	}
+	if c.Select+c.IO+c.Tasks > 0 {
 		return GlyphSelect, t.th.Dim
-	case model.PhaseIO:
-		return GlyphIO, t.th.Accent
-	case model.PhaseTasks:
-		return GlyphTasks, t.th.Warn
+	}
+	if c.Parked > 0 {
+		return GlyphParked, t.th.Warn
 	}
 	return ' ', t.th.Base
+}
+
+// busyOf is the column's busy share: of its width when known, else of the
+// time the phases account for (a replayed bucket without a width).
+func busyOf(c model.Cell) float64 {
+	if c.Width > 0 {
+		return c.Busy()
+	}
+	if all := c.Select + c.IO + c.Tasks; all > 0 {
+		return float64(c.IO+c.Tasks) / float64(all)
+	}
+	return 0
+}
+
+// eighths rounds a busy share to the nearest eighth, 1 to 8: a quarter
+// busy is two eighths high.
+func eighths(busy float64) int {
+	n := int(busy*8 + 0.5)
+	return min(max(n, 1), 8)
 }

@@ -6,6 +6,8 @@ import (
 
 	"github.com/gdamore/tcell/v2"
 
+	"github.com/reactorviz/reactorviz/reactor/trace"
+	"github.com/reactorviz/reactorviz/reactor/trace/phases"
 	"github.com/reactorviz/reactorviz/tui/model"
 )
 
@@ -81,16 +83,16 @@ func TestPutNeverPrintsControls(t *testing.T) {
 
 func TestPhaseSegsMarkTheLitPhase(t *testing.T) {
 	th := NewTheme(true)
-	text := func(p model.Phase) string {
+	text := func(p trace.Phase) string {
 		var b strings.Builder
 		for _, s := range PhaseSegs(p, false, th) {
 			b.WriteString(s.Text)
 		}
 		return b.String()
 	}
-	for p, want := range map[model.Phase]string{
-		model.PhaseSelect: "SEL›io›tsk", model.PhaseIO: "sel›IO›tsk",
-		model.PhaseTasks: "sel›io›TSK", model.PhaseNone: "sel›io›tsk",
+	for p, want := range map[trace.Phase]string{
+		trace.PhaseSelect: "SEL›io›tsk", trace.PhaseIO: "sel›IO›tsk",
+		trace.PhaseTasks: "sel›io›TSK", trace.PhaseNone: "sel›io›tsk",
 	} {
 		if got := text(p); got != want {
 			t.Errorf("phase %v: %q, want %q", p, got, want)
@@ -152,9 +154,9 @@ func TestHintSegsFit(t *testing.T) {
 	}
 }
 
-// TestPhaseRingLightsOnePhase checks that only the current phase's marker
+// TestIterationRingLightsOnePhase checks that only the current phase's marker
 // and name take the lit style: the ring once lit every phase's marker cell.
-func TestPhaseRingLightsOnePhase(t *testing.T) {
+func TestIterationRingLightsOnePhase(t *testing.T) {
 	th := NewTheme(false)
 	scr := tcell.NewSimulationScreen("UTF-8")
 	if err := scr.Init(); err != nil {
@@ -162,10 +164,10 @@ func TestPhaseRingLightsOnePhase(t *testing.T) {
 	}
 	defer scr.Fini()
 	scr.SetSize(70, 2)
-	r := NewPhaseRing(th)
+	r := NewIterationRing(th)
 	r.SetRect(0, 0, 70, 2)
 	r.SetBorder(false)
-	r.Set(model.PhaseIO, false)
+	r.Set(trace.PhaseIO, false)
 	r.Draw(scr)
 	scr.Show()
 	cells, w, _ := scr.GetContents()
@@ -218,8 +220,19 @@ func TestTimelineLaneGlyphs(t *testing.T) {
 	tl := NewTimeline(NewTheme(true))
 	cells := []model.Cell{
 		{Known: true, Select: 9}, {Known: true, IO: 9}, {Known: true, Tasks: 9},
-		{Known: true, Tasks: 9, Marks: model.MarkCut}, {Known: true, Marks: model.MarkWakeup | model.MarkPanic},
+		{Known: true, Tasks: 9, Marks: phases.MarkCut}, {Known: true, Marks: phases.MarkWakeup | phases.MarkPanic},
 	}
+	// How busy a column was, of its width: 26 % of tasks is a quarter
+	// high, 82 % not full; 26 % of I/O a light shade; 3 % reads idle. A
+	// rare mark wins over a common one; parked is its own glyph.
+	cells = append(cells,
+		model.Cell{Known: true, Width: 100, Tasks: 26, Select: 74},
+		model.Cell{Known: true, Width: 100, Tasks: 82, Select: 18},
+		model.Cell{Known: true, Width: 100, IO: 26, Select: 74},
+		model.Cell{Known: true, Width: 100, IO: 3, Select: 97},
+		model.Cell{Known: true, Width: 100, Tasks: 90, Marks: phases.MarkCut | phases.MarkWakeup},
+		model.Cell{Known: true, Width: 100, Select: 10, Parked: 90},
+		model.Cell{Known: true, Width: 100})
 	tl.Set([]Seg{S("timeline", tcell.StyleDefault)}, []TimelineLane{
 		{Name: "worker-0", Focus: true, Lane: model.Lane{Cells: cells}},
 		{Name: "worker-1", Lane: model.Lane{Cells: cells, Drops: true}},
@@ -235,7 +248,7 @@ func TestTimelineLaneGlyphs(t *testing.T) {
 		}
 		return b.String()
 	}
-	if got := row(1); !strings.HasPrefix(got, "▶worker-0") || !strings.HasSuffix(got, "·▒█C!") {
+	if got := row(1); !strings.HasPrefix(got, "▶worker-0") || !strings.HasSuffix(got, "·▓█C!▂▇░·w‖ ") {
 		t.Errorf("lane %q", got)
 	}
 	if got := row(2); !strings.Contains(got, "drops›") {

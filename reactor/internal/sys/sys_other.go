@@ -38,3 +38,6 @@ func SetNonblock(int, bool) error { return errNoLive }
 
 // Gettid returns 0, the id no started loop has.
 func Gettid() int { return 0 }
+
+// Interrupt does nothing without the live engine: no loop ever blocks.
+func Interrupt(tid int) error { return nil }

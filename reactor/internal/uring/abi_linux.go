@@ -12,6 +12,7 @@ import "unsafe"
 const (
 	setupCQSize       = 1 << 3
 	setupClamp        = 1 << 4
+	setupRDisabled    = 1 << 6
 	setupSubmitAll    = 1 << 7
 	setupCoopTaskrun  = 1 << 8
 	setupSingleIssuer = 1 << 12
@@ -41,6 +42,7 @@ const (
 // io_uring_register opcodes.
 const (
 	registerProbe      = 8
+	registerEnableRing = 12
 	registerPbufRing   = 22
 	unregisterPbufRing = 23
 	opSupported        = 1 << 0 // io_uring_probe_op.flags

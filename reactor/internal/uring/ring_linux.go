@@ -34,7 +34,17 @@ type Options struct {
 	// more completions (BenchmarkEcho counts them), at the price of that
 	// work landing on the thread between handlers.
 	CoopTaskrun bool
+	// Disabled creates the ring disabled (IORING_SETUP_R_DISABLED, 5.10):
+	// any thread may set it up and register with it, and the thread that
+	// calls Enable becomes its single issuer. Nothing is submitted before.
+	Disabled bool
 }
+
+// Enable starts a ring made with Options.Disabled
+// (IORING_REGISTER_ENABLE_RINGS). Under SINGLE_ISSUER the calling thread
+// becomes the one that submits, so an event loop calls it from its own
+// locked thread, when that thread starts.
+func (r *Ring) Enable() error { return r.register(registerEnableRing, nil, 0) }
 
 // Ring is one io_uring instance: the two mmapped queues and the descriptor.
 // It is not safe for concurrent use: like Netty's IoUringIoHandler it
@@ -103,6 +113,9 @@ func newRing(o Options, candidates []uint32, singleMmap bool) (*Ring, error) {
 	var err error
 	for _, flags := range candidates {
 		p = params{flags: flags | setupClamp}
+		if o.Disabled {
+			p.flags |= setupRDisabled
+		}
 		if o.CQEntries != 0 {
 			p.flags |= setupCQSize
 			p.cqEntries = o.CQEntries
@@ -356,14 +369,21 @@ func (r *Ring) SubmitAndWait(wait uint32, timeout time.Duration) (int, error) {
 
 // enter calls io_uring_enter. One that may sleep goes through Syscall so the
 // runtime can hand this thread's P to another goroutine; one that cannot is
-// a raw call, as the epoll poller's zero-timeout wait is.
+// a raw call, as the epoll poller's zero-timeout wait is. Each is called by
+// name with the uintptr(arg) conversion in its argument list: only there
+// does the compiler keep what arg points at alive until the call returns
+// (unsafe.Pointer rule 4); a call through a function value gets no such
+// guarantee.
 func (r *Ring) enter(toSubmit, wait, flags uint32, arg unsafe.Pointer, argsz uintptr) (int, error) {
-	call := unix.RawSyscall6
+	var n uintptr
+	var e unix.Errno
 	if wait > 0 {
-		call = unix.Syscall6
+		n, _, e = unix.Syscall6(unix.SYS_IO_URING_ENTER, uintptr(r.fd), uintptr(toSubmit), uintptr(wait),
+			uintptr(flags), uintptr(arg), argsz)
+	} else {
+		n, _, e = unix.RawSyscall6(unix.SYS_IO_URING_ENTER, uintptr(r.fd), uintptr(toSubmit), uintptr(wait),
+			uintptr(flags), uintptr(arg), argsz)
 	}
-	n, _, e := call(unix.SYS_IO_URING_ENTER, uintptr(r.fd), uintptr(toSubmit), uintptr(wait),
-		uintptr(flags), uintptr(arg), argsz)
 	if e != 0 {
 		return 0, e
 	}

@@ -362,3 +362,57 @@ func TestCQOverflowLosesNothing(t *testing.T) {
 }
 
 func (r *Ring) sqFlagsNow() uint32 { return atomic.LoadUint32(r.sqFlags) }
+
+// A ring made disabled is set up on one thread and enabled on another,
+// which becomes its single issuer: an event loop opens its ring when it is
+// created, on its creator's thread, and starts it on its own thread later.
+// Before Enable nothing can be submitted; after it, only the enabling
+// thread submits.
+func TestDisabledRingIsEnabledByItsIssuer(t *testing.T) {
+	leaktest.Check(t)
+	r, err := New(Options{Entries: 4, Disabled: true})
+	if errors.Is(err, ErrUnavailable) {
+		t.Skip(err)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		if err := r.Close(); err != nil {
+			t.Error(err)
+		}
+	}()
+	r.GetSQE().PrepNop()
+	if _, err := r.Submit(); !errors.Is(err, unix.EBADFD) {
+		t.Fatalf("submit to a disabled ring: %v, want EBADFD", err)
+	}
+	errc := make(chan error)
+	release := make(chan struct{})
+	go func() {
+		runtime.LockOSThread()
+		defer runtime.UnlockOSThread()
+		if err := r.Enable(); err != nil {
+			errc <- err
+			return
+		}
+		var c [1]CQE
+		_, err := r.SubmitAndWait(1, time.Second)
+		if err == nil && r.Reap(c[:]) != 1 {
+			err = errors.New("the NOP did not complete")
+		}
+		errc <- err
+		<-release // the issuer's thread stays this goroutine's while the owner checks
+		errc <- nil
+	}()
+	if err := <-errc; err != nil {
+		t.Fatalf("on the enabling thread: %v", err)
+	}
+	if r.Features().SingleIssuer {
+		r.GetSQE().PrepNop()
+		if _, err := r.Submit(); !errors.Is(err, unix.EEXIST) {
+			t.Errorf("submit from the creating thread after Enable: %v, want EEXIST", err)
+		}
+	}
+	close(release)
+	<-errc
+}

@@ -9,8 +9,12 @@ type Loop struct {
 	Stats
 	TID     int64
 	State   trace.State
-	IORatio int64  // as its latest io_ratio event set it (1..100); 0 before one
-	mode    string // select or select_now, of the latest select_begin
+	IORatio int64 // as its latest io_ratio event set it (1..100); 0 before one
+	// marked is set once a select_begin or tasks_begin has carried the
+	// iteration mark.
+	// Traces of engine version 2 and before have none: there every
+	// iteration had an I/O phase, so io_begin counts them.
+	marked bool
 }
 
 // NewLoop returns the fold of a loop that has emitted nothing yet.
@@ -27,13 +31,15 @@ func (l *Loop) Fold(e *trace.Event, name string) {
 			l.TID = e.C
 		}
 	case trace.KindSelectBegin:
-		l.mode = e.Str
-	case trace.KindSelectEnd:
-		// selectNow reports the counter of the last blocking select, which
-		// after a rebuild is stale: Netty has already reset it to 1.
-		if l.mode != "select_now" {
-			l.SelectCnt = e.C
+		l.markIteration(e)
+	case trace.KindIOBegin:
+		if !l.marked {
+			l.Iterations++
 		}
+	case trace.KindSelectEnd:
+		// Every select_end, a selectNow's too, carries the count the
+		// engine holds from then on (engine version 3).
+		l.SelectCnt = e.C
 	case trace.KindRebuildEnd:
 		l.SelectCnt = 1
 	case trace.KindIORatio:
@@ -42,7 +48,19 @@ func (l *Loop) Fold(e *trace.Event, name string) {
 			l.IORatio = e.A
 		}
 	default:
+		if e.Kind == trace.KindTasksBegin {
+			l.markIteration(e)
+		}
 		l.foldDepth(e)
+	}
+}
+
+// markIteration counts the iteration whose first phase event e is, when
+// it carries the mark.
+func (l *Loop) markIteration(e *trace.Event) {
+	if e.Flag {
+		l.Iterations++
+		l.marked = true
 	}
 }
 

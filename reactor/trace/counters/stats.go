@@ -2,46 +2,57 @@ package counters
 
 import "github.com/reactorviz/reactorviz/reactor/trace"
 
-// Stats is a snapshot of one loop's counters. The JSON keys are the run
-// summary's, and Table lists each with its meaning; a test keeps the two in
-// step.
-type Stats struct {
-	Iterations       int64 `json:"iterations"`
-	Selects          int64 `json:"selects"`
-	SelectNows       int64 `json:"select_nows"`
-	Premature        int64 `json:"premature"`
-	MaxSelectCnt     int64 `json:"max_select_cnt"`
-	SelectCnt        int64 `json:"select_cnt"`
-	Rebuilds         int64 `json:"rebuilds"`
-	Migrated         int64 `json:"migrated"`
-	WakeupsWritten   int64 `json:"wakeups_written"`
-	WakeupsCoalesced int64 `json:"wakeups_coalesced"`
-	SelfWakeups      int64 `json:"self_wakeups"`
-	TasksSubmitted   int64 `json:"tasks_submitted"`
-	TasksRejected    int64 `json:"tasks_rejected"`
-	TasksRun         int64 `json:"tasks_run"`
-	TailTasksRun     int64 `json:"tail_tasks_run"`
-	DeadlineChecks   int64 `json:"deadline_checks"`
-	DeadlineHits     int64 `json:"deadline_hits"`
-	TaskPanics       int64 `json:"task_panics"`
-	IONanos          int64 `json:"io_ns"`
-	TaskNanos        int64 `json:"task_ns"`
-	Channels         int64 `json:"channels"`
-	Accepted         int64 `json:"accepted"`
-	BytesRead        int64 `json:"bytes_read"`
-	BytesWritten     int64 `json:"bytes_written"`
-	Scheduled        int64 `json:"scheduled"`
-	TimersDue        int64 `json:"timers_due"`
-	Closed           int64 `json:"closed"`
-	Exceptions       int64 `json:"exceptions"`
-	Injected         int64 `json:"injected"`
-	Registered       int64 `json:"registered"`
-	Connected        int64 `json:"connected"`
-	HandlerPanics    int64 `json:"handler_panics"`
-	QueueDepth       int64 `json:"queue_depth"`
-	Suspensions      int64 `json:"suspensions"`
-	Resumes          int64 `json:"resumes"`
+// Set is the one declaration of a loop's counters: each field is one
+// counter, its tag gives its key in the run summary's JSON (which is also the
+// key an expectation names after a loop, worker-0.rebuilds), whether it is
+// beyond the summary's stable set, and what it means, for the expectation
+// help and the docs. The engine keeps a Set of atomics (Atomics), a snapshot
+// is a Set of int64 (Stats), and Table reads the tags; so adding a counter is
+// a field here and a case in Fold.
+//
+// Every field is a T, and nothing else may be: Load and Counter.Get read a
+// Set as an array of N values (checkLayout makes sure of it at init).
+type Set[T any] struct {
+	Iterations       T `json:"iterations" doc:"loop iterations (select → I/O → tasks)"`
+	Selects          T `json:"selects" doc:"blocking selects (epoll_wait with a timeout)"`
+	SelectNows       T `json:"select_nows" doc:"non-blocking selects (selectNow)"`
+	Premature        T `json:"premature" doc:"selects that returned early with nothing selected"`
+	MaxSelectCnt     T `json:"max_select_cnt" doc:"highest selectCnt reached"`
+	SelectCnt        T `json:"select_cnt" extra:"true" doc:"selectCnt at the end of the run"`
+	Rebuilds         T `json:"rebuilds" doc:"selector rebuilds"`
+	Migrated         T `json:"migrated" doc:"channels re-registered by rebuilds"`
+	WakeupsWritten   T `json:"wakeups_written" doc:"eventfd writes that woke the loop"`
+	WakeupsCoalesced T `json:"wakeups_coalesced" doc:"wakeups skipped because the loop was already awake"`
+	SelfWakeups      T `json:"self_wakeups" extra:"true" doc:"eventfd writes the loop made to itself after a select, so a wakeup racing with clearing wakenUp is not lost"`
+	TasksSubmitted   T `json:"tasks_submitted" doc:"tasks offered to the task queue"`
+	TasksRejected    T `json:"tasks_rejected" doc:"tasks refused (queue full or loop shut down)"`
+	TasksRun         T `json:"tasks_run" doc:"tasks run, internal ones (register, bind) included"`
+	TailTasksRun     T `json:"tail_tasks_run" doc:"tail tasks run after task batches"`
+	DeadlineChecks   T `json:"deadline_checks" doc:"clock reads every 64 tasks in runAllTasks"`
+	DeadlineHits     T `json:"deadline_hits" doc:"task batches stopped by the ioRatio deadline"`
+	TaskPanics       T `json:"task_panics" doc:"tasks that panicked and were recovered"`
+	IONanos          T `json:"io_ns" doc:"time spent processing selected keys"`
+	TaskNanos        T `json:"task_ns" doc:"time spent running tasks"`
+	Channels         T `json:"channels" doc:"channels registered at the end of the run"`
+	Accepted         T `json:"accepted" doc:"connections accepted by this loop's server channels"`
+	BytesRead        T `json:"bytes_read" doc:"bytes read from channels"`
+	BytesWritten     T `json:"bytes_written" doc:"bytes written to channels"`
+	Scheduled        T `json:"scheduled" extra:"true" doc:"tasks scheduled on this loop"`
+	TimersDue        T `json:"timers_due" extra:"true" doc:"scheduled tasks that fell due and moved to the task queue"`
+	Closed           T `json:"closed" extra:"true" doc:"channels closed on this loop over the run"`
+	Exceptions       T `json:"exceptions" extra:"true" doc:"exceptionCaught calls: I/O errors, and handler panics (which handler_panics also counts)"`
+	Injected         T `json:"injected" extra:"true" doc:"faults injected into this loop"`
+	Registered       T `json:"registered" extra:"true" doc:"channels registered on this loop over the run (register0 tasks)"`
+	Connected        T `json:"connected" extra:"true" doc:"client channels whose connect completed (OP_CONNECT → finishConnect)"`
+	HandlerPanics    T `json:"handler_panics" extra:"true" doc:"handler panics caught and fired as exceptionCaught"`
+	QueueDepth       T `json:"queue_depth" extra:"true" doc:"tasks waiting in the task queue at the end of the run"`
+	Suspensions      T `json:"suspensions" extra:"true" doc:"times an auto-scaling group suspended this loop (Netty 4.2 trySuspend)"`
+	Resumes          T `json:"resumes" extra:"true" doc:"times an auto-scaling group resumed this loop"`
 }
+
+// Stats is a snapshot of one loop's counters: the one type the engine, the
+// UI's model, the headless replay and the run summary share.
+type Stats Set[int64]
 
 // Fold adds one of loop's events to s: the counters a live loop keeps,
 // rebuilt from its trace. The headless replay and the UI both count with
@@ -62,8 +73,6 @@ func (s *Stats) Fold(e *trace.Event, loop string) {
 		if e.Flag {
 			s.Premature++
 		}
-	case trace.KindIOBegin:
-		s.Iterations++
 	case trace.KindIOEnd:
 		s.IONanos += max(e.B, 0)
 	case trace.KindDeadlineCheck:

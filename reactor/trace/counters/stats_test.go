@@ -3,6 +3,7 @@ package counters
 import (
 	"encoding/json"
 	"reflect"
+	"sync/atomic"
 	"testing"
 
 	"github.com/reactorviz/reactorviz/reactor/trace"
@@ -35,24 +36,36 @@ func TestStatsFold(t *testing.T) {
 	}
 }
 
-// Every field of Stats is in the table once, under its JSON key, and the
-// table's field points at it: the summary's JSON, the expectation keys and
-// their help are all read from the table.
+// Every field of Set is in the table once, under its JSON key, with a doc,
+// and the table's Get reads that field; the engine's atomics load into the
+// field of the same name. The summary's JSON, the expectation keys and their
+// help are all read from the table, so none of them can drift from Set.
 func TestTableMatchesStats(t *testing.T) {
-	typ := reflect.TypeOf(Stats{})
+	typ := reflect.TypeFor[Stats]()
 	tags := map[string]int{}
 	for i := range typ.NumField() {
 		tags[typ.Field(i).Tag.Get("json")] = i
 	}
-	if len(table) != len(tags) {
-		t.Errorf("table has %d counters, Stats %d fields", len(table), len(tags))
+	if len(table) != len(tags) || len(table) != N {
+		t.Errorf("table has %d counters, Stats %d fields, N is %d", len(table), len(tags), N)
 	}
+	var a Atomics
+	av := reflect.ValueOf(&a).Elem()
+	for i := range av.NumField() {
+		av.Field(i).Addr().Interface().(*atomic.Int64).Store(int64(1000 + i))
+	}
+	loaded := a.Load()
 	seen := map[string]bool{}
+	extras := false
 	for _, c := range table {
 		if seen[c.Name] {
 			t.Errorf("%s is in the table twice", c.Name)
 		}
 		seen[c.Name] = true
+		if extras && !c.Extra {
+			t.Errorf("%s, of the stable set, is listed after an extra", c.Name)
+		}
+		extras = extras || c.Extra
 		i, ok := tags[c.Name]
 		if !ok {
 			t.Errorf("%s has no field in Stats", c.Name)
@@ -65,6 +78,10 @@ func TestTableMatchesStats(t *testing.T) {
 		reflect.ValueOf(&s).Elem().Field(i).SetInt(int64(i + 1))
 		if got := c.Get(&s); got != int64(i+1) {
 			t.Errorf("%s reads field %d's neighbour: got %d", c.Name, i, got)
+		}
+		name := typ.Field(i).Name
+		if got, want := c.Get(&loaded), av.FieldByName(name).Addr().Interface().(*atomic.Int64).Load(); got != want {
+			t.Errorf("%s: the engine's %s loads as %d, want %d", c.Name, name, got, want)
 		}
 		if _, ok := Lookup(c.Name); !ok {
 			t.Errorf("Lookup(%s) fails", c.Name)
@@ -83,10 +100,29 @@ func TestTableMatchesStats(t *testing.T) {
 			t.Errorf("JSON key %s is not in the table", k)
 		}
 	}
+	if n := testing.AllocsPerRun(100, func() { loaded = a.Load() }); n != 0 {
+		t.Errorf("Load allocates %.0f times", n)
+	}
+}
+
+// A Set whose fields are not all the same type cannot be read as an array;
+// the layout check says so instead of letting Load read past a field.
+func TestCheckLayoutRefusesAMixedSet(t *testing.T) {
+	type mixed struct {
+		A int64
+		B int32
+	}
+	defer func() {
+		if recover() == nil {
+			t.Error("checkLayout accepted a Set with an int32 field")
+		}
+	}()
+	checkLayout(reflect.TypeFor[mixed](), reflect.TypeFor[int64]())
 }
 
 // Loop.Fold keeps the identity and the values that depend on more than one
-// event: the current selectCnt (a selectNow's is stale) and the queue depth.
+// event: the current selectCnt (every select_end's, a selectNow's too) and
+// the queue depth.
 func TestLoopFold(t *testing.T) {
 	l := NewLoop()
 	for _, e := range []trace.Event{
@@ -94,13 +130,13 @@ func TestLoopFold(t *testing.T) {
 		{Kind: trace.KindSelectBegin, Str: "select"},
 		{Kind: trace.KindSelectEnd, C: 7, Flag: true},
 		{Kind: trace.KindSelectBegin, Str: "select_now"},
-		{Kind: trace.KindSelectEnd, C: 40},
+		{Kind: trace.KindSelectEnd, C: 1},
 		{Kind: trace.KindTaskSubmit, A: 1, B: 3},
 		{Kind: trace.KindState, A: int64(trace.StateStarted), B: int64(trace.StateShuttingDown)},
 	} {
 		l.Fold(&e, "worker-0")
 	}
-	if l.TID != 99 || l.State != trace.StateShuttingDown || l.SelectCnt != 7 || l.QueueDepth != 3 {
+	if l.TID != 99 || l.State != trace.StateShuttingDown || l.SelectCnt != 1 || l.MaxSelectCnt != 7 || l.QueueDepth != 3 {
 		t.Fatalf("folded %+v", l)
 	}
 	l.Fold(&trace.Event{Kind: trace.KindRebuildEnd}, "worker-0")

@@ -1,56 +1,86 @@
 package counters
 
-// Counter names one field of Stats: its key in the run summary's JSON, which
-// is also the key an expectation names after a loop (worker-0.rebuilds), and
-// what it means, for the expectation help and the docs.
+import (
+	"fmt"
+	"reflect"
+	"sync/atomic"
+	"unsafe"
+)
+
+// N is the number of counters in a Set.
+const N = int(unsafe.Sizeof(Stats{}) / unsafe.Sizeof(int64(0)))
+
+// Atomics is the engine's side of a Set: each counter an atomic, so a
+// reader on another goroutine (a summary, the UI) takes a snapshot with Load
+// and never stops the loop to read it.
+type Atomics Set[atomic.Int64]
+
+// Load returns a snapshot of the counters. It loads them one by one in
+// declaration order, so a writer that adds to a later counter before an
+// earlier one (migrated before rebuilds) is never seen half done: a reader
+// that sees the earlier one's increase also sees the later one's.
+func (a *Atomics) Load() Stats {
+	var s Stats
+	src := (*[N]atomic.Int64)(unsafe.Pointer(a))
+	dst := s.values()
+	for i := range src {
+		dst[i] = src[i].Load()
+	}
+	return s
+}
+
+// values views a snapshot as the array of its counters, in declaration
+// order: counter i of the table is values()[i].
+func (s *Stats) values() *[N]int64 { return (*[N]int64)(unsafe.Pointer(s)) }
+
+// Counter is one counter of Set, as its field's tags describe it: its key in
+// the run summary's JSON, which is also the key an expectation names after a
+// loop (worker-0.rebuilds), and what it means, for the expectation help and
+// the docs.
 type Counter struct {
 	Name  string
 	Doc   string
 	Extra bool // beyond the summary's stable set
-	field func(*Stats) *int64
+	index int  // the field's place in Set
 }
 
 // Get returns the counter's value in s.
-func (c Counter) Get(s *Stats) int64 { return *c.field(s) }
+func (c Counter) Get(s *Stats) int64 { return s.values()[c.index] }
 
-// table lists every counter of Stats once, in the order the expectation help
-// lists them.
-var table = []Counter{
-	{Name: "iterations", Doc: "loop iterations (select → I/O → tasks)", field: func(s *Stats) *int64 { return &s.Iterations }},
-	{Name: "selects", Doc: "blocking selects (epoll_wait with a timeout)", field: func(s *Stats) *int64 { return &s.Selects }},
-	{Name: "select_nows", Doc: "non-blocking selects (selectNow)", field: func(s *Stats) *int64 { return &s.SelectNows }},
-	{Name: "premature", Doc: "selects that returned early with nothing selected", field: func(s *Stats) *int64 { return &s.Premature }},
-	{Name: "max_select_cnt", Doc: "highest selectCnt reached", field: func(s *Stats) *int64 { return &s.MaxSelectCnt }},
-	{Name: "rebuilds", Doc: "selector rebuilds", field: func(s *Stats) *int64 { return &s.Rebuilds }},
-	{Name: "migrated", Doc: "channels re-registered by rebuilds", field: func(s *Stats) *int64 { return &s.Migrated }},
-	{Name: "wakeups_written", Doc: "eventfd writes that woke the loop", field: func(s *Stats) *int64 { return &s.WakeupsWritten }},
-	{Name: "wakeups_coalesced", Doc: "wakeups skipped because the loop was already awake", field: func(s *Stats) *int64 { return &s.WakeupsCoalesced }},
-	{Name: "tasks_submitted", Doc: "tasks offered to the task queue", field: func(s *Stats) *int64 { return &s.TasksSubmitted }},
-	{Name: "tasks_rejected", Doc: "tasks refused (queue full or loop shut down)", field: func(s *Stats) *int64 { return &s.TasksRejected }},
-	{Name: "tasks_run", Doc: "tasks run, internal ones (register, bind) included", field: func(s *Stats) *int64 { return &s.TasksRun }},
-	{Name: "tail_tasks_run", Doc: "tail tasks run after task batches", field: func(s *Stats) *int64 { return &s.TailTasksRun }},
-	{Name: "deadline_checks", Doc: "clock reads every 64 tasks in runAllTasks", field: func(s *Stats) *int64 { return &s.DeadlineChecks }},
-	{Name: "deadline_hits", Doc: "task batches stopped by the ioRatio deadline", field: func(s *Stats) *int64 { return &s.DeadlineHits }},
-	{Name: "task_panics", Doc: "tasks that panicked and were recovered", field: func(s *Stats) *int64 { return &s.TaskPanics }},
-	{Name: "io_ns", Doc: "time spent processing selected keys", field: func(s *Stats) *int64 { return &s.IONanos }},
-	{Name: "task_ns", Doc: "time spent running tasks", field: func(s *Stats) *int64 { return &s.TaskNanos }},
-	{Name: "channels", Doc: "channels registered at the end of the run", field: func(s *Stats) *int64 { return &s.Channels }},
-	{Name: "accepted", Doc: "connections accepted by this loop's server channels", field: func(s *Stats) *int64 { return &s.Accepted }},
-	{Name: "bytes_read", Doc: "bytes read from channels", field: func(s *Stats) *int64 { return &s.BytesRead }},
-	{Name: "bytes_written", Doc: "bytes written to channels", field: func(s *Stats) *int64 { return &s.BytesWritten }},
-	{Name: "registered", Extra: true, Doc: "channels registered on this loop over the run (register0 tasks)", field: func(s *Stats) *int64 { return &s.Registered }},
-	{Name: "closed", Extra: true, Doc: "channels closed on this loop over the run", field: func(s *Stats) *int64 { return &s.Closed }},
-	{Name: "connected", Extra: true, Doc: "client channels whose connect completed (OP_CONNECT → finishConnect)", field: func(s *Stats) *int64 { return &s.Connected }},
-	{Name: "handler_panics", Extra: true, Doc: "handler panics caught and fired as exceptionCaught", field: func(s *Stats) *int64 { return &s.HandlerPanics }},
-	{Name: "injected", Extra: true, Doc: "faults injected into this loop", field: func(s *Stats) *int64 { return &s.Injected }},
-	{Name: "select_cnt", Extra: true, Doc: "selectCnt at the end of the run", field: func(s *Stats) *int64 { return &s.SelectCnt }},
-	{Name: "self_wakeups", Extra: true, Doc: "eventfd writes the loop made to itself after a select, so a wakeup racing with clearing wakenUp is not lost", field: func(s *Stats) *int64 { return &s.SelfWakeups }},
-	{Name: "scheduled", Extra: true, Doc: "tasks scheduled on this loop", field: func(s *Stats) *int64 { return &s.Scheduled }},
-	{Name: "timers_due", Extra: true, Doc: "scheduled tasks that fell due and moved to the task queue", field: func(s *Stats) *int64 { return &s.TimersDue }},
-	{Name: "exceptions", Extra: true, Doc: "exceptionCaught calls: I/O errors, and handler panics (which handler_panics also counts)", field: func(s *Stats) *int64 { return &s.Exceptions }},
-	{Name: "suspensions", Extra: true, Doc: "times an auto-scaling group suspended this loop (Netty 4.2 trySuspend)", field: func(s *Stats) *int64 { return &s.Suspensions }},
-	{Name: "resumes", Extra: true, Doc: "times an auto-scaling group resumed this loop", field: func(s *Stats) *int64 { return &s.Resumes }},
-	{Name: "queue_depth", Extra: true, Doc: "tasks waiting in the task queue at the end of the run", field: func(s *Stats) *int64 { return &s.QueueDepth }},
+// table lists every counter of Set once, in the order the expectation help
+// lists them: the summary's stable set first, then the extras, each in
+// declaration order.
+var table = buildTable()
+
+func buildTable() []Counter {
+	checkLayout(reflect.TypeFor[Stats](), reflect.TypeFor[int64]())
+	checkLayout(reflect.TypeFor[Atomics](), reflect.TypeFor[atomic.Int64]())
+	typ := reflect.TypeFor[Stats]()
+	var stable, extra []Counter
+	for i := range typ.NumField() {
+		f := typ.Field(i)
+		c := Counter{Name: f.Tag.Get("json"), Doc: f.Tag.Get("doc"), Extra: f.Tag.Get("extra") == "true", index: i}
+		if c.Extra {
+			extra = append(extra, c)
+		} else {
+			stable = append(stable, c)
+		}
+	}
+	return append(stable, extra...)
+}
+
+// checkLayout makes sure a Set can be read as an array of N values: every
+// field is elem, one after the other. A field of another type added to Set
+// would break Load and Get, so it stops the program at init, not later.
+func checkLayout(typ, elem reflect.Type) {
+	if typ.NumField() != N || typ.Size() != uintptr(N)*elem.Size() {
+		panic(fmt.Sprintf("counters: %v has %d fields in %d bytes, not %d %v", typ, typ.NumField(), typ.Size(), N, elem))
+	}
+	for i := range typ.NumField() {
+		if f := typ.Field(i); f.Type != elem || f.Offset != uintptr(i)*elem.Size() {
+			panic(fmt.Sprintf("counters: %v.%s is a %v at offset %d, not a %v at %d", typ, f.Name, f.Type, f.Offset, elem, uintptr(i)*elem.Size()))
+		}
+	}
 }
 
 // Table returns every counter, in the order the expectation help lists

@@ -1,0 +1,265 @@
+package scenarios
+
+import (
+	"strconv"
+	"strings"
+	"time"
+)
+
+// A caption's text is a template, so what it says is computed from the run
+// it describes and never contradicts the screen (docs/scenarios.md):
+//
+//	{worker-0.wakeups_written}  a loop's counter or state, as of the moment shown
+//	{sum(boss-*.accepted)}      sum, min, max or avg of a counter over loops
+//	{groups.worker.size}        a group's size or chooser
+//	{loop.io_ratio}             a configuration value after --set (the keys if: tests)
+//	{{ and }}                   a literal brace
+//
+// and a watch entry may carry if: (the condition language of expect's
+// if:) to choose between its text: and its else:, decided once the --set
+// overrides are applied. The paths are expectation paths, parsed and
+// checked by the same code.
+
+// Caption is one "what to watch" note of a scenario, shown from At on.
+type Caption struct {
+	At time.Duration
+	// Text is the template as written (the chosen branch of an if:),
+	// whitespace folded.
+	Text  string
+	parts []captionPart
+}
+
+// captionPart is a literal run of text or one placeholder.
+type captionPart struct {
+	lit string
+	val *operand   // a summary path or aggregate
+	cfg *configKey // a configuration value
+}
+
+// Render fills the caption's placeholders from r: the counters of the
+// moment shown (the UI's frame) or of a finished run (its summary). With a
+// nil r, or for a value r lacks, a placeholder shows as "?".
+func (c Caption) Render(r Resolver, s *Scenario) string {
+	if c.parts == nil {
+		return c.Text
+	}
+	var b strings.Builder
+	for _, p := range c.parts {
+		switch {
+		case p.cfg != nil:
+			b.WriteString(configText(*p.cfg, s))
+		case p.val != nil:
+			b.WriteString(placeholderText(p.val, r))
+		default:
+			b.WriteString(p.lit)
+		}
+	}
+	return b.String()
+}
+
+// Placeholders returns the summary paths the caption shows, as written
+// (worker-0.accepted, sum(boss-*.accepted)); configuration keys are left
+// out. Tests check each against a finished run.
+func (c Caption) Placeholders() []string {
+	var out []string
+	for _, p := range c.parts {
+		if p.val != nil {
+			out = append(out, p.val.text)
+		}
+	}
+	return out
+}
+
+// Resolve reads one placeholder path, as Placeholders returns it, from r.
+func Resolve(path string, r Resolver) (Value, bool) {
+	var o operand
+	p := &exprParser{}
+	toks, err := lex(path)
+	if err != nil {
+		return Value{}, false
+	}
+	p.toks = toks
+	if p.operand(&o) != nil {
+		return Value{}, false
+	}
+	var res Result
+	v, _, msg := o.eval(r, "", &res, map[string]bool{})
+	return v, msg == ""
+}
+
+func placeholderText(o *operand, r Resolver) string {
+	if r == nil {
+		return "?"
+	}
+	var res Result
+	v, _, msg := o.eval(r, "", &res, map[string]bool{})
+	if msg != "" {
+		return "?"
+	}
+	if v.typ == TypeFloat {
+		return strconv.FormatFloat(v.f, 'f', 1, 64)
+	}
+	return v.String()
+}
+
+func configText(k configKey, s *Scenario) string {
+	if s == nil {
+		return "?"
+	}
+	switch k.kind {
+	case cfgEnum:
+		return k.text(s)
+	case cfgBool:
+		return strconv.FormatBool(k.value(s) != 0)
+	case cfgDuration:
+		return durationString(time.Duration(k.value(s)))
+	case cfgSize:
+		return formatSize(int(k.value(s)))
+	}
+	return strconv.FormatInt(k.value(s), 10)
+}
+
+// captionRunKeys are the run keys a caption may show: the UI's frame knows
+// the groups, not the clients' or the wheel's totals.
+var captionRunKeys = []string{"groups.GROUP.size", "groups.GROUP.chooser"}
+
+// parseCaption splits a template into parts. check validates one
+// placeholder (its topology); errors carry the rune offset in text.
+func parseCaption(text string, check func(o *operand) *ExpectError) ([]captionPart, *ExpectError) {
+	var parts []captionPart
+	var lit strings.Builder
+	rs := []rune(text)
+	flush := func() {
+		if lit.Len() > 0 {
+			parts = append(parts, captionPart{lit: lit.String()})
+			lit.Reset()
+		}
+	}
+	for i := 0; i < len(rs); i++ {
+		r := rs[i]
+		if r == '}' {
+			if i+1 < len(rs) && rs[i+1] == '}' {
+				lit.WriteRune('}')
+				i++
+				continue
+			}
+			return nil, &ExpectError{Offset: i, Msg: "a } in a caption is written }}"}
+		}
+		if r != '{' {
+			lit.WriteRune(r)
+			continue
+		}
+		if i+1 < len(rs) && rs[i+1] == '{' {
+			lit.WriteRune('{')
+			i++
+			continue
+		}
+		end := i + 1
+		for end < len(rs) && rs[end] != '}' && rs[end] != '{' {
+			end++
+		}
+		if end == len(rs) || rs[end] != '}' {
+			return nil, &ExpectError{Offset: i, Msg: "this { has no closing }; a literal { is written {{"}
+		}
+		inner := string(rs[i+1 : end])
+		p, err := parsePlaceholder(inner)
+		if err == nil && p.val != nil && check != nil {
+			err = check(p.val)
+		}
+		if err != nil {
+			err.Offset += i + 1
+			return nil, err
+		}
+		flush()
+		parts = append(parts, p)
+		i = end
+	}
+	flush()
+	return parts, nil
+}
+
+// parsePlaceholder reads what is between { and }: a configuration key, or
+// an expectation path or aggregate the UI can show.
+func parsePlaceholder(inner string) (captionPart, *ExpectError) {
+	word := strings.TrimSpace(inner)
+	if word == "" || word != inner {
+		return captionPart{}, &ExpectError{Msg: "a placeholder is {path} with no spaces, as in {worker-0.tasks_run}; a literal { is written {{"}
+	}
+	for i := range configKeys {
+		if configKeys[i].path == word {
+			return captionPart{cfg: &configKeys[i]}, nil
+		}
+	}
+	toks, err := lex(word)
+	if err != nil {
+		ee, _ := err.(*ExpectError)
+		if ee == nil {
+			ee = &ExpectError{Msg: err.Error()}
+		}
+		return captionPart{}, ee
+	}
+	p := &exprParser{toks: toks}
+	o := &operand{}
+	if err := p.operand(o); err != nil {
+		ee, _ := err.(*ExpectError)
+		if ee == nil {
+			ee = &ExpectError{Msg: err.Error()}
+		}
+		return captionPart{}, ee
+	}
+	if t := p.next(); t.kind != tokEOF {
+		return captionPart{}, &ExpectError{Offset: t.off, Msg: "a placeholder holds one path; unexpected " + t.describe()}
+	}
+	switch {
+	case o.kind == operandLiteral:
+		return captionPart{}, &ExpectError{Msg: "a placeholder names a value of the run, as in {worker-0.tasks_run}, or a --set key such as {loop.io_ratio}; " + word + " is a constant"}
+	case o.loop != "" && o.kind == operandPath && isPattern(o.loop):
+		return captionPart{}, &ExpectError{Msg: "a pattern needs an aggregate in a caption, as in {sum(" + word + ")}"}
+	case o.loop != "" && !captionLoopKey(o.key):
+		return captionPart{}, &ExpectError{Offset: len([]rune(o.loop)) + 1, Msg: "a caption cannot show " + o.key + " (the screen has no such figure while the run goes on); it can show state, tid and the counters"}
+	case o.loop == "" && !captionRunKey(o.key):
+		return captionPart{}, &ExpectError{Msg: "a caption cannot show " + word + "; of the run keys it can show " + oneOf(captionRunKeys) + ", and the --set keys " + oneOf(configKeyPaths())}
+	}
+	return captionPart{val: o}, nil
+}
+
+func captionLoopKey(key string) bool {
+	return key == "tid" || key == "state" || key == "name" || key == "group" ||
+		!strings.HasPrefix(key, "time.") && key != "timers_fired"
+}
+
+func captionRunKey(path string) bool {
+	if rest, ok := strings.CutPrefix(path, "groups."); ok {
+		if i := strings.IndexByte(rest, '.'); i > 0 {
+			path = "groups.GROUP" + rest[i:]
+		}
+	}
+	for _, k := range captionRunKeys {
+		if k == path {
+			return true
+		}
+	}
+	return false
+}
+
+// foldParts folds the whitespace of the literal parts as the caption's
+// Text is folded: a folded YAML block keeps its line breaks' spaces.
+func foldParts(parts []captionPart) []captionPart {
+	for i := range parts {
+		if parts[i].val != nil || parts[i].cfg != nil {
+			continue
+		}
+		lit := strings.Join(strings.Fields(parts[i].lit), " ")
+		if lit != "" && strings.TrimLeft(parts[i].lit, " \t\n") != parts[i].lit && i > 0 {
+			lit = " " + lit
+		}
+		if lit != "" && strings.TrimRight(parts[i].lit, " \t\n") != parts[i].lit && i < len(parts)-1 {
+			lit += " "
+		}
+		if lit == "" && parts[i].lit != "" && i > 0 && i < len(parts)-1 {
+			lit = " "
+		}
+		parts[i].lit = lit
+	}
+	return parts
+}

@@ -1,0 +1,110 @@
+package sim
+
+import (
+	"strings"
+	"testing"
+)
+
+func hasLine(lines []string, parts ...string) bool {
+	for _, l := range lines {
+		ok := true
+		for _, p := range parts {
+			ok = ok && strings.Contains(l, p)
+		}
+		if ok {
+			return true
+		}
+	}
+	return false
+}
+
+// Each counter the designs differ in gets a line naming the Netty change
+// behind it; counters that agree get none.
+func TestFlavourCauses(t *testing.T) {
+	t4143 := LoopTotals{Name: "4.1.43", QuietSelects: 4, DeadlineHits: 300, TasksRun: 20001, SelfWakeups: 9,
+		Design: &DesignCount{LongestTimeoutNS: 1e9, EndedBudget: 300, MaxBatch: 64}}
+	t41 := LoopTotals{Name: "4.1", QuietSelects: 1, DeadlineHits: 310, TasksRun: 20001, Premature: 5, WorstP99US: 1300,
+		Design: &DesignCount{UntimedSelects: 280, EndedBudget: 310, EndedEmpty: 5, MaxBatch: 64}}
+	t42 := LoopTotals{Name: "4.2", QuietSelects: 4, DeadlineHits: 0, TasksRun: 20001, WorstP99US: 418_000,
+		Design: &DesignCount{LongestTimeoutNS: 1e9, EndedEmpty: 3, MaxBatch: 20001}}
+	lines := flavourCauses([]LoopTotals{t4143, t41, t42})
+	for _, want := range [][]string{
+		{"4.1.43 → 4.1: the quietest loop blocked in select 4 times under 4.1.43 (the longest timeout 1.00s), 1 under 4.1 (280 with no timeout)", "nextWakeupNanos", "netty#9799", "SCHEDULE_PURGE_INTERVAL"},
+		{"4.1 → 4.2: the quietest loop", "IoHandlerContext.deadlineNanos()"},
+		{"4.1 → 4.2: task batches cut by their deadline 310 times", "task quantum", "64-task check",
+			"batches ended: 4.1 310 by an ioRatio budget, 0 by the quantum, 5 emptied the queue, largest 64 tasks; 4.2 0 by an ioRatio budget, 0 by the quantum, 3 emptied the queue, largest 20001 tasks"},
+		{"4.1.43 → 4.1: premature select returns 0 under 4.1.43, 5 under 4.1", "run() counts"},
+		{"4.1 → 4.2: premature select returns 5"},
+		{"4.1.43 → 4.1: the loops woke themselves 9 times", "self-wakeup"},
+		{"4.1 → 4.2: the clients' worst 250ms p99 was 1.3ms under 4.1, 418.0ms under 4.2", "task quantum", "hold its loop"},
+	} {
+		if !hasLine(lines, want...) {
+			t.Errorf("no line with %q in:\n%s", want, strings.Join(lines, "\n"))
+		}
+	}
+	if hasLine(lines, "4.1.43 → 4.1: task batches") {
+		t.Errorf("a line for batches that agree:\n%s", strings.Join(lines, "\n"))
+	}
+	if got := flavourCauses([]LoopTotals{t4143, t4143}); len(got) != 0 {
+		t.Errorf("identical designs got causes: %q", got)
+	}
+}
+
+// Each transport gets its system calls a request and why; io_uring's are
+// only enters, a readiness loop adds a read and a write; nio against
+// epoll says both are level-triggered under 4.2.
+func TestTransportCauses(t *testing.T) {
+	ts := []LoopTotals{
+		{Name: "nio", Requests: 1000, Selects: 400},
+		{Name: "epoll", Requests: 1000, Selects: 400},
+		{Name: "io_uring", Requests: 1000, Selects: 900},
+	}
+	for i := range ts {
+		ts[i].WaitsPerReq = float64(ts[i].Selects) / float64(ts[i].Requests)
+	}
+	lines := transportCauses(ts)
+	for _, want := range [][]string{
+		{"nio: at least 2.40 system calls a request", "a read and a write"},
+		{"epoll: at least 2.40 system calls a request"},
+		{"io_uring: 0.90 system calls a request, all io_uring_enter", "submitted on the ring"},
+		{"nio against epoll", "level-triggered", "netty#14007"},
+	} {
+		if !hasLine(lines, want...) {
+			t.Errorf("no line with %q in:\n%s", want, strings.Join(lines, "\n"))
+		}
+	}
+	if got := fewestSyscalls(ts); !strings.HasPrefix(got, "io_uring made the fewest system calls a request (nio 2.40, epoll 2.40, io_uring 0.90)") {
+		t.Errorf("fewest: %q", got)
+	}
+}
+
+// A design comparison whose clients' windows overlap says so and points
+// at the causes, rather than ranking the designs by noise.
+func TestVariantVerdictAboutTheSame(t *testing.T) {
+	fs := []Figures{
+		{Model: "4.1.43", RPS: 100, P99US: 900, RPSSpread: Spread{96, 104, 10}, P99Spread: Spread{500, 1400, 10}},
+		{Model: "4.1", RPS: 99, P99US: 1800, RPSSpread: Spread{95, 103, 10}, P99Spread: Spread{700, 2500, 10}},
+	}
+	v := variantVerdict(fs, "design", true)
+	if !strings.HasPrefix(v, "the clients saw about the same under every design") || !strings.Contains(v, "why they differ, below") {
+		t.Errorf("verdict: %q", v)
+	}
+}
+
+// Counted system calls replace the estimate: a readiness loop's waits,
+// reads, writes and epoll_ctl; a ring's enters and what each carried.
+func TestTransportCausesCounted(t *testing.T) {
+	ts := []LoopTotals{
+		{Name: "epoll", Requests: 1000, Syscalls: &SyscallCount{Waits: 500, Reads: 1000, Writes: 1000, Ctl: 10}},
+		{Name: "io_uring", Requests: 1000, Syscalls: &SyscallCount{Enters: 800, Submitted: 2000, Completed: 2000, Reads: 1000, Writes: 1000}},
+	}
+	lines := transportCauses(ts)
+	for _, want := range [][]string{
+		{"epoll: 2.51 system calls a request — 0.50 epoll_wait, 1.00 read, 1.00 write, 0.01 epoll_ctl"},
+		{"io_uring: 0.80 system calls a request, all io_uring_enter, each carrying 2.5 submissions and reaping 2.5 completions"},
+	} {
+		if !hasLine(lines, want...) {
+			t.Errorf("no line with %q in:\n%s", want, strings.Join(lines, "\n"))
+		}
+	}
+}

@@ -1,0 +1,115 @@
+package sim
+
+import (
+	"fmt"
+	"math"
+	"os"
+	"runtime"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// cpuWait is how long each loop's thread was ready to run but waited for
+// a CPU, read from the kernel's scheduler statistics
+// (/proc/self/task/TID/schedstat: time on a CPU, time waiting on a run
+// queue, timeslices). A loop that waited long was not slow by its model:
+// other work on the machine held the cores. Read when the load stops,
+// before the loops' threads end; -1 where the kernel keeps no schedstat.
+func cpuWait(tid int) (waitNS int64) {
+	if tid <= 0 {
+		return -1
+	}
+	b, err := os.ReadFile(fmt.Sprintf("/proc/self/task/%d/schedstat", tid))
+	if err != nil {
+		return -1
+	}
+	f := strings.Fields(string(b))
+	if len(f) < 2 {
+		return -1
+	}
+	n, err := strconv.ParseInt(f[1], 10, 64)
+	if err != nil {
+		return -1
+	}
+	return n
+}
+
+// sampleCPUWait reads every started loop's run-queue wait, by loop name.
+func (r *Run) sampleCPUWait() map[string]int64 {
+	out := map[string]int64{}
+	for _, l := range r.loops {
+		if w := cpuWait(l.TID()); w >= 0 {
+			out[l.Name()] = w
+		}
+	}
+	return out
+}
+
+// cpuTicks is the machine's busy CPU time and this process's, in clock
+// ticks, from /proc/stat and /proc/self/stat. Their difference over a run
+// is what other processes used: the work a comparison must not mistake for
+// a model's. ok is false where /proc does not say.
+type cpuTicks struct {
+	machine, self int64
+	ok            bool
+}
+
+func readCPUTicks() cpuTicks {
+	all, err := os.ReadFile("/proc/stat")
+	if err != nil {
+		return cpuTicks{}
+	}
+	line, _, _ := strings.Cut(string(all), "\n")
+	f := strings.Fields(line)
+	if len(f) < 9 || f[0] != "cpu" {
+		return cpuTicks{}
+	}
+	var t cpuTicks
+	// user nice system idle iowait irq softirq steal: all but idle and
+	// iowait are time a CPU was taken.
+	for i, v := range f[1:9] {
+		if i == 3 || i == 4 {
+			continue
+		}
+		n, err := strconv.ParseInt(v, 10, 64)
+		if err != nil {
+			return cpuTicks{}
+		}
+		t.machine += n
+	}
+	self, err := os.ReadFile("/proc/self/stat")
+	if err != nil {
+		return cpuTicks{}
+	}
+	// The command may hold spaces: count fields after its closing paren.
+	s := string(self)
+	if i := strings.LastIndexByte(s, ')'); i >= 0 {
+		s = s[i+1:]
+	}
+	sf := strings.Fields(s)
+	if len(sf) < 13 {
+		return cpuTicks{}
+	}
+	for _, v := range sf[11:13] { // utime, stime
+		n, err := strconv.ParseInt(v, 10, 64)
+		if err != nil {
+			return cpuTicks{}
+		}
+		t.self += n
+	}
+	t.ok = true
+	return t
+}
+
+// otherShare is the share (%) of the machine's CPUs that other processes
+// used between from and to, over wall; -1 when unknown.
+func otherShare(from, to cpuTicks, wall time.Duration) float64 {
+	if !from.ok || !to.ok || wall <= 0 {
+		return -1
+	}
+	const tick = 10 * time.Millisecond // USER_HZ is 100 on Linux
+	other := (to.machine - from.machine) - (to.self - from.self)
+	capacity := float64(wall) * float64(runtime.NumCPU()) / float64(tick)
+	return math.Round(min(100, max(0, 100*float64(other)/capacity)))
+}
