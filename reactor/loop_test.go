@@ -191,3 +191,22 @@ func TestProducerAtomicsHaveCacheLinesOfTheirOwn(t *testing.T) {
 			first, last, first-before, after-last, line)
 	}
 }
+
+// A due timer makes Netty 4.1.43's select() call selectNow with
+// selectCnt = 1, so 1 is the highest count reached even by a loop that
+// never returned from a blocking select; the select_end of that poll says
+// so, and the loop's own counter must agree with its trace.
+func TestMaxSelectCntCountsTheSelectNowOfADueTimer(t *testing.T) {
+	leakCheck(t)
+	l := newLoop(t, Config{Netty: Netty4143})
+	fired := make(chan struct{})
+	onLoop(t, l, func() {
+		if _, err := l.Schedule("due", 0, func() { close(fired) }); err != nil {
+			t.Error(err)
+		}
+	})
+	<-fired
+	if st := l.Stats(); st.SelectNows == 0 || st.MaxSelectCnt != 1 {
+		t.Fatalf("select_nows=%d max_select_cnt=%d; want >0 and 1", st.SelectNows, st.MaxSelectCnt)
+	}
+}

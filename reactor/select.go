@@ -298,8 +298,13 @@ func (l *EventLoop) selectNow() int {
 		l.selectorFailed(err)
 	}
 	keys := l.collect(n)
+	// The poll reports the count its caller stored (Netty ≤4.1.43 sets
+	// selectCnt = 1 with it), and that count was reached: the highest one
+	// a trace's select_end events show is the one the loop keeps.
+	cnt := l.stats.SelectCnt.Load()
+	storeMax(&l.stats.MaxSelectCnt, cnt)
 	if l.tracing() {
-		l.emit(trace.Event{Kind: trace.KindSelectEnd, A: int64(keys), C: l.stats.SelectCnt.Load()})
+		l.emit(trace.Event{Kind: trace.KindSelectEnd, A: int64(keys), C: cnt})
 	}
 	if l.wakenUp.Load() {
 		l.selfWakeup()
