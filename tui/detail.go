@@ -306,7 +306,15 @@ func (d *detailPane) drawQueue(scr tcell.Screen, x, y, w, h int) {
 		}
 		widgets.Put(scr, x, y+1+i, w, mark+strconv.FormatInt(t.ID, 10)+" "+name, st)
 	}
-	if more > 0 && len(shown) < rows {
+	switch {
+	case more > 0 && len(shown) == 0:
+		// The ones the mirror kept have run; those queued behind them
+		// were counted, not kept, so none can be named in FIFO order.
+		widgets.Put(scr, x, y+1, w, model.Count(more)+" unlisted", th.Dim)
+		if rows > 1 {
+			widgets.Put(scr, x, y+2, w, "(the view keeps "+strconv.Itoa(model.QueueMirrorCap)+")", th.Dim)
+		}
+	case more > 0 && len(shown) < rows:
 		widgets.Put(scr, x, y+1+len(shown), w, "+"+model.Count(more)+" more", th.Dim)
 	}
 }

@@ -4,6 +4,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/gdamore/tcell/v2"
+
 	"github.com/reactorviz/reactorviz/reactor"
 	"github.com/reactorviz/reactorviz/tui/model"
 	"github.com/reactorviz/reactorviz/tui/widgets"
@@ -49,5 +51,31 @@ func TestDetailHasNoIORatioUnder42(t *testing.T) {
 	all := strings.Join(text, "\n")
 	if !strings.Contains(all, "ioRatio none (4.2)") || strings.Contains(all, "ioRatio 50") {
 		t.Errorf("detail under 4.2:\n%s", all)
+	}
+}
+
+// A queue whose kept head has run, with thousands counted behind it, says
+// why none is listed rather than "+N more" under an empty list.
+func TestDetailQueueSaysWhyNoneIsListed(t *testing.T) {
+	scr := tcell.NewSimulationScreen("UTF-8")
+	if err := scr.Init(); err != nil {
+		t.Fatal(err)
+	}
+	defer scr.Fini()
+	scr.SetSize(30, 4)
+	d := newDetailPane(widgets.NewTheme(true))
+	d.set(detailInfo{ok: true, loop: model.Loop{Counters: model.Counters{Stats: reactor.Stats{QueueDepth: 10_900}}, QueueHidden: 10_900}})
+	d.drawQueue(scr, 0, 0, 30, 4)
+	var b strings.Builder
+	for y := range 4 {
+		for x := range 30 {
+			r, _, _, _ := scr.GetContent(x, y)
+			b.WriteRune(r)
+		}
+		b.WriteByte('\n')
+	}
+	got := b.String()
+	if !strings.Contains(got, "10.9k unlisted") || !strings.Contains(got, "(the view keeps 256)") || strings.Contains(got, "more") {
+		t.Errorf("queue pane:\n%s", got)
 	}
 }

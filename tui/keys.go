@@ -52,6 +52,7 @@ const (
 	actCursorBack
 	actCursorFwd
 	actFollow
+	actFollowHead
 	actSliceBack
 	actSliceFwd
 )
@@ -112,9 +113,9 @@ var keyTable = []binding{
 	{act: actPlay, keys: keys(runeKey(' ')), label: "space", hint: "play", on: onReplay, footer: 3,
 		help: "Play the trace at the chosen speed, or stop playing."},
 	{act: actBack, keys: keys(namedKey(tcell.KeyLeft), runeKey(',')), label: "←/,", hint: "back", on: onReplay, footer: 4,
-		help: "One event back. The state is rebuilt from the nearest checkpoint, so going back is as quick as going forward."},
+		help: "One event back. The state is rebuilt from the nearest checkpoint, so going back is as quick as going forward. With the timeline's cursor on (c), the cursor moves a column back instead."},
 	{act: actFwd, keys: keys(namedKey(tcell.KeyRight), runeKey('.')), label: "→/.", hint: "fwd", on: onReplay, footer: 5,
-		help: "One event forward."},
+		help: "One event forward. With the timeline's cursor on, the cursor moves a column forward; at the right edge the replay moves on by a column's time."},
 	{act: actPrevBreak, keys: keys(runeKey('<')), label: "<", on: onReplay,
 		help: "Back to the previous event a breakpoint would stop at (choose them with b)."},
 	{act: actNextBreak, keys: keys(runeKey('>')), label: ">", footKey: "< >", hint: "jump", on: onReplay, footer: 6,
@@ -122,9 +123,9 @@ var keyTable = []binding{
 	{act: actGoto, keys: keys(runeKey('g')), label: "g", hint: "go to", on: onReplay | onLive, footer: 8,
 		help: "Replay: go to event N (the state right after it), or to a time such as 2.5s. Live: put the timeline's cursor on a run time such as 5s, with the window around it, and list that slice."},
 	{act: actBackPage, keys: keys(namedKey(tcell.KeyPgUp), runeKey('[')), label: "PgUp/[", hint: "", on: onReplay,
-		help: "1000 events back."},
+		help: "1000 events back; with the timeline's cursor on, [ moves it to the start of the focused loop's previous slice."},
 	{act: actFwdPage, keys: keys(namedKey(tcell.KeyPgDn), runeKey(']')), label: "PgDn/]", hint: "", on: onReplay,
-		help: "1000 events forward."},
+		help: "1000 events forward; with the timeline's cursor on, ] moves it to the start of the next slice."},
 	{act: actStart, keys: keys(namedKey(tcell.KeyHome)), label: "Home", on: onReplay | onCompare, help: "Go to the start of the trace (of every recording, in the lockstep replay)."},
 	{act: actEnd, keys: keys(namedKey(tcell.KeyEnd)), label: "End", on: onReplay | onCompare, help: "Go to the end of the trace (of the longest recording, in the lockstep replay)."},
 	{act: actFaster, keys: keys(runeKey('+'), runeKey('=')), label: "+", footKey: "+/-", hint: "speed", on: onLive | onReplay, footer: 9,
@@ -153,7 +154,7 @@ var keyTable = []binding{
 		help: "Scroll the timeline back a quarter of its window. Paused (space), or once the run has finished, the window stays put and scrolls back to the run's start."},
 	{act: actScrollFwd, keys: keys(runeKey('l')), label: "l", on: onLive | onReplay,
 		help: "Scroll the timeline forward, back to the latest event; a window held at a breakpoint returns to now."},
-	{act: actCursor, keys: keys(runeKey('c')), label: "c", hint: "cursor", on: onLive,
+	{act: actCursor, keys: keys(runeKey('c')), label: "c", hint: "cursor", on: onLive | onReplay,
 		help: "Show or hide the timeline's cursor, a column whose slice the event pane lists: every event of the focused loop in it (task names and durations, why a select returned, the budget and where a batch was cut), with its busy share and marks. Zooming keeps the cursor's time under it."},
 	{act: actCursorBack, keys: keys(namedKey(tcell.KeyLeft), runeKey(',')), label: "←/,", footKey: "←→", hint: "cursor", on: onLive,
 		help: "Move the timeline's cursor one column back (showing it first); at the left edge the window scrolls."},
@@ -165,6 +166,8 @@ var keyTable = []binding{
 		help: "Move the timeline's cursor forward to the start of the next slice of the focused loop."},
 	{act: actFollow, keys: keys(runeKey('f')), label: "f", hint: "follow", on: onLive | onReplay,
 		help: "Follow the task or channel of the newest line in the event pane (the cursor's slice when it is on): its events on every loop are marked ◆ on the lanes and listed, in order — a task from its submit (queued behind how many) to the batch that ran it and for how long; a channel from the boss's accept to register0 on its worker, its reads and writes. f again stops following."},
+	{act: actFollowHead, keys: keys(runeKey('F')), label: "F", on: onLive | onReplay,
+		help: "Follow the task at the head of the focused loop's task queue, the next it will run: where it came from, the wakeup it rode on, how many it queued behind, and once it runs, its batch and how long it took. F again (or f) stops following."},
 	{act: actLayout, keys: keys(runeKey('t')), label: "t", hint: "layout", on: onLive | onReplay, footer: 15,
 		help: "Cycle the layouts: timeline with the detail pane, every loop's lane in place of the detail pane, no timeline."},
 	{act: actLockstep, keys: keys(runeKey('p')), label: "p", hint: "lockstep", on: onCompare, footer: 4,

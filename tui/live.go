@@ -238,26 +238,6 @@ func (v *liveView) ending() bool {
 	return false
 }
 
-// moveBySlice moves the timeline's cursor to the start of the next (or
-// previous) slice of the focused loop's lane: a run of columns spent
-// alike, or a marked column.
-func (v *liveView) moveBySlice(fwd bool) {
-	tl := &v.body.tl
-	var cells []model.Cell
-	for i := range v.frame.Loops {
-		if v.frame.Loops[i].Index == v.focus {
-			cells = v.frame.Loops[i].Lane.Cells
-		}
-	}
-	if len(cells) == 0 {
-		return
-	}
-	if !tl.cursorOn {
-		tl.cursorOn, tl.cursor = true, len(cells)-1
-	}
-	tl.cursor = sliceStart(cells, min(tl.cursor, len(cells)-1), fwd)
-}
-
 // sliceStart is the first column of the slice after (or before) the one
 // column c is in; the edge when there is none.
 func sliceStart(cells []model.Cell, c int, fwd bool) int {
@@ -299,6 +279,26 @@ func sliceStart(cells []model.Cell, c int, fwd bool) int {
 // toggleFollow follows the item of the newest line in the event pane, or
 // stops following.
 func (v *liveView) toggleFollow() { v.follow = toggleFollow(v.follow, v.frame.Log, v.sh.say) }
+
+// followHead returns what to follow next: nothing when following already,
+// else the task at the head of the focused loop's queue.
+func followHead(cur model.FollowQuery, f *model.Frame, focus int, say func(string)) model.FollowQuery {
+	if cur.Field != "" {
+		return model.FollowQuery{}
+	}
+	for _, l := range f.Snapshot.Loops {
+		if l.Index != focus {
+			continue
+		}
+		if len(l.QueueHead) == 0 {
+			say("nothing to follow: " + l.Name + "'s task queue is empty")
+			return model.FollowQuery{}
+		}
+		return model.FollowQuery{Field: "id", ID: l.QueueHead[0].ID}
+	}
+	say("nothing to follow: focus a loop first (tab)")
+	return model.FollowQuery{}
+}
 
 // toggleFollow returns what to follow next: nothing when following
 // already, else the item of the newest of lines that names one.
@@ -524,8 +524,10 @@ func (v *liveView) act(a action) {
 		v.scrollLog(a)
 	case actFollow:
 		v.toggleFollow()
+	case actFollowHead:
+		v.follow = followHead(v.follow, v.frame, v.focus, v.sh.say)
 	case actSliceBack, actSliceFwd:
-		v.moveBySlice(a == actSliceFwd)
+		v.body.tl.moveBySlice(v.frame, v.focus, a == actSliceFwd)
 	case actGoto:
 		v.sh.openPrompt("go to run time (5s, 1m2.5s): ", "", v.goTo)
 	case actRestart:

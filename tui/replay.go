@@ -114,6 +114,7 @@ func newReplayView(sh *shell, name string, hdr jsonl.Header, rep *model.Replay) 
 		breaks: model.Breaks{Rebuild: true, Premature: true, DeadlineHit: true, TaskPanic: true},
 		sc:     recordedScenario(hdr)}
 	v.body.onFocus = func(i int) { v.focus = i }
+	v.body.mouseCursor = true
 	return v
 }
 
@@ -142,9 +143,7 @@ func (v *replayView) refresh() {
 			v.playing.Store(false)
 		}
 	}
-	q := model.Query{Focus: v.focus, Head: detailHead, Log: max(v.body.logRows, minLogQuery), Filter: v.filter,
-		Timeline: v.body.tl.query()}
-	v.body.tl.end, v.body.tl.origin = 0, 0
+	q := v.query()
 	if v.follow.Field != "" {
 		q.Follow = v.follow
 		q.Follow.Max = model.LogCap
@@ -156,17 +155,42 @@ func (v *replayView) refresh() {
 	v.frame.Now = v.rep.Time()
 	v.snap = v.frame.Snapshot
 	v.body.markFollowed(v.snap.FollowLog, v.snap.Time)
+	following := v.follow.Field != ""
+	inspect := v.body.tl.cursorOn && !following
 	empty := emptyReplayLog(v.filter)
-	if v.follow.Field != "" {
+	switch {
+	case following:
 		fl := v.snap.FollowLog
 		v.frame.Log = fl[:min(len(fl), max(v.body.logRows-1, 1))]
 		empty = "no event of the followed item up to here (f stops following)"
+	case inspect:
+		v.frame.Log = v.snap.SliceLog
+		empty = "no event of this loop in the slice under the cursor (←→ move it, c hides it)"
 	}
 	v.body.show(v.frame, v.focus, v.filter, empty)
-	if v.follow.Field != "" {
+	switch {
+	case following:
 		v.body.followTitle(v.follow, len(v.snap.FollowLog))
+	case inspect:
+		v.body.inspectTitle(v.frame, v.focus)
 	}
 	v.setBars()
+}
+
+// query is the frame's query: the timeline's window ends at the current
+// event, on the same grid as a live one, and the cursor's slice is listed
+// as the live inspect panel lists it.
+func (v *replayView) query() model.Query {
+	q := model.Query{Focus: v.focus, Head: detailHead, Log: max(v.body.logRows, minLogQuery), Filter: v.filter,
+		Timeline: v.body.tl.query()}
+	q.Timeline.End = max(v.rep.Time(), 1)
+	q.Timeline = q.Timeline.Aligned()
+	tl := &v.body.tl
+	tl.end, tl.origin = q.Timeline.End, 0
+	if from, to, ok := tl.cursorSlice(0); ok {
+		q.Slice = model.SliceQuery{Loop: v.focus, From: from, To: to, Max: max(v.body.logRows, minLogQuery)}
+	}
+	return q
 }
 
 // replayWheel draws the wheel from its events: the cursor, and the slots
@@ -284,14 +308,12 @@ func (v *replayView) act(a action) {
 	switch a {
 	case actPlay:
 		v.setPlaying(!v.playing.Load())
-	case actFwd:
-		v.seek(v.rep.Pos() + 1)
-	case actBack:
-		v.seek(v.rep.Pos() - 1)
-	case actFwdPage:
-		v.seek(v.rep.Pos() + replayPage)
-	case actBackPage:
-		v.seek(v.rep.Pos() - replayPage)
+	case actFwd, actBack, actFwdPage, actBackPage:
+		if v.body.tl.cursorOn {
+			v.moveCursor(a)
+			return
+		}
+		v.seek(v.rep.Pos() + replayStep(a))
 	case actStart:
 		v.seek(0)
 	case actEnd:
@@ -300,6 +322,8 @@ func (v *replayView) act(a action) {
 		v.jumpBreak(a == actNextBreak)
 	case actFollow:
 		v.follow = toggleFollow(v.follow, v.frame.Log, v.sh.say)
+	case actFollowHead:
+		v.follow = followHead(v.follow, v.frame, v.focus, v.sh.say)
 	case actGoto:
 		v.sh.openPrompt("go to event N or time (2.5s): ", "", func(s string) {
 			if n, ok := parseGoto(s, v.rep); ok {
@@ -331,6 +355,36 @@ func (v *replayView) act(a action) {
 		}
 	default:
 		v.body.tl.act(a)
+	}
+}
+
+// replayStep is how many events a stepping key moves.
+func replayStep(a action) int {
+	switch a {
+	case actFwd:
+		return 1
+	case actBack:
+		return -1
+	case actFwdPage:
+		return replayPage
+	}
+	return -replayPage
+}
+
+// moveCursor moves the timeline's cursor in place of the replay: ←→ by a
+// column, [ ] by a slice of the focused loop. Past the right edge of a
+// window that ends at the current event, the replay moves on by a
+// column's time, so the cursor walks forward through the run.
+func (v *replayView) moveCursor(a action) {
+	tl := &v.body.tl
+	switch {
+	case a == actFwdPage || a == actBackPage:
+		tl.moveBySlice(v.frame, v.focus, a == actFwdPage)
+	case a == actFwd && tl.back == 0 && tl.cursor >= tl.cols-1:
+		// At least one event on, when the next column holds none.
+		v.seek(max(v.rep.PosAtTime(v.rep.Time()+tl.span()/int64(max(tl.cols, 1))), v.rep.Pos()+1))
+	default:
+		tl.moveCursor(a == actFwd)
 	}
 }
 

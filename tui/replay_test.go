@@ -257,3 +257,40 @@ func TestReplayFollowsAnItem(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// The replay's timeline cursor: c shows it on the column of the current
+// event and the event pane lists the focused loop's events in that slice,
+// each select_end with why it returned; ← moves the cursor a column, →
+// at the right edge moves the replay on by a column's time, and c hides
+// it, giving ←→ back to stepping events.
+func TestReplayCursorInspectsASlice(t *testing.T) {
+	checkGoroutines(t)
+	hs := startReplay(t, writeTrace(t, replayScript()), 100, 34)
+	hs.press(keyEv(tcell.KeyEnd), runeEv('<'), runeEv('c'))
+	got := hs.frame()
+	golden(t, "replay_cursor_inspect", got)
+	if !strings.Contains(got, "▲") || !strings.Contains(got, "─ slice 00:00.4") ||
+		!strings.Contains(got, "← no key, task or timer") {
+		t.Errorf("no cursor, no inspect panel or no reason for the premature selects:\n%s", got)
+	}
+	hs.press(keyEv(tcell.KeyLeft))
+	if moved := hs.frame(); moved == got || !strings.Contains(moved, "event 135/") {
+		t.Errorf("← did not move the cursor, or moved the replay:\n%s", moved)
+	}
+	hs.press(keyEv(tcell.KeyRight), keyEv(tcell.KeyRight))
+	if on := hs.frame(); strings.Contains(on, "event 135/") {
+		t.Errorf("→ at the right edge did not move the replay on:\n%s", on)
+	}
+	hs.press(runeEv('c'))
+	off := hs.frame()
+	if strings.Contains(off, "─ slice ") || strings.Contains(off, "▲") {
+		t.Errorf("c left the cursor on:\n%s", off)
+	}
+	hs.press(runeEv(','))
+	if back := hs.frame(); back == off {
+		t.Error(", did not step the replay back once the cursor was off")
+	}
+	if err := hs.quit(); err != nil {
+		t.Fatal(err)
+	}
+}

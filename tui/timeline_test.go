@@ -150,6 +150,30 @@ func TestLiveFollowsAnItem(t *testing.T) {
 	}
 }
 
+// F follows the task at the head of the focused loop's queue (worker-0's
+// #10, the next it will run): its submit is listed and marked; on a loop
+// with an empty queue F says there is nothing to follow.
+func TestLiveFollowsTheQueueHead(t *testing.T) {
+	checkGoroutines(t)
+	hs, _ := startLive(t, 120, 40)
+	hs.press(runeEv('Z'), runeEv('Z'))
+	if got := hs.frame(); !strings.Contains(got, "#10 flood") {
+		t.Fatalf("worker-0's queue head is not #10:\n%s", got)
+	}
+	hs.press(runeEv('F'))
+	got := hs.frame()
+	if !strings.Contains(got, "─ following task id=10") || !strings.Contains(got, "task_submit id=10") {
+		t.Errorf("F did not follow the queue head:\n%s", got)
+	}
+	hs.press(runeEv('F'), keyEv(tcell.KeyTab), runeEv('F'))
+	if off := hs.frame(); strings.Contains(off, "─ following ") || !strings.Contains(off, "task queue is empty") {
+		t.Errorf("F on an empty queue followed something, or did not say why not:\n%s", off)
+	}
+	if err := hs.quit(); err != nil {
+		t.Fatal(err)
+	}
+}
+
 // [ and ] move the cursor by slice: to the start of the next run of
 // columns spent alike, a marked column being a slice of its own.
 func TestSliceStartMovesBySlice(t *testing.T) {

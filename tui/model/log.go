@@ -1,6 +1,7 @@
 package model
 
 import (
+	"iter"
 	"strings"
 
 	"github.com/reactorviz/reactorviz/reactor/trace"
@@ -44,9 +45,18 @@ func (g *eventLog) lines(n int, keep func(*trace.Event) bool, name func(uint16) 
 			break
 		}
 		out = pushOlder(out, e, name)
+		explain(out, e, g.older(i))
 	}
 	reverseLines(out)
 	return out
+}
+
+// explain gives a select_end just pushed its reason (WhySelect), from the
+// events before it.
+func explain(lines []LogLine, e *trace.Event, older iter.Seq[*trace.Event]) {
+	if e.Kind == trace.KindSelectEnd {
+		lines[len(lines)-1].Why = WhySelect(e, older)
+	}
 }
 
 // oldest returns the time of the oldest event the log holds.

@@ -473,6 +473,7 @@ func TestReplayBackwardsEqualsForwardFold(t *testing.T) {
 				break
 			}
 			log = pushOlder(log, &events[i], st.LoopName)
+			explain(log, &events[i], eventsBefore(events, i))
 		}
 		reverseLines(log)
 		want.Log = log

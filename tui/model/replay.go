@@ -164,6 +164,9 @@ func (r *Replay) Snapshot(q Query) *Snapshot {
 	if fq := q.Follow; fq.Max > 0 && fq.Field != "" {
 		s.FollowLog = r.follow(fq)
 	}
+	if sq := q.Slice; sq.Max > 0 {
+		s.SliceLog = r.slice(sq)
+	}
 	if q.Log <= 0 {
 		return s
 	}
@@ -179,11 +182,33 @@ func (r *Replay) Snapshot(q Query) *Snapshot {
 			break
 		}
 		found = pushOlder(found, e, r.cur.LoopName)
+		explain(found, e, eventsBefore(r.events, i))
 	}
 	s.LogScanned = i >= 0 && len(found) < q.Log
 	reverseLines(found)
 	s.Log = found
 	return s
+}
+
+// slice lists the latest sq.Max events of one loop in [From, To) up to
+// the current event, as the live model's inspect query does; the whole
+// trace is at hand, so nothing is ever missing from its start.
+func (r *Replay) slice(sq SliceQuery) []LogLine {
+	hi := min(sort.Search(r.pos, func(i int) bool { return r.events[i].Time >= sq.To }), r.pos)
+	var found []LogLine
+	for i := hi - 1; i >= 0 && r.events[i].Time >= sq.From; i-- {
+		e := &r.events[i]
+		if int(e.Loop) != sq.Loop {
+			continue
+		}
+		if len(found) >= sq.Max && !folds(found, e) {
+			break
+		}
+		found = pushOlder(found, e, r.cur.LoopName)
+		explain(found, e, eventsBefore(r.events, i))
+	}
+	reverseLines(found)
+	return found
 }
 
 // follow lists the followed item's path up to the current event, from

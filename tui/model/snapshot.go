@@ -141,6 +141,9 @@ type LogLine struct {
 	// this line stands for: the log folds a run of them into one line,
 	// the latest.
 	Repeat int
+	// Why says why a select_end's select returned (WhySelect); empty for
+	// other kinds.
+	Why string
 }
 
 // LoopName returns the name of a loop index, or its placeholder.

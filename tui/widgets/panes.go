@@ -65,6 +65,9 @@ func (g *EventLog) Draw(scr tcell.Screen) {
 			S(Pad(l.Loop, nameW)+" ", g.th.Accent),
 			S(model.Describe(&e), KindStyle(e.Kind, e.Flag, g.th)),
 		}
+		if l.Why != "" {
+			segs = append(segs, S("  ← "+l.Why, g.th.Dim))
+		}
 		if l.Repeat > 0 {
 			// A run of periodic events folded into its latest one.
 			segs = append(segs, S("  ×"+model.Count(int64(l.Repeat+1))+" in a row, the latest shown", g.th.Dim))

@@ -1,0 +1,109 @@
+package model
+
+import (
+	"iter"
+	"strconv"
+
+	"github.com/reactorviz/reactorviz/reactor/trace"
+)
+
+// whyScan bounds how far back WhySelect looks for the select's begin: a
+// loop asleep for a long time under a flood on other loops can be many
+// events back, and a log line is not worth more.
+const whyScan = 1 << 14
+
+// WhySelect says in a few words why the select that end (a select_end)
+// closes returned, from the events before it, newest first: its
+// select_begin (the mode and the timeout asked for) and the wakeups
+// written to its loop while it waited. The order of the checks is
+// Netty's own in NioEventLoop.select (4.1.43): a key ready, then woken
+// (wakenUp, a task, a due timer), then the timeout; what is left came
+// back early with nothing to do, the premature return that selectCnt
+// counts toward a rebuild.
+func WhySelect(end *trace.Event, older iter.Seq[*trace.Event]) string {
+	var begin *trace.Event
+	var woke *trace.Event // the newest wakeup written to this loop while it waited
+	n := 0
+	for e := range older {
+		if n++; n > whyScan {
+			break
+		}
+		if e.Loop != end.Loop {
+			continue
+		}
+		if e.Kind == trace.KindWakeup && e.Flag && woke == nil {
+			woke = e
+		}
+		if e.Kind == trace.KindSelectBegin {
+			begin = e
+			break
+		}
+	}
+	return whyText(end, begin, woke)
+}
+
+func whyText(end, begin, woke *trace.Event) string {
+	ready := end.A
+	switch {
+	case begin != nil && begin.Str == "select_now":
+		return "polled without waiting: tasks queued or a timer due" + readyText(ready, "; ")
+	case end.Flag:
+		return "no key, task or timer due: toward a rebuild"
+	case ready > 0:
+		s := readyText(ready, "")
+		if woke != nil {
+			s += ", and " + wokenText(woke)
+		}
+		return s
+	case woke != nil:
+		return wokenText(woke)
+	case begin != nil && begin.A > 0 && end.B >= begin.A-500_000:
+		return "timed out: a timer due, or the idle cap"
+	case begin == nil:
+		return ""
+	}
+	return "early, nothing ready: a task without a new wakeup, or a pause"
+}
+
+func readyText(ready int64, lead string) string {
+	switch {
+	case ready <= 0:
+		return ""
+	case ready == 1:
+		return lead + "1 ready key"
+	}
+	return lead + strconv.FormatInt(ready, 10) + " ready keys"
+}
+
+func wokenText(w *trace.Event) string {
+	switch w.Str {
+	case "":
+		return "woken by an eventfd write"
+	case "external":
+		return "woken by an eventfd write from outside the loops"
+	}
+	return "woken by " + clean(w.Str, 24) + "'s eventfd write"
+}
+
+// older iterates the log's events older than the one age events back
+// from the newest, newest first.
+func (g *eventLog) older(age int) iter.Seq[*trace.Event] {
+	return func(yield func(*trace.Event) bool) {
+		for j := age + 1; j < g.n; j++ {
+			if !yield(&g.buf[(g.next-1-j+2*len(g.buf))%len(g.buf)]) {
+				return
+			}
+		}
+	}
+}
+
+// eventsBefore iterates events[:i] newest first.
+func eventsBefore(events []trace.Event, i int) iter.Seq[*trace.Event] {
+	return func(yield func(*trace.Event) bool) {
+		for j := i - 1; j >= 0; j-- {
+			if !yield(&events[j]) {
+				return
+			}
+		}
+	}
+}
