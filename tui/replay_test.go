@@ -270,7 +270,7 @@ func TestReplayCursorInspectsASlice(t *testing.T) {
 	got := hs.frame()
 	golden(t, "replay_cursor_inspect", got)
 	if !strings.Contains(got, "▲") || !strings.Contains(got, "─ slice 00:00.4") ||
-		!strings.Contains(got, "← no key, task or timer") {
+		!strings.Contains(got, "← nothing to do: counts") {
 		t.Errorf("no cursor, no inspect panel or no reason for the premature selects:\n%s", got)
 	}
 	hs.press(keyEv(tcell.KeyLeft))

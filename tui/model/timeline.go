@@ -108,6 +108,10 @@ type bucket struct {
 	n     int64 // the bucket's number (time / width); a slot holding another is stale
 	ns    [3]int32
 	marks phases.Mark
+	// The first and last mark's offsets into the bucket: a column drawn
+	// from a bucket wider than itself gets the marks only when it meets
+	// that stretch, so a burst is not smeared over a bucket's width.
+	mlo, mhi int32
 }
 
 // drawn are the marks a lane draws: all of them, the loop's termination
@@ -232,7 +236,13 @@ func (l *lane) add(s phases.Span) {
 func (l *lane) mark(t int64, m phases.Mark) {
 	l.track.AddMark(t, m)
 	for k, w := range bucketWidths {
-		l.buckets[k].at(t / w).marks |= m
+		b := l.buckets[k].at(t / w)
+		off := int32(t - b.n*w)
+		if b.marks == 0 {
+			b.mlo, b.mhi = off, off
+		}
+		b.marks |= m
+		b.mlo, b.mhi = min(b.mlo, off), max(b.mhi, off)
 	}
 }
 
@@ -371,7 +381,9 @@ func (l *lane) fromBuckets(c *Cell, from, to int64) {
 			c.Select += int64(b.ns[0]) * (hi - lo) / w
 			c.IO += int64(b.ns[1]) * (hi - lo) / w
 			c.Tasks += int64(b.ns[2]) * (hi - lo) / w
-			c.Marks |= b.marks
+			if n*w+int64(b.mlo) < to && n*w+int64(b.mhi) >= from {
+				c.Marks |= b.marks
+			}
 		}
 		return
 	}

@@ -243,6 +243,31 @@ func TestTimelineMarksOlderThanTheRing(t *testing.T) {
 	}
 }
 
+// A burst that outruns the mark ring, seen seconds later through the
+// coarse buckets, marks the columns it fell in and not its neighbours:
+// a column drawn from a 40 ms bucket does not show a burst in the next.
+func TestTimelineBucketMarksStayInTheirColumns(t *testing.T) {
+	m := New(testLoops)
+	var evs []trace.Event
+	const burst = 1_025_000 // µs: the premature returns all fall at 1.025 s
+	for i := range int64(600) {
+		evs = append(evs,
+			evUS(1, burst+i/100, trace.KindSelectBegin, func(e *trace.Event) { e.Str, e.A = "select", 1e9 }),
+			evUS(1, burst+i/100, trace.KindSelectEnd, func(e *trace.Event) { e.Flag = true }))
+	}
+	evs = append(evs, evUS(1, burst+10, trace.KindSelectBegin, func(e *trace.Event) { e.Str, e.A = "select", 1e9 }),
+		evUS(1, 3_000_000, trace.KindSelectEnd, nil))
+	m.Consume(evs)
+	// 300 columns of 10 ms, ending at 3.0 s: the 2 ms ring no longer
+	// reaches back to 1.0 s, so the 40 ms one draws it.
+	s := m.Snapshot(Query{Focus: -1, Timeline: TimelineQuery{Cols: 300, Span: 3e9, End: 3e9}})
+	for i, c := range loopByName(t, s, "worker-0").Lane.Cells {
+		if has, want := c.Marks&phases.MarkPremature != 0, i == 102; has != want {
+			t.Errorf("column %d (%d–%d ms): premature mark %v, want %v", i, i*10, i*10+10, has, want)
+		}
+	}
+}
+
 // An aligned query puts its columns on a fixed grid: two ends less than a
 // column apart give the same columns, and each column spans exactly the
 // same whole number of nanoseconds.

@@ -23,6 +23,7 @@ const whyScan = 1 << 14
 func WhySelect(end *trace.Event, older iter.Seq[*trace.Event]) string {
 	var begin *trace.Event
 	var woke *trace.Event // the newest wakeup written to this loop while it waited
+	rebuilt := false      // the poll is the selectNow on a rebuilt selector
 	n := 0
 	for e := range older {
 		if n++; n > whyScan {
@@ -31,13 +32,22 @@ func WhySelect(end *trace.Event, older iter.Seq[*trace.Event]) string {
 		if e.Loop != end.Loop {
 			continue
 		}
+		if begin != nil {
+			rebuilt = e.Kind == trace.KindRebuildEnd
+			break
+		}
 		if e.Kind == trace.KindWakeup && e.Flag && woke == nil {
 			woke = e
 		}
 		if e.Kind == trace.KindSelectBegin {
 			begin = e
-			break
+			if begin.Str != "select_now" {
+				break
+			}
 		}
+	}
+	if rebuilt {
+		return "selectNow on the new selector, right after the rebuild" + readyText(end.A, "; ")
 	}
 	return whyText(end, begin, woke)
 }
@@ -48,7 +58,7 @@ func whyText(end, begin, woke *trace.Event) string {
 	case begin != nil && begin.Str == "select_now":
 		return "polled without waiting: tasks queued or a timer due" + readyText(ready, "; ")
 	case end.Flag:
-		return "no key, task or timer due: toward a rebuild"
+		return "nothing to do: counts toward a rebuild"
 	case ready > 0:
 		s := readyText(ready, "")
 		if woke != nil {

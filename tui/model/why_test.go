@@ -40,8 +40,10 @@ func TestWhySelectNamesEachReason(t *testing.T) {
 		// A coalesced wakeup wrote nothing, and another loop's is not ours.
 		{"timed out", []trace.Event{begin(1e9, "select"), wakeup(1, "main", false), wakeup(2, "main", true), end(0, 1e9, false)},
 			"timed out"},
-		{"premature", []trace.Event{begin(1e9, "select"), end(0, 1e6, true)}, "no key, task or timer due: toward a rebuild"},
+		{"premature", []trace.Event{begin(1e9, "select"), end(0, 1e6, true)}, "nothing to do: counts toward a rebuild"},
 		{"select now", []trace.Event{begin(0, "select_now"), end(0, 0, false)}, "polled without waiting"},
+		{"after a rebuild", []trace.Event{ev(1, 0, trace.KindRebuildEnd, nil), begin(0, "select_now"), end(0, 0, false)},
+			"selectNow on the new selector, right after the rebuild"},
 		{"early", []trace.Event{begin(1e9, "select"), end(0, 1e6, false)}, "early, nothing ready"},
 		{"no begin", []trace.Event{end(0, 1e6, false)}, ""},
 	} {
