@@ -206,17 +206,41 @@ const watchLabel = "watch: "
 // on screen before the next one: long enough to read a line or two.
 const pageFor = 4 * time.Second
 
-// captionClock picks the page of a long caption. It is the wall clock, not
-// the run's, so the pages turn while a learner has the run paused to read
-// them; tests pin it.
+// captionClock is the wall clock the pages of a long caption turn by;
+// tests pin it.
 var captionClock = time.Now
+
+// captionPager turns the pages of a watch note too long for its rows:
+// every pageFor of wall time while the screen moves, never on its own
+// while it stands still (a paused run, a finished one, a stopped replay),
+// so a stopped picture stays as it was; w turns a page by hand.
+type captionPager struct {
+	page   int
+	since  time.Time
+	moving bool // set by the screen before each draw
+}
+
+// pick returns the page of pages to show now.
+func (p *captionPager) pick(pages int) int {
+	now := captionClock()
+	if p.since.IsZero() {
+		p.since = now
+	}
+	if p.moving && now.Sub(p.since) >= pageFor {
+		p.page, p.since = p.page+1, now
+	}
+	return p.page % pages
+}
+
+// turn shows the next page, for pageFor before the pages turn on their own.
+func (p *captionPager) turn() { p.page, p.since = p.page+1, captionClock() }
 
 // drawCaption draws the caption in rows rows at (x, y): the latest action
 // first, lit while recent, then the watch note wrapped into what is left.
 // On two rows or fewer only a recent action is shown. A note is wrapped at word
 // boundaries, never cut: one longer than its rows is shown a page at a
 // time, each page marked with its number.
-func drawCaption(scr tcell.Screen, th *widgets.Theme, c captionView, x, y, w, rows int) {
+func drawCaption(scr tcell.Screen, th *widgets.Theme, c captionView, pg *captionPager, x, y, w, rows int) {
 	widgets.Clear(scr, x, y, w, rows, th.Base)
 	if rows <= 0 {
 		return
@@ -234,7 +258,7 @@ func drawCaption(scr tcell.Screen, th *widgets.Theme, c captionView, x, y, w, ro
 	if c.watch == "" || line >= rows {
 		return
 	}
-	lines, mark := watchPage(c.watch, w-len(watchLabel), rows-line, captionClock())
+	lines, mark := watchPage(c.watch, w-len(watchLabel), rows-line, pg.pick)
 	for i, text := range lines {
 		lead := widgets.S(strings.Repeat(" ", len(watchLabel)), th.Base)
 		if i == 0 {
@@ -249,20 +273,20 @@ func drawCaption(scr tcell.Screen, th *widgets.Theme, c captionView, x, y, w, ro
 }
 
 // watchPage wraps a note into lines of width w and returns the page of
-// rows lines to show at wall time now, with its mark ("1/3") when the note
-// takes more than one page. A paged note is wrapped narrower, so the mark
-// fits after the last line of a page.
-func watchPage(note string, w, rows int, now time.Time) ([]string, string) {
+// rows lines that pick chooses, with its mark ("1/3 w": w turns it) when
+// the note takes more than one page. A paged note is wrapped narrower, so
+// the mark fits after the last line of a page.
+func watchPage(note string, w, rows int, pick func(pages int) int) ([]string, string) {
 	lines := widgets.Wrap(note, max(w, 1))
 	if len(lines) <= rows {
 		return lines, ""
 	}
-	lines = widgets.Wrap(note, max(w-len(" 9/9"), 1))
+	lines = widgets.Wrap(note, max(w-len(" 9/9 w"), 1))
 	pages := (len(lines) + rows - 1) / rows
 	per := (len(lines) + pages - 1) / pages // balanced: no near-empty last page
-	page := int(now.UnixNano()/int64(pageFor)) % pages
+	page := pick(pages)
 	lines = lines[page*per : min((page+1)*per, len(lines))]
-	return lines, strconv.Itoa(page+1) + "/" + strconv.Itoa(pages)
+	return lines, strconv.Itoa(page+1) + "/" + strconv.Itoa(pages) + " w"
 }
 
 // recordedScenario is the built-in scenario a trace header names, for a

@@ -86,6 +86,36 @@ func TestLiveOpensPausedAtTheStart(t *testing.T) {
 	}
 }
 
+// The pages turn every pageFor while the screen moves, stand still while
+// it does not, and w turns one by hand.
+func TestCaptionPagesTurnOnlyWhileTheScreenMoves(t *testing.T) {
+	now := time.Unix(100, 0)
+	defer func(c func() time.Time) { captionClock = c }(captionClock)
+	captionClock = func() time.Time { return now }
+	var p captionPager
+	p.moving = true
+	if got := p.pick(3); got != 0 {
+		t.Fatalf("first page %d", got)
+	}
+	now = now.Add(pageFor)
+	if got := p.pick(3); got != 1 {
+		t.Fatalf("after pageFor moving: page %d, want 1", got)
+	}
+	p.moving = false
+	now = now.Add(10 * pageFor)
+	if got := p.pick(3); got != 1 {
+		t.Fatalf("standing still: page %d, want 1 still", got)
+	}
+	p.turn()
+	if got := p.pick(3); got != 2 {
+		t.Fatalf("after w: page %d, want 2", got)
+	}
+	p.turn()
+	if got := p.pick(3); got != 0 {
+		t.Fatalf("w past the last page: %d, want 0", got)
+	}
+}
+
 // A note too long for its rows is shown a page at a time, each page
 // marked, its lines cut only between words, the pages balanced; together
 // they hold every word.
@@ -93,15 +123,15 @@ func TestWatchPageWrapsAndPages(t *testing.T) {
 	note := "worker-0 gets 50000 small tasks (10us each) and runs them all in one batch: no budget, no 64-task checks (0 clock reads), while its echo clients wait."
 	var words []string
 	for p := range 3 {
-		lines, mark := watchPage(note, 40, 3, time.Unix(0, 0).Add(time.Duration(p)*pageFor))
-		if mark != strconv.Itoa(p%2+1)+"/2" {
+		lines, mark := watchPage(note, 40, 3, func(pages int) int { return p % pages })
+		if mark != strconv.Itoa(p%2+1)+"/2 w" {
 			t.Fatalf("page %d mark %q", p, mark)
 		}
 		if len(lines) < 2 || len(lines) > 3 {
 			t.Errorf("page %d has %d lines: %q", p, len(lines), lines)
 		}
 		for _, l := range lines {
-			if len([]rune(l)) > 40-len(" 9/9") || strings.Contains(l, "…") {
+			if len([]rune(l)) > 40-len(" 9/9 w") || strings.Contains(l, "…") {
 				t.Errorf("line %q is cut or too long", l)
 			}
 			if p < 2 {
@@ -112,7 +142,7 @@ func TestWatchPageWrapsAndPages(t *testing.T) {
 	if got := strings.Join(words, " "); got != note {
 		t.Errorf("the pages hold\n%q\nnot\n%q", got, note)
 	}
-	if lines, mark := watchPage("short note", 40, 2, time.Unix(0, 0)); mark != "" || len(lines) != 1 {
+	if lines, mark := watchPage("short note", 40, 2, func(int) int { return 0 }); mark != "" || len(lines) != 1 {
 		t.Errorf("a short note: %q %q", lines, mark)
 	}
 }

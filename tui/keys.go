@@ -53,6 +53,7 @@ const (
 	actCursorFwd
 	actFollow
 	actFollowHead
+	actTurnCaption
 	actSliceBack
 	actSliceFwd
 )
@@ -168,6 +169,8 @@ var keyTable = []binding{
 		help: "Follow the task or channel of the newest line in the event pane (the cursor's slice when it is on): its events on every loop are marked ◆ on the lanes and listed, in order — a task from its submit (queued behind how many) to the batch that ran it and for how long; a channel from the boss's accept to register0 on its worker, its reads and writes. f again stops following."},
 	{act: actFollowHead, keys: keys(runeKey('F')), label: "F", on: onLive | onReplay,
 		help: "Follow the task at the head of the focused loop's task queue, the next it will run: where it came from, the wakeup it rode on, how many it queued behind, and once it runs, its batch and how long it took. F again (or f) stops following."},
+	{act: actTurnCaption, keys: keys(runeKey('w')), label: "w", on: onLive | onReplay,
+		help: "Turn the page of a long watch note (its last line ends with the page, 1/2 w). While the run goes on the pages also turn by themselves every few seconds; paused, finished or stopped, the note stays on its page until w."},
 	{act: actLayout, keys: keys(runeKey('t')), label: "t", hint: "layout", on: onLive | onReplay, footer: 15,
 		help: "Cycle the layouts: timeline with the detail pane, every loop's lane in place of the detail pane, no timeline."},
 	{act: actLockstep, keys: keys(runeKey('p')), label: "p", hint: "lockstep", on: onCompare, footer: 4,

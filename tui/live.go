@@ -68,6 +68,7 @@ type liveView struct {
 	header  *widgets.Bar
 	head    headerParts
 	caption captionView
+	pager   captionPager // the page of a long caption
 	served  serveRate
 	logAt   logScroll
 	atBreak map[int]bool      // loops parked at a breakpoint in the last frame
@@ -170,6 +171,19 @@ func (v *liveView) refresh() {
 		v.body.logTitleMore(v.logAt.title(v.sh.th))
 	}
 	v.setHeader(run)
+	_, _, state, _ := v.r.current()
+	v.pager.moving = state == runRunning && v.anyRunning()
+}
+
+// anyRunning reports whether a loop of the frame runs: not stopped at its
+// gate, not shut down.
+func (v *liveView) anyRunning() bool {
+	for _, r := range v.frame.Rows {
+		if r.State < trace.StateShuttingDown && r.Pause == model.PauseRunning {
+			return true
+		}
+	}
+	return false
 }
 
 // timelineQuery is the frame's query with the timeline's window ending
@@ -472,7 +486,7 @@ func (v *liveView) draw(scr tcell.Screen, x, y, w, h int) {
 	v.header.SetRect(x, y, w, 1)
 	v.header.Draw(scr)
 	ch := captionRows(v.caption, w, h)
-	drawCaption(scr, v.sh.th, v.caption, x, y+1, w, ch)
+	drawCaption(scr, v.sh.th, v.caption, &v.pager, x, y+1, w, ch)
 	v.body.draw(scr, x, y+1+ch, w, h-1-ch)
 }
 
@@ -524,6 +538,8 @@ func (v *liveView) act(a action) {
 		v.scrollLog(a)
 	case actFollow:
 		v.toggleFollow()
+	case actTurnCaption:
+		v.pager.turn()
 	case actFollowHead:
 		v.follow = followHead(v.follow, v.frame, v.focus, v.sh.say)
 	case actSliceBack, actSliceFwd:

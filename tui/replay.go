@@ -92,6 +92,7 @@ type replayView struct {
 
 	sc      *scenarios.Scenario // the built-in scenario the trace names, for captions
 	caption captionView
+	pager   captionPager // the page of a long caption
 	marks   []int        // positions of breakpoint events, for the progress bar
 	marksOf model.Breaks // the breakpoints marks was found for
 	marked  bool
@@ -175,6 +176,7 @@ func (v *replayView) refresh() {
 		v.body.inspectTitle(v.frame, v.focus)
 	}
 	v.setBars()
+	v.pager.moving = v.playing.Load()
 }
 
 // query is the frame's query: the timeline's window ends at the current
@@ -257,7 +259,7 @@ func (v *replayView) draw(scr tcell.Screen, x, y, w, h int) {
 	v.bar.Draw(scr)
 	v.drawProgress(scr, x, y+2, w)
 	ch := captionRows(v.caption, w, h)
-	drawCaption(scr, v.sh.th, v.caption, x, y+3, w, ch)
+	drawCaption(scr, v.sh.th, v.caption, &v.pager, x, y+3, w, ch)
 	v.body.draw(scr, x, y+3+ch, w, h-3-ch)
 }
 
@@ -322,6 +324,8 @@ func (v *replayView) act(a action) {
 		v.jumpBreak(a == actNextBreak)
 	case actFollow:
 		v.follow = toggleFollow(v.follow, v.frame.Log, v.sh.say)
+	case actTurnCaption:
+		v.pager.turn()
 	case actFollowHead:
 		v.follow = followHead(v.follow, v.frame, v.focus, v.sh.say)
 	case actGoto:
