@@ -656,14 +656,17 @@ func (h *uringHandler) shutdown() {
 	h.tearingDown = true
 	h.sqe(userData(opCancel, h.l.wakeFD)).PrepCancel(userData(opWake, h.l.wakeFD))
 	for i := 0; i < 1000 && (h.ring.InFlight() > 0 || h.ring.SQReady() > 0); i++ {
+		sqDepth := h.ring.SQReady()
 		submitted, err := h.submitAndWait(1, 10*time.Millisecond)
 		if err != nil {
 			break
 		}
 		// Traced like every other reap, so a fold of the trace counts
 		// the cancellations' entries and completions too.
+		cqDepth := h.ring.CQReady()
 		if reaped := h.reap(); h.l.tracing() {
-			h.l.emit(trace.Event{Kind: trace.KindRingEnter, A: int64(submitted), B: 1, C: int64(reaped)})
+			h.l.emit(trace.Event{Kind: trace.KindRingEnter, A: int64(submitted), B: 1, C: int64(reaped),
+				D: int64(sqDepth), E: int64(cqDepth)})
 		}
 		h.processIO()
 	}
