@@ -146,7 +146,7 @@ func (ch *Channel) setInterest(ops uint32) {
 	if ch.u != nil {
 		ch.loop.uring.interestChanged(ch)
 	} else if ch.flags&flagRegistered != 0 {
-		if err := ch.loop.poller.Mod(ch.fd, ch.epollEvents()); err != nil {
+		if err := ch.loop.epollMod(ch.fd, ch.epollEvents()); err != nil {
 			ch.fail(err)
 			return
 		}
@@ -193,6 +193,7 @@ func (ch *Channel) read() {
 	edge := l.cfg.Trigger == TriggerEdge
 	for i := 0; i < maxMessagesPerRead; i++ {
 		n, err := sockRead(ch.fd, buf)
+		add(&l.stats.Reads, 1)
 		switch {
 		case n > 0:
 			total += n
@@ -212,6 +213,9 @@ func (ch *Channel) read() {
 			ch.closeWith("peer closed")
 			return
 		case err == unix.EAGAIN:
+			// The read that tells the loop the socket is drained: edge-
+			// triggered, every readiness ends with one; it emits no event.
+			add(&l.stats.EmptyReads, 1)
 			ch.readComplete(total)
 			return
 		case err == unix.EINTR:
@@ -296,6 +300,7 @@ func (ch *Channel) flush() {
 func (ch *Channel) doWrite() {
 	l := ch.loop
 	n, err := sockWrite(ch.fd, ch.out)
+	add(&l.stats.Writes, 1)
 	if err != nil && err != unix.EAGAIN && err != unix.EINTR {
 		ch.fail(err)
 		return
@@ -402,7 +407,7 @@ func (ch *Channel) closeWith(reason string) {
 	case l.uring != nil:
 		l.uring.closing(ch) // the fd closes when its last operation completes
 	case ch.flags&flagRegistered != 0:
-		_ = l.poller.Del(ch.fd)
+		_ = l.epollDel(ch.fd)
 		l.removeChannel(ch)
 		unix.Close(ch.fd)
 	default:
@@ -469,7 +474,7 @@ func (l *EventLoop) addToSelector(ch *Channel) error {
 	if l.uring != nil {
 		return l.uring.register(ch)
 	}
-	return l.poller.Add(ch.fd, ch.epollEvents())
+	return l.epollAdd(l.poller, ch.fd, ch.epollEvents())
 }
 
 func (ch *Channel) activate() {

@@ -30,7 +30,7 @@ func (l *EventLoop) injectSpurious() {
 	if err != nil {
 		return
 	}
-	if err := poll.WriteEventFD(fd); err != nil || l.poller.Add(fd, poll.In) != nil {
+	if err := poll.WriteEventFD(fd); err != nil || l.epollAdd(l.poller, fd, poll.In) != nil {
 		closeFD(fd)
 		return
 	}

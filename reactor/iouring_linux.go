@@ -228,7 +228,7 @@ func (h *uringHandler) selectPhase(handoff int64) int64 {
 		start, sqDepth = l.now(), h.ring.SQReady()
 		l.emitAt(start, trace.Event{Kind: trace.KindSelectBegin, Str: "io_uring_enter", A: int64(timeout), Flag: l.iterationMark()})
 	}
-	submitted, err := h.ring.SubmitAndWait(wait, timeout)
+	submitted, err := h.submitAndWait(wait, timeout)
 	if err != nil {
 		l.selectorFailed(err)
 	}
@@ -237,10 +237,10 @@ func (h *uringHandler) selectPhase(handoff int64) int64 {
 	if tracing {
 		cqDepth = h.ring.CQReady()
 	}
-	h.reap()
+	reaped := h.reap()
 	if tracing {
 		l.emitAt(t, trace.Event{Kind: trace.KindRingEnter, A: int64(submitted), B: int64(wait),
-			C: int64(h.n), D: int64(sqDepth), E: int64(cqDepth)})
+			C: int64(reaped), D: int64(sqDepth), E: int64(cqDepth)})
 		l.emitAt(t, trace.Event{Kind: trace.KindSelectEnd, A: int64(h.n), B: t - start})
 	}
 	return t
@@ -255,14 +255,30 @@ func (h *uringHandler) waitFor(deadline, now int64) (uint32, time.Duration) {
 	return 0, 0
 }
 
+// submitAndWait is the loop's io_uring_enter, counted: the ring enters
+// the kernel only when it has entries to submit or a wait to make (or
+// the kernel asks for it), so the enters are the ring's own count, and
+// the entries the kernel took are what it returns.
+func (h *uringHandler) submitAndWait(wait uint32, timeout time.Duration) (int, error) {
+	before := h.ring.Stats().Enters
+	submitted, err := h.ring.SubmitAndWait(wait, timeout)
+	st := &h.l.stats
+	add(&st.RingEnters, int64(h.ring.Stats().Enters-before))
+	add(&st.RingSubmitted, int64(max(submitted, 0)))
+	return submitted, err
+}
+
 // reap copies every posted completion out of the CQ, after those still
-// unhandled, growing the batch while the CQ keeps filling it.
-func (h *uringHandler) reap() {
+// unhandled, growing the batch while the CQ keeps filling it. It returns
+// how many it copied, which the loop counts as completions.
+func (h *uringHandler) reap() int {
+	from := h.n
 	for {
 		n := h.ring.Reap(h.cqes[h.n:])
 		h.n += n
 		if h.n < len(h.cqes) {
-			return
+			add(&h.l.stats.RingCompleted, int64(h.n-from))
+			return h.n - from
 		}
 		h.cqes = append(h.cqes, make([]uring.CQE, len(h.cqes))...)
 	}
@@ -302,7 +318,7 @@ func (h *uringHandler) submitNow() bool {
 	submitted := 0
 	if sqDepth > 0 {
 		var err error
-		if submitted, err = h.ring.SubmitAndWait(0, 0); err != nil {
+		if submitted, err = h.submitAndWait(0, 0); err != nil {
 			l.selectorFailed(err)
 			return false
 		}
@@ -312,9 +328,9 @@ func (h *uringHandler) submitNow() bool {
 	if tracing {
 		cqDepth = h.ring.CQReady()
 	}
-	h.reap()
-	if tracing && (submitted > 0 || h.n > 0) {
-		l.emit(trace.Event{Kind: trace.KindRingEnter, A: int64(submitted), C: int64(h.n),
+	reaped := h.reap()
+	if tracing && (submitted > 0 || reaped > 0) {
+		l.emit(trace.Event{Kind: trace.KindRingEnter, A: int64(submitted), C: int64(reaped),
 			D: int64(sqDepth), E: int64(cqDepth)})
 	}
 	return submitted > 0 || h.n > 0
@@ -640,10 +656,18 @@ func (h *uringHandler) shutdown() {
 	h.tearingDown = true
 	h.sqe(userData(opCancel, h.l.wakeFD)).PrepCancel(userData(opWake, h.l.wakeFD))
 	for i := 0; i < 1000 && (h.ring.InFlight() > 0 || h.ring.SQReady() > 0); i++ {
-		if _, err := h.ring.SubmitAndWait(1, 10*time.Millisecond); err != nil {
+		sqDepth := h.ring.SQReady()
+		submitted, err := h.submitAndWait(1, 10*time.Millisecond)
+		if err != nil {
 			break
 		}
-		h.reap()
+		// Traced like every other reap, so a fold of the trace counts
+		// the cancellations' entries and completions too.
+		cqDepth := h.ring.CQReady()
+		if reaped := h.reap(); h.l.tracing() {
+			h.l.emit(trace.Event{Kind: trace.KindRingEnter, A: int64(submitted), B: 1, C: int64(reaped),
+				D: int64(sqDepth), E: int64(cqDepth)})
+		}
 		h.processIO()
 	}
 	_ = h.bufs.Close()

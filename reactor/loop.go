@@ -231,7 +231,25 @@ func (l *EventLoop) openSelector() error {
 
 // addWakeFD registers the eventfd edge-triggered: one notification per
 // write, and it is never read (Netty's epoll transport does the same).
-func (l *EventLoop) addWakeFD(p *poll.Poller) error { return p.Add(l.wakeFD, poll.In|poll.ET) }
+func (l *EventLoop) addWakeFD(p *poll.Poller) error { return l.epollAdd(p, l.wakeFD, poll.In|poll.ET) }
+
+// epollAdd, epollMod and epollDel are the loop's epoll_ctl calls, each
+// counted as it is made. p is the loop's epoll instance, or a rebuild's
+// new one before it takes the old one's place.
+func (l *EventLoop) epollAdd(p *poll.Poller, fd int, events uint32) error {
+	add(&l.stats.EpollCtl, 1)
+	return p.Add(fd, events)
+}
+
+func (l *EventLoop) epollMod(fd int, events uint32) error {
+	add(&l.stats.EpollCtl, 1)
+	return l.poller.Mod(fd, events)
+}
+
+func (l *EventLoop) epollDel(fd int) error {
+	add(&l.stats.EpollCtl, 1)
+	return l.poller.Del(fd)
+}
 
 // Name returns the loop's name, for example "boss-0".
 func (l *EventLoop) Name() string { return l.name }

@@ -330,7 +330,7 @@ func (l *EventLoop) collect(n int) int {
 			// simply ignores it, which is how an injected always-ready fd
 			// keeps select returning early.
 			if l.cfg.Selector == SelectorEpoll {
-				_ = l.poller.Del(fd)
+				_ = l.epollDel(fd)
 			}
 			continue
 		}
@@ -469,7 +469,7 @@ func (l *EventLoop) rebuildSelector(selectCnt int64) {
 		if ch == nil || ch.closed() {
 			continue
 		}
-		if err := l.poller.Add(ch.fd, ch.epollEvents()); err != nil {
+		if err := l.epollAdd(l.poller, ch.fd, ch.epollEvents()); err != nil {
 			ch.closeWith("re-register failed: " + err.Error())
 			closed++
 			continue

@@ -28,8 +28,8 @@ type LoopTotals struct {
 	// WorstP99US is the clients' p99 in the run's worst window: a batch
 	// that holds a loop shows here, where the run's p99 averages it away.
 	WorstP99US float64 `json:"worst_window_p99_us"`
-	// Syscalls are the server loops' system calls counted from the
-	// engine's events, when the run counted them (a transport comparison).
+	// Syscalls are the server loops' system calls as the engine counted
+	// them; nil for a run rebuilt from a trace.
 	Syscalls *SyscallCount `json:"syscalls,omitempty"`
 	// Design is what the events say of the loop design, when counted.
 	Design *DesignCount `json:"design,omitempty"`
@@ -95,11 +95,53 @@ func flavourPair(a, b LoopTotals) []string {
 		out = append(out, fmt.Sprintf("%s: premature select returns %d under %s, %d under %s — since 4.1.44 (netty#9799) run() counts any iteration that selected nothing and ran no task, a wakeup with no work included; 4.1.43 and 4.2's NIO count inside select(), where a timeout or a wakeup is not premature",
 			pairName(a, b), a.Premature, a.Name, b.Premature, b.Name))
 	}
+	if l := emptyReadsLine(a, b); l != "" {
+		out = append(out, l)
+	}
 	if old := string(scenarios.Netty4143); (a.Name == old || b.Name == old) && differ(a.SelfWakeups, b.SelfWakeups, 2) {
 		out = append(out, fmt.Sprintf("%s: the loops woke themselves %d times under %s, %d under %s — 4.1.44 (netty#9799) dropped the self-wakeup: a loop that is awake (nextWakeupNanos AWAKE) writes no eventfd for its own tasks",
 			pairName(a, b), a.SelfWakeups, a.Name, b.SelfWakeups, b.Name))
 	}
 	return out
+}
+
+// emptyReadsLine explains reads that found nothing far apart: an
+// edge-triggered channel (4.1's epoll with trigger: edge) reads until
+// EAGAIN, so every readiness ends with an empty read; a level-triggered
+// one (NIO, and 4.2's epoll, which has no other mode) stops at a short
+// read and leaves the rest to the next wait.
+func emptyReadsLine(a, b LoopTotals) string {
+	ea, eb := a.EmptyReadsPerRequest(), b.EmptyReadsPerRequest()
+	if ea < 0 || eb < 0 {
+		return ""
+	}
+	if d := max(ea-eb, eb-ea); d < 0.05 || 4*d < max(ea, eb) {
+		return ""
+	}
+	head := fmt.Sprintf("%s: %.2f reads a request found nothing (EAGAIN) under %s, %.2f under %s",
+		pairName(a, b), ea, a.Name, eb, b.Name)
+	if a.Name == string(scenarios.Netty42) || b.Name == string(scenarios.Netty42) {
+		return head + " — 4.2's epoll is level-triggered only (netty#14007/#14031): a read pass stops at a short read and the next epoll_wait reports what is left; 4.1's edge-triggered epoll (EPOLLET) must read until EAGAIN, since the edge will not be reported again, so every readiness ends with a read that finds nothing"
+	}
+	return head + " — an edge-triggered channel reads until EAGAIN, so every readiness ends with a read that finds nothing; a level-triggered one stops at a short read and the next wait reports what is left"
+}
+
+// EmptyReadsPerRequest is the reads that found nothing (EAGAIN) a
+// request; -1 when not counted.
+func (t LoopTotals) EmptyReadsPerRequest() float64 {
+	if t.Syscalls == nil || t.Requests <= 0 || t.Syscalls.Enters > 0 {
+		return -1
+	}
+	return perReq(t.Syscalls.EmptyReads, t.Requests)
+}
+
+// ReadsPerRequest is the read(2) calls a request, those that found
+// nothing included; -1 when not counted or on a ring.
+func (t LoopTotals) ReadsPerRequest() float64 {
+	if t.Syscalls == nil || t.Requests <= 0 || t.Syscalls.Enters > 0 {
+		return -1
+	}
+	return perReq(t.Syscalls.Reads, t.Requests)
 }
 
 // differ says whether two counts differ by at least by and by a quarter
@@ -164,23 +206,38 @@ func transportCauses(ts []LoopTotals) []string {
 		out = append(out, transportLine(t))
 	}
 	if a, b, ok := pairOf(ts, "nio", "epoll"); ok {
-		out = append(out, fmt.Sprintf("nio against epoll: %.2f against %.2f waits a request — under 4.2 both are level-triggered (netty#14007/#14031 removed epoll's edge-triggered mode), so a channel with data left is reported again by the next wait on either",
-			a.WaitsPerReq, b.WaitsPerReq))
+		out = append(out, nioEpollLine(a, b))
 	}
 	return out
 }
 
-// SyscallsPerRequest is the fewest system calls a request cost: the waits
-// (epoll_wait or io_uring_enter) and, for a readiness transport, a read
-// and a write of its own. The engine counts the waits; the read and the
-// write are the least a readiness loop makes per request it echoes.
+// nioEpollLine compares the two readiness transports: under 4.2 both are
+// level-triggered, so what tells them apart is in their reads, and the
+// empty ones (EAGAIN) show whether a loop read until the socket was
+// drained.
+func nioEpollLine(a, b LoopTotals) string {
+	const level = "under 4.2 both are level-triggered (netty#14007/#14031 removed epoll's edge-triggered mode), so a read pass stops at a short read and the next wait reports a channel with data left, on either"
+	ea, eb := a.EmptyReadsPerRequest(), b.EmptyReadsPerRequest()
+	if ea < 0 || eb < 0 {
+		return fmt.Sprintf("nio against epoll: %.2f against %.2f waits a request — %s", a.WaitsPerReq, b.WaitsPerReq, level)
+	}
+	head := fmt.Sprintf("nio against epoll: %.2f against %.2f reads a request, %.2f against %.2f of them empty (EAGAIN), %.2f against %.2f waits",
+		a.ReadsPerRequest(), b.ReadsPerRequest(), ea, eb, a.WaitsPerReq, b.WaitsPerReq)
+	if d := max(ea-eb, eb-ea); d >= 0.05 && 4*d >= max(ea, eb) {
+		return head + " — " + level + "; epoll's channel also carries on in a task (epollInReady) after a pass whose 16 reads all filled the buffer, and that read may find nothing, where nio leaves the rest to the next select"
+	}
+	return head + " — " + level + ": neither reads until EAGAIN. 4.1's edge-triggered epoll did, ending every readiness with an empty read (compare --flavours 4.1,4.2 --set loop.selector=epoll --set loop.trigger=edge shows it)"
+}
+
+// SyscallsPerRequest is the system calls a request cost, as the engine
+// counted them: a readiness loop's waits, reads (the empty ones too),
+// writes, epoll_ctl and eventfd writes, a ring's enters and eventfd
+// writes. A run without the count (a unit's figures) gets the fewest it
+// could have made: its waits and, for a readiness transport, a read and
+// a write.
 func SyscallsPerRequest(t LoopTotals) float64 {
 	if c := t.Syscalls; c != nil && t.Requests > 0 {
-		if t.Name == string(scenarios.SelectorIOUring) {
-			// Its reads and writes are completions on the ring, not calls.
-			return perReq(c.Enters, t.Requests)
-		}
-		return perReq(c.Waits+c.Reads+c.Writes+c.Ctl, t.Requests)
+		return perReq(c.Total(), t.Requests)
 	}
 	if t.Name == string(scenarios.SelectorIOUring) {
 		return t.WaitsPerReq
@@ -229,15 +286,15 @@ func pairOf(ts []LoopTotals, x, y string) (a, b LoopTotals, ok bool) {
 	return a, b, okA && okB
 }
 
-// countedLine is transportLine from the engine's counted events.
+// countedLine is transportLine from the engine's counts.
 func countedLine(t LoopTotals, c *SyscallCount) string {
 	r := t.Requests
 	if t.Name == string(scenarios.SelectorIOUring) {
-		return fmt.Sprintf("io_uring: %.2f system calls a request, all io_uring_enter, each carrying %.1f submissions and reaping %.1f completions — reads and writes go on the ring, so one enter serves many; the cost is the ring's memory, buffers kept posted, and a completion that arrives only on the next enter",
-			SyscallsPerRequest(t), perEnter(c.Submitted, c.Enters), perEnter(c.Completed, c.Enters))
+		return fmt.Sprintf("io_uring: %.2f system calls a request — %.2f io_uring_enter, each carrying %.1f submissions and reaping %.1f completions, %.2f eventfd write: reads and writes go on the ring, so one enter serves many; the cost is the ring's memory, buffers kept posted, and a completion that arrives only on the next enter",
+			SyscallsPerRequest(t), perReq(c.Enters, r), perEnter(c.Submitted, c.Enters), perEnter(c.Completed, c.Enters), perReq(c.EventFD, r))
 	}
-	return fmt.Sprintf("%s: %.2f system calls a request — %.2f epoll_wait, %.2f read, %.2f write, %.2f epoll_ctl (reads that found nothing, EAGAIN, not counted): readiness says a channel can be read, the loop still reads and writes it itself",
-		t.Name, SyscallsPerRequest(t), perReq(c.Waits, r), perReq(c.Reads, r), perReq(c.Writes, r), perReq(c.Ctl, r))
+	return fmt.Sprintf("%s: %.2f system calls a request — %.2f epoll_wait, %.2f read (%.2f of them empty: EAGAIN), %.2f write, %.2f epoll_ctl, %.2f eventfd write: readiness says a channel can be read, the loop still reads and writes it itself",
+		t.Name, SyscallsPerRequest(t), perReq(c.Waits, r), perReq(c.Reads, r), perReq(c.EmptyReads, r), perReq(c.Writes, r), perReq(c.Ctl, r), perReq(c.EventFD, r))
 }
 
 // timeoutText says how long the run's idle selects could block.

@@ -92,19 +92,66 @@ func TestVariantVerdictAboutTheSame(t *testing.T) {
 }
 
 // Counted system calls replace the estimate: a readiness loop's waits,
-// reads, writes and epoll_ctl; a ring's enters and what each carried.
+// reads (the empty ones said apart), writes, epoll_ctl and eventfd
+// writes; a ring's enters, what each carried, and its eventfd writes.
 func TestTransportCausesCounted(t *testing.T) {
 	ts := []LoopTotals{
-		{Name: "epoll", Requests: 1000, Syscalls: &SyscallCount{Waits: 500, Reads: 1000, Writes: 1000, Ctl: 10}},
-		{Name: "io_uring", Requests: 1000, Syscalls: &SyscallCount{Enters: 800, Submitted: 2000, Completed: 2000, Reads: 1000, Writes: 1000}},
+		{Name: "epoll", Requests: 1000, Syscalls: &SyscallCount{Waits: 500, Reads: 1200, EmptyReads: 200, Writes: 1000, Ctl: 10, EventFD: 20}},
+		{Name: "io_uring", Requests: 1000, Syscalls: &SyscallCount{Enters: 800, Submitted: 2000, Completed: 2000, EventFD: 10}},
 	}
 	lines := transportCauses(ts)
 	for _, want := range [][]string{
-		{"epoll: 2.51 system calls a request — 0.50 epoll_wait, 1.00 read, 1.00 write, 0.01 epoll_ctl"},
-		{"io_uring: 0.80 system calls a request, all io_uring_enter, each carrying 2.5 submissions and reaping 2.5 completions"},
+		{"epoll: 2.73 system calls a request — 0.50 epoll_wait, 1.20 read (0.20 of them empty: EAGAIN), 1.00 write, 0.01 epoll_ctl, 0.02 eventfd write"},
+		{"io_uring: 0.81 system calls a request — 0.80 io_uring_enter, each carrying 2.5 submissions and reaping 2.5 completions, 0.01 eventfd write"},
 	} {
 		if !hasLine(lines, want...) {
 			t.Errorf("no line with %q in:\n%s", want, strings.Join(lines, "\n"))
 		}
+	}
+	if got := fewestSyscalls(ts); !strings.HasPrefix(got, "io_uring made the fewest system calls a request (epoll 2.73, io_uring 0.81)") {
+		t.Errorf("fewest: %q", got)
+	}
+}
+
+// nio against epoll under 4.2, counted: both level-triggered, so their
+// reads agree and neither reads until EAGAIN, which the line says, with
+// where edge against level shows; when epoll's task-carried reads find
+// nothing more often, the line says why.
+func TestNioAgainstEpollReads(t *testing.T) {
+	nio := LoopTotals{Name: "nio", Requests: 1000, WaitsPerReq: 0.5, Syscalls: &SyscallCount{Reads: 1000, EmptyReads: 1}}
+	ep := LoopTotals{Name: "epoll", Requests: 1000, WaitsPerReq: 0.6, Syscalls: &SyscallCount{Reads: 1001, EmptyReads: 2}}
+	l := nioEpollLine(nio, ep)
+	for _, want := range []string{"nio against epoll: 1.00 against 1.00 reads a request, 0.00 against 0.00 of them empty (EAGAIN), 0.50 against 0.60 waits",
+		"level-triggered", "netty#14007", "neither reads until EAGAIN", "--flavours 4.1,4.2 --set loop.selector=epoll --set loop.trigger=edge"} {
+		if !strings.Contains(l, want) {
+			t.Errorf("no %q in %q", want, l)
+		}
+	}
+	ep.Syscalls = &SyscallCount{Reads: 1400, EmptyReads: 300}
+	if l := nioEpollLine(nio, ep); !strings.Contains(l, "0.00 against 0.30 of them empty") || !strings.Contains(l, "epollInReady") {
+		t.Errorf("empty reads apart: %q", l)
+	}
+	if l := nioEpollLine(LoopTotals{Name: "nio", WaitsPerReq: 0.5}, LoopTotals{Name: "epoll", WaitsPerReq: 0.6}); !strings.HasPrefix(l, "nio against epoll: 0.50 against 0.60 waits a request — under 4.2 both are level-triggered") {
+		t.Errorf("uncounted: %q", l)
+	}
+}
+
+// Between designs, reads that found nothing far apart are edge against
+// level: 4.1's edge-triggered epoll reads until EAGAIN, 4.2's epoll
+// cannot; close figures, or a ring, get no line.
+func TestFlavourCausesEmptyReads(t *testing.T) {
+	t41 := LoopTotals{Name: "4.1", Requests: 1000, Syscalls: &SyscallCount{Reads: 2000, EmptyReads: 1000}}
+	t42 := LoopTotals{Name: "4.2", Requests: 1000, Syscalls: &SyscallCount{Reads: 1000, EmptyReads: 0}}
+	lines := flavourCauses([]LoopTotals{t41, t42})
+	if !hasLine(lines, "4.1 → 4.2: 1.00 reads a request found nothing (EAGAIN) under 4.1, 0.00 under 4.2", "level-triggered only", "netty#14007", "EPOLLET", "until EAGAIN") {
+		t.Errorf("no empty-reads line in:\n%s", strings.Join(lines, "\n"))
+	}
+	t42.Syscalls = &SyscallCount{Reads: 1990, EmptyReads: 990}
+	if lines := flavourCauses([]LoopTotals{t41, t42}); hasLine(lines, "found nothing") {
+		t.Errorf("a line for empty reads that agree:\n%s", strings.Join(lines, "\n"))
+	}
+	ring := LoopTotals{Name: "4.2", Requests: 1000, Syscalls: &SyscallCount{Enters: 500}}
+	if lines := flavourCauses([]LoopTotals{t41, ring}); hasLine(lines, "found nothing") {
+		t.Errorf("a ring's reads compared:\n%s", strings.Join(lines, "\n"))
 	}
 }

@@ -199,7 +199,7 @@ func compareOne(sc *scenarios.Scenario, what, variant string, pid int, x *chrome
 		r.Collector().AddSink(p)
 	}
 	if what == "transport" || what == "netty" {
-		r.CountSyscalls()
+		r.CountDesign()
 	}
 	if each != nil {
 		each(variant, r)

@@ -46,7 +46,7 @@ type Options struct {
 // Run is one run of a scenario.
 type Run struct {
 	cpuWait  map[string]int64 // each loop's run-queue wait when the load stopped; finish's goroutine
-	sysc     *syscallCounter  // set by CountSyscalls before the run starts
+	design   *designCounter   // set by CountDesign before the run starts
 	cpuFrom  cpuTicks         // the machine's and this process's CPU when the run started
 	otherCPU float64          // share of the CPUs other processes used while it ran; -1 unknown
 

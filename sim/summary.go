@@ -38,8 +38,8 @@ type Summary struct {
 	fromTrace  bool // rebuilt by Replay: no client figures, no wheel cancellations
 	windows    []Window
 	cpuWait    map[string]int64 // ns each loop waited for a CPU (cpuWait)
-	syscalls   *SyscallCount    // when the run counted them (CountSyscalls)
-	design     *DesignCount     // likewise
+	syscalls   *SyscallCount    // the server loops' system calls; nil when rebuilt from a trace
+	design     *DesignCount     // when the run counted it (CountDesign)
 	otherCPU   float64          // share (%) of the CPUs other processes used during the run; -1 unknown
 }
 
@@ -182,8 +182,9 @@ func (r *Run) summarise() *Summary {
 		AcceptUS:  latencySummary(c.accept)}
 	s.windows = r.split.takeWindows()
 	s.cpuWait, s.otherCPU = r.cpuWait, r.otherCPU
-	if r.sysc != nil {
-		s.syscalls, s.design = r.sysc.take()
+	s.syscalls = syscallsOf(s.Loops, r.sc.Loop.Selector == scenarios.SelectorIOUring)
+	if r.design != nil {
+		s.design = r.design.take()
 	}
 	s.Events.Emitted, s.Events.Dropped = r.coll.Stats()
 	if r.wheel != nil {

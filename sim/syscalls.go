@@ -7,20 +7,56 @@ import (
 	"github.com/reactorviz/reactorviz/scenarios"
 )
 
-// SyscallCount is the system calls a run's server loops made, counted
-// from the engine's events: a readiness loop's waits (epoll_wait), the
-// reads that returned data and every write, and its epoll_ctl calls
-// (registrations and interest changes); a ring loop's io_uring_enter
-// calls and the submissions and completions they carried. A read that
-// found nothing (EAGAIN) emits no event, so Reads is a lower bound.
+// SyscallCount is the system calls a run's server loops made, as the
+// engine counted them where it made them (counters.Set's reads, writes,
+// epoll_ctl and ring counters), summed over the loops that serve, the
+// load generator's left out: a readiness loop's epoll_wait calls (its
+// blocking selects and its selectNow polls), every read(2) on a channel,
+// those that found nothing (EAGAIN) included and counted apart as empty,
+// every write(2), its epoll_ctl calls, and the eventfd writes that woke a
+// loop; a ring loop's io_uring_enter calls, the entries the kernel took
+// and the completions reaped. Every live run has them, a sink or not; a
+// summary rebuilt from a trace has none (no event records an EAGAIN read).
 type SyscallCount struct {
-	Waits     int64 `json:"waits"`
-	Reads     int64 `json:"reads"`
-	Writes    int64 `json:"writes"`
-	Ctl       int64 `json:"epoll_ctl"`
-	Enters    int64 `json:"io_uring_enter"`
-	Submitted int64 `json:"submitted"`
-	Completed int64 `json:"completed"`
+	Waits      int64 `json:"waits"`
+	Reads      int64 `json:"reads"`
+	EmptyReads int64 `json:"empty_reads"`
+	Writes     int64 `json:"writes"`
+	Ctl        int64 `json:"epoll_ctl"`
+	EventFD    int64 `json:"eventfd_writes"`
+	Enters     int64 `json:"io_uring_enter"`
+	Submitted  int64 `json:"submitted"`
+	Completed  int64 `json:"completed"`
+}
+
+// Total is every system call counted.
+func (c *SyscallCount) Total() int64 {
+	return c.Waits + c.Reads + c.Writes + c.Ctl + c.EventFD + c.Enters
+}
+
+// syscallsOf sums the server loops' system calls. On a ring (ring: the
+// scenario's selector is io_uring) a select is an io_uring_enter, already
+// in Enters, not an epoll_wait.
+func syscallsOf(loops []LoopSummary, ring bool) *SyscallCount {
+	var c SyscallCount
+	for i := range loops {
+		l := &loops[i]
+		if l.Group == scenarios.GroupClient {
+			continue // the engine's clients stay on epoll whatever is compared
+		}
+		if !ring {
+			c.Waits += l.Selects + l.SelectNows
+		}
+		c.Reads += l.Reads
+		c.EmptyReads += l.EmptyReads
+		c.Writes += l.Writes
+		c.Ctl += l.EpollCtl
+		c.EventFD += l.WakeupsWritten + l.SelfWakeups
+		c.Enters += l.RingEnters
+		c.Submitted += l.RingSubmitted
+		c.Completed += l.RingCompleted
+	}
+	return &c
 }
 
 // DesignCount is what a run's server loops' events say of their loop
@@ -48,18 +84,17 @@ type DesignCount struct {
 // this long is a quantum, not an ioRatio share.
 const quantumFloor = 100_000_000
 
-// syscallCounter is a sink that counts them, and the design's figures;
-// it runs on the collector's goroutine, after the loops, never on one.
-type syscallCounter struct {
+// designCounter is a sink that counts the design's figures; it runs on
+// the collector's goroutine, after the loops, never on one.
+type designCounter struct {
 	server []bool // by trace loop index: a loop of the server, not the clients
 
 	mu     sync.Mutex
-	c      SyscallCount
 	d      DesignCount
 	budget map[uint16]int64 // each loop's latest batch budget
 }
 
-func (s *syscallCounter) Consume(batch []trace.Event) {
+func (s *designCounter) Consume(batch []trace.Event) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for i := range batch {
@@ -67,30 +102,12 @@ func (s *syscallCounter) Consume(batch []trace.Event) {
 		if int(e.Loop) >= len(s.server) || !s.server[e.Loop] {
 			continue
 		}
-		s.count(e)
+		s.design(e)
 	}
-}
-
-func (s *syscallCounter) count(e *trace.Event) {
-	switch e.Kind {
-	case trace.KindSelectBegin:
-		s.c.Waits++
-	case trace.KindRead:
-		s.c.Reads++
-	case trace.KindWrite:
-		s.c.Writes++
-	case trace.KindRegister, trace.KindInterest:
-		s.c.Ctl++
-	case trace.KindRingEnter:
-		s.c.Enters++
-		s.c.Submitted += max(e.A, 0)
-		s.c.Completed += max(e.C, 0)
-	}
-	s.design(e)
 }
 
 // design counts what tells loop designs apart.
-func (s *syscallCounter) design(e *trace.Event) {
+func (s *designCounter) design(e *trace.Event) {
 	d := &s.d
 	switch e.Kind {
 	case trace.KindSelectBegin:
@@ -126,22 +143,23 @@ func (s *syscallCounter) design(e *trace.Event) {
 	}
 }
 
-func (s *syscallCounter) take() (*SyscallCount, *DesignCount) {
+func (s *designCounter) take() *DesignCount {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	c, d := s.c, s.d
-	return &c, &d
+	d := s.d
+	return &d
 }
 
-// CountSyscalls has the run count its server loops' system calls and its
-// design's figures from their events (which it turns on), for the summary
-// of a transport or flavour comparison. Call it before the run starts.
-func (r *Run) CountSyscalls() {
+// CountDesign has the run count its server loops' design figures from
+// their events (which it turns on), for the summary of a transport or
+// flavour comparison. Call it before the run starts. (The system calls
+// need no events: the engine counts them.)
+func (r *Run) CountDesign() {
 	table := r.LoopTable()
-	s := &syscallCounter{server: make([]bool, len(table))}
+	s := &designCounter{server: make([]bool, len(table))}
 	for i, l := range table {
 		s.server[i] = l.Group != scenarios.GroupClient
 	}
-	r.sysc = s
+	r.design = s
 	r.coll.AddSink(s)
 }

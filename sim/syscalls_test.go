@@ -7,10 +7,11 @@ import (
 	"github.com/reactorviz/reactorviz/scenarios"
 )
 
-// A transport comparison counts each run's system calls from the engine's
-// events on real sockets: an epoll loop waits, reads and writes (at least
-// one read and one write a request answered), the ring enters and carries
-// submissions; the verdict names the transport with the fewest.
+// A transport comparison reads each run's system calls from the engine's
+// counters on real sockets: an epoll loop waits, reads and writes (at
+// least one read and one write a request answered), the ring enters and
+// carries submissions and makes no read of its own; the verdict names the
+// transport with the fewest.
 func TestCompareTransportsCountsSyscalls(t *testing.T) {
 	sc, err := scenarios.Load("multi-reactor")
 	if err != nil {
@@ -33,11 +34,50 @@ func TestCompareTransportsCountsSyscalls(t *testing.T) {
 	if e := ep.Syscalls; e.Waits == 0 || e.Reads < ep.Requests || e.Writes < ep.Requests || e.Enters != 0 {
 		t.Errorf("epoll's calls for %d requests: %+v", ep.Requests, *e)
 	}
-	if r := ring.Syscalls; r.Enters == 0 || r.Submitted == 0 || r.Completed == 0 {
-		t.Errorf("io_uring's enters: %+v", *r)
+	if r := ring.Syscalls; r.Enters == 0 || r.Submitted == 0 || r.Completed == 0 || r.Reads != 0 || r.Waits != 0 {
+		t.Errorf("io_uring's calls: %+v", *r)
 	}
 	if !strings.Contains(c.Verdict, "made the fewest system calls a request") {
 		t.Errorf("verdict: %q", c.Verdict)
+	}
+	if !strings.Contains(c.Text(), "empty/req") {
+		t.Errorf("the table has no empty reads:\n%s", c.Text())
+	}
+}
+
+// A run counts its system calls with no sink at all, and a read that
+// found nothing is among them: edge-triggered, every readiness of a small
+// request ends with one (about one a request), level-triggered next to
+// none. The trace-fed count this replaced saw no EAGAIN read and needed a
+// sink.
+func TestSyscallsNeedNoSinkAndCountEmptyReads(t *testing.T) {
+	empty := map[string]float64{}
+	for _, trig := range []string{"edge", "level"} {
+		sc, err := scenarios.Load("multi-reactor")
+		if err != nil {
+			t.Fatal(err)
+		}
+		for k, v := range map[string]string{"duration": "300ms", "netty": "4.1", "loop.selector": "epoll", "loop.trigger": trig} {
+			if err := sc.Set(k, v); err != nil {
+				t.Fatal(err)
+			}
+		}
+		r, err := New(sc, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		s, err := r.Wait()
+		if err != nil {
+			t.Fatal(err)
+		}
+		tot := totalsOf(trig, s)
+		if tot.Syscalls == nil || tot.Requests == 0 || tot.Syscalls.Reads < tot.Requests {
+			t.Fatalf("%s: %d requests, calls %+v", trig, tot.Requests, tot.Syscalls)
+		}
+		empty[trig] = tot.EmptyReadsPerRequest()
+	}
+	if empty["edge"] < 0.5 || empty["level"] > 0.1 {
+		t.Errorf("empty reads a request: edge %.2f, level %.2f; want about 1 and about 0", empty["edge"], empty["level"])
 	}
 }
 

@@ -86,9 +86,10 @@ func ForTransport(sc *scenarios.Scenario, t string) (*scenarios.Scenario, error)
 }
 
 // Text is one row per transport: the load figures, then how the loops
-// waited. A wait is one epoll_wait on nio and epoll, one io_uring_enter on
-// the ring; a readiness loop also makes a read and a write per ready
-// channel, a completion loop makes no other I/O call.
+// waited and read. A wait is one epoll_wait on nio and epoll, one
+// io_uring_enter on the ring; a readiness loop also makes a read and a
+// write per ready channel, and a read that finds nothing (EAGAIN) when it
+// reads a drained socket, a completion loop makes no other I/O call.
 func (c *TransportComparison) Text() string {
 	var b strings.Builder
 	model := ""
@@ -98,7 +99,7 @@ func (c *TransportComparison) Text() string {
 	fmt.Fprintf(&b, "compare %s: model %s, netty 4.2, %d %s connections per transport, transports run one after another\n\n",
 		c.Workload.Scenario, model, c.Workload.Connections, c.Workload.Protocol)
 	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "transport\treq/s\tp50 µs\tp99 µs\terrors\titerations\twaits\tpolls\twaits/req\tsyscalls/req\twakeups\t")
+	fmt.Fprintln(tw, "transport\treq/s\tp50 µs\tp99 µs\terrors\titerations\twaits\tpolls\twaits/req\treads/req\tempty/req\tsyscalls/req\twakeups\t")
 	for i, s := range c.Runs {
 		var it, waits, polls, wakeups int64
 		for _, l := range s.Loops {
@@ -114,14 +115,25 @@ func (c *TransportComparison) Text() string {
 		if n := s.Clients.Requests; n > 0 {
 			perReq = float64(waits+polls) / float64(n)
 		}
-		fmt.Fprintf(tw, "%s\t%.0f\t%.0f\t%.0f\t%d\t%d\t%d\t%d\t%.3f\t%.2f\t%d\t\n", c.Transports[i],
+		reads, empty := c.readCells(i)
+		fmt.Fprintf(tw, "%s\t%.0f\t%.0f\t%.0f\t%d\t%d\t%d\t%d\t%.3f\t%s\t%s\t%.2f\t%d\t\n", c.Transports[i],
 			s.Clients.ThroughputRPS, s.Clients.LatencyUS.P50, s.Clients.LatencyUS.P99, s.Clients.Errors,
-			it, waits, polls, perReq, c.syscalls(i), wakeups)
+			it, waits, polls, perReq, reads, empty, c.syscalls(i), wakeups)
 	}
 	tw.Flush()
-	b.WriteString("\nwaits: epoll_wait (nio, epoll) or io_uring_enter (io_uring); syscalls/req counts, from the engine's\nevents, a readiness loop's waits, reads, writes and epoll_ctl, and the ring's enters (its reads and\nwrites are completions on the ring).\n")
+	b.WriteString("\nwaits: epoll_wait (nio, epoll) or the ring's waits (io_uring); reads/req: read(2) calls a request,\nempty/req: those that found nothing (EAGAIN), which a level-triggered loop makes only when a read\nfilled its buffer exactly and an edge-triggered one at the end of every readiness; syscalls/req:\nevery system call the engine counted, a readiness loop's epoll_wait, read, write, epoll_ctl and\neventfd writes, the ring's io_uring_enter and eventfd writes (its reads and writes are completions).\n")
 	writeConclusion(&b, c.Verdict, c.Causes)
 	return b.String()
+}
+
+// readCells are a transport's reads and empty reads a request, "-" on a
+// ring (its reads are completions) or when not counted.
+func (c *TransportComparison) readCells(i int) (reads, empty string) {
+	if i >= len(c.Totals) || c.Totals[i].ReadsPerRequest() < 0 {
+		return "-", "-"
+	}
+	t := c.Totals[i]
+	return fmt.Sprintf("%.2f", t.ReadsPerRequest()), fmt.Sprintf("%.3f", t.EmptyReadsPerRequest())
 }
 
 func (c *TransportComparison) syscalls(i int) float64 {

@@ -219,7 +219,7 @@ func compareOn(sc *scenarios.Scenario, axis Axis, variants []string,
 		}
 		r, err := sim.New(vsc, sim.Options{Sinks: []trace.Sink{sink}, RingSize: liveRingSize, ExternalRingSize: liveExternalRingSize})
 		if err == nil && axis != AxisModel {
-			r.CountSyscalls() // the causes' system calls and design figures
+			r.CountDesign() // the causes' design figures
 		}
 		return simRun(r, err)
 	}, judge, o)

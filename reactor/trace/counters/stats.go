@@ -10,6 +10,12 @@ import "github.com/reactorviz/reactorviz/reactor/trace"
 // is a Set of int64 (Stats), and Table reads the tags; so adding a counter is
 // a field here and a case in Fold.
 //
+// A counter tagged live is one no event records, so Fold cannot rebuild
+// it: a read that found nothing (EAGAIN) emits no event, a failed write
+// none, an epoll_ctl that removes a channel none. A replay of a trace
+// leaves it at zero, as it leaves the clients' figures, and a frame or
+// summary built from a trace compares with a live one's on Replayable.
+//
 // Every field is a T, and nothing else may be: Load and Counter.Get read a
 // Set as an array of N values (checkLayout makes sure of it at init).
 type Set[T any] struct {
@@ -48,6 +54,17 @@ type Set[T any] struct {
 	QueueDepth       T `json:"queue_depth" extra:"true" doc:"tasks waiting in the task queue at the end of the run"`
 	Suspensions      T `json:"suspensions" extra:"true" doc:"times an auto-scaling group suspended this loop (Netty 4.2 trySuspend)"`
 	Resumes          T `json:"resumes" extra:"true" doc:"times an auto-scaling group resumed this loop"`
+	// The loop's system calls on its sockets and its selector, counted
+	// where it makes them. Its epoll_wait calls are selects + select_nows
+	// (on a ring loop, selects count its waits), its eventfd writes
+	// wakeups_written + self_wakeups (it never reads the eventfd).
+	Reads         T `json:"reads" extra:"true" live:"true" doc:"read(2) calls on channel sockets, those that found nothing (EAGAIN) included; live runs only"`
+	EmptyReads    T `json:"empty_reads" extra:"true" live:"true" doc:"reads that found nothing (EAGAIN): an edge-triggered loop ends every readiness with one, a level-triggered one stops at a short read; live runs only"`
+	Writes        T `json:"writes" extra:"true" live:"true" doc:"write(2) calls on channel sockets; live runs only"`
+	EpollCtl      T `json:"epoll_ctl" extra:"true" live:"true" doc:"epoll_ctl calls: registrations, interest changes, removals, a rebuild's re-registrations; live runs only"`
+	RingEnters    T `json:"ring_enters" extra:"true" live:"true" doc:"io_uring_enter calls (io_uring loops); live runs only"`
+	RingSubmitted T `json:"ring_submitted" extra:"true" doc:"submission queue entries the kernel took from the ring (io_uring loops)"`
+	RingCompleted T `json:"ring_completed" extra:"true" doc:"completions reaped from the ring (io_uring loops)"`
 }
 
 // Stats is a snapshot of one loop's counters: the one type the engine, the
@@ -91,6 +108,13 @@ func (s *Stats) Fold(e *trace.Event, loop string) {
 	case trace.KindRebuildEnd:
 		s.Rebuilds++
 		s.Migrated += max(e.B, 0)
+	case trace.KindRingEnter:
+		// Every reap of the ring is a ring_enter event, an enter or not
+		// (a completion can be posted while the loop runs), so what the
+		// kernel took and what the loop reaped fold; whether a system
+		// call was made is not in the event, so ring_enters is live.
+		s.RingSubmitted += max(e.A, 0)
+		s.RingCompleted += max(e.C, 0)
 	default:
 		s.foldTaskOrChannel(e)
 	}

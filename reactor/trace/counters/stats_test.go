@@ -3,6 +3,7 @@ package counters
 import (
 	"encoding/json"
 	"reflect"
+	"strings"
 	"sync/atomic"
 	"testing"
 
@@ -26,11 +27,14 @@ func TestStatsFold(t *testing.T) {
 		{Kind: trace.KindSelectEnd, C: 40, Flag: true},
 		{Kind: trace.KindRebuildBegin, A: 512},
 		{Kind: trace.KindConnect, A: 3, B: 20},
+		{Kind: trace.KindRingEnter, A: 3, B: 1, C: 2},
+		{Kind: trace.KindRingEnter, A: -1, C: -4},
 	} {
 		s.Fold(&e, "worker-0")
 	}
 	want := Stats{TaskPanics: 1, HandlerPanics: 1, SelfWakeups: 1, WakeupsWritten: 1,
-		WakeupsCoalesced: 1, Closed: 1, Rebuilds: 1, Premature: 1, MaxSelectCnt: 512, Connected: 1}
+		WakeupsCoalesced: 1, Closed: 1, Rebuilds: 1, Premature: 1, MaxSelectCnt: 512, Connected: 1,
+		RingSubmitted: 3, RingCompleted: 2}
 	if s != want {
 		t.Fatalf("folded\n%+v\nwant\n%+v", s, want)
 	}
@@ -102,6 +106,31 @@ func TestTableMatchesStats(t *testing.T) {
 	}
 	if n := testing.AllocsPerRun(100, func() { loaded = a.Load() }); n != 0 {
 		t.Errorf("Load allocates %.0f times", n)
+	}
+}
+
+// The live counters are the system calls no event records; Replayable
+// zeroes them and nothing else, and their docs say a replay has none.
+func TestLiveCountersAreTheUnfoldable(t *testing.T) {
+	var all Stats
+	for i := range all.values() {
+		all.values()[i] = 1
+	}
+	r := all.Replayable()
+	var live []string
+	for _, c := range table {
+		if c.Live {
+			live = append(live, c.Name)
+			if !strings.HasSuffix(c.Doc, "live runs only") {
+				t.Errorf("%s is live, its doc does not say so: %q", c.Name, c.Doc)
+			}
+		}
+		if want := map[bool]int64{true: 0, false: 1}[c.Live]; c.Get(&r) != want {
+			t.Errorf("Replayable left %s at %d, want %d", c.Name, c.Get(&r), want)
+		}
+	}
+	if got := strings.Join(live, " "); got != "reads empty_reads writes epoll_ctl ring_enters" {
+		t.Errorf("live counters: %s", got)
 	}
 }
 

@@ -41,7 +41,10 @@ type Counter struct {
 	Name  string
 	Doc   string
 	Extra bool // beyond the summary's stable set
-	index int  // the field's place in Set
+	// Live is set for a counter only the engine keeps: no event records
+	// it, so a replay of a trace shows zero (Set's live tag).
+	Live  bool
+	index int // the field's place in Set
 }
 
 // Get returns the counter's value in s.
@@ -59,7 +62,8 @@ func buildTable() []Counter {
 	var stable, extra []Counter
 	for i := range typ.NumField() {
 		f := typ.Field(i)
-		c := Counter{Name: f.Tag.Get("json"), Doc: f.Tag.Get("doc"), Extra: f.Tag.Get("extra") == "true", index: i}
+		c := Counter{Name: f.Tag.Get("json"), Doc: f.Tag.Get("doc"), Extra: f.Tag.Get("extra") == "true",
+			Live: f.Tag.Get("live") == "true", index: i}
 		if c.Extra {
 			extra = append(extra, c)
 		} else {
@@ -81,6 +85,19 @@ func checkLayout(typ, elem reflect.Type) {
 			panic(fmt.Sprintf("counters: %v.%s is a %v at offset %d, not a %v at %d", typ, f.Name, f.Type, f.Offset, elem, uintptr(i)*elem.Size()))
 		}
 	}
+}
+
+// Replayable returns s with the live counters at zero: the counters a
+// fold of the loop's trace rebuilds, so a live snapshot compares with a
+// replay's.
+func (s Stats) Replayable() Stats {
+	v := s.values()
+	for _, c := range table {
+		if c.Live {
+			v[c.index] = 0
+		}
+	}
+	return s
 }
 
 // Table returns every counter, in the order the expectation help lists
