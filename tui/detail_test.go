@@ -66,15 +66,8 @@ func TestDetailQueueSaysWhyNoneIsListed(t *testing.T) {
 	d := newDetailPane(widgets.NewTheme(true))
 	d.set(detailInfo{ok: true, loop: model.Loop{Counters: model.Counters{Stats: reactor.Stats{QueueDepth: 10_900}}, QueueHidden: 10_900}})
 	d.drawQueue(scr, 0, 0, 30, 4)
-	var b strings.Builder
-	for y := range 4 {
-		for x := range 30 {
-			r, _, _, _ := scr.GetContent(x, y)
-			b.WriteRune(r)
-		}
-		b.WriteByte('\n')
-	}
-	got := b.String()
+	scr.Show()
+	got := screenText(scr)
 	if !strings.Contains(got, "10.9k unlisted") || !strings.Contains(got, "(the view keeps 256)") || strings.Contains(got, "more") {
 		t.Errorf("queue pane:\n%s", got)
 	}
