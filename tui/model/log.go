@@ -45,7 +45,7 @@ func (g *eventLog) lines(n int, keep func(*trace.Event) bool, name func(uint16) 
 			break
 		}
 		out = pushOlder(out, e, name)
-		explain(out, e, g.older(i))
+		explain(out, e, g.older(i), g.newer(i))
 	}
 	reverseLines(out)
 	return out
@@ -53,9 +53,9 @@ func (g *eventLog) lines(n int, keep func(*trace.Event) bool, name func(uint16) 
 
 // explain gives a select_end just pushed its reason (WhySelect), from the
 // events before it.
-func explain(lines []LogLine, e *trace.Event, older iter.Seq[*trace.Event]) {
+func explain(lines []LogLine, e *trace.Event, older, newer iter.Seq[*trace.Event]) {
 	if e.Kind == trace.KindSelectEnd {
-		lines[len(lines)-1].Why = WhySelect(e, older)
+		lines[len(lines)-1].Why = WhySelect(e, older, newer)
 	}
 }
 

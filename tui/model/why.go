@@ -20,7 +20,11 @@ const whyScan = 1 << 14
 // (wakenUp, a task, a due timer), then the timeout; what is left came
 // back early with nothing to do, the premature return that selectCnt
 // counts toward a rebuild.
-func WhySelect(end *trace.Event, older iter.Seq[*trace.Event]) string {
+//
+// newer iterates the events after end, oldest first: a pause of the loop
+// right after a return with nothing ready is what cut the wait short (a
+// whole-run pause interrupts a loop asleep in epoll_wait).
+func WhySelect(end *trace.Event, older, newer iter.Seq[*trace.Event]) string {
 	var begin *trace.Event
 	var woke *trace.Event // the newest wakeup written to this loop while it waited
 	rebuilt := false      // the poll is the selectNow on a rebuilt selector
@@ -49,10 +53,24 @@ func WhySelect(end *trace.Event, older iter.Seq[*trace.Event]) string {
 	if rebuilt {
 		return "selectNow on the new selector, right after the rebuild" + readyText(end.A, "; ")
 	}
-	return whyText(end, begin, woke)
+	return whyText(end, begin, woke, nextOf(end, newer))
 }
 
-func whyText(end, begin, woke *trace.Event) string {
+// nextOf is the first event of end's loop in newer, or nil.
+func nextOf(end *trace.Event, newer iter.Seq[*trace.Event]) *trace.Event {
+	n := 0
+	for e := range newer {
+		if n++; n > whyScan {
+			break
+		}
+		if e.Loop == end.Loop {
+			return e
+		}
+	}
+	return nil
+}
+
+func whyText(end, begin, woke, next *trace.Event) string {
 	ready := end.A
 	switch {
 	case begin != nil && begin.Str == "select_now":
@@ -71,8 +89,10 @@ func whyText(end, begin, woke *trace.Event) string {
 		return "timed out: a timer due, or the idle cap"
 	case begin == nil:
 		return ""
+	case next != nil && next.Kind == trace.KindPause:
+		return "interrupted: the run was paused"
 	}
-	return "early, nothing ready: a task without a new wakeup, or a pause"
+	return "early, nothing ready: a task without a new wakeup, or a signal"
 }
 
 func readyText(ready int64, lead string) string {
@@ -101,6 +121,29 @@ func (g *eventLog) older(age int) iter.Seq[*trace.Event] {
 	return func(yield func(*trace.Event) bool) {
 		for j := age + 1; j < g.n; j++ {
 			if !yield(&g.buf[(g.next-1-j+2*len(g.buf))%len(g.buf)]) {
+				return
+			}
+		}
+	}
+}
+
+// newer iterates the log's events newer than the one age events back
+// from the newest, oldest first.
+func (g *eventLog) newer(age int) iter.Seq[*trace.Event] {
+	return func(yield func(*trace.Event) bool) {
+		for j := age - 1; j >= 0; j-- {
+			if !yield(&g.buf[(g.next-1-j+2*len(g.buf))%len(g.buf)]) {
+				return
+			}
+		}
+	}
+}
+
+// eventsBetween iterates events[from:to] oldest first.
+func eventsBetween(events []trace.Event, from, to int) iter.Seq[*trace.Event] {
+	return func(yield func(*trace.Event) bool) {
+		for j := from; j < to; j++ {
+			if !yield(&events[j]) {
 				return
 			}
 		}

@@ -11,10 +11,10 @@ import (
 	"github.com/reactorviz/reactorviz/reactor/trace"
 )
 
-// whyOf is WhySelect of the last event of events, from those before it.
+// whyOf is WhySelect of the select_end in events, from those around it.
 func whyOf(events []trace.Event) string {
-	n := len(events) - 1
-	return WhySelect(&events[n], eventsBefore(events, n))
+	n := slices.IndexFunc(events, func(e trace.Event) bool { return e.Kind == trace.KindSelectEnd })
+	return WhySelect(&events[n], eventsBefore(events, n), eventsBetween(events, n+1, len(events)))
 }
 
 func TestWhySelectNamesEachReason(t *testing.T) {
@@ -45,6 +45,8 @@ func TestWhySelectNamesEachReason(t *testing.T) {
 		{"after a rebuild", []trace.Event{ev(1, 0, trace.KindRebuildEnd, nil), begin(0, "select_now"), end(0, 0, false)},
 			"selectNow on the new selector, right after the rebuild"},
 		{"early", []trace.Event{begin(1e9, "select"), end(0, 1e6, false)}, "early, nothing ready"},
+		{"paused", []trace.Event{begin(1e9, "select"), end(0, 1e6, false),
+			ev(2, 6, trace.KindPause, nil), ev(1, 6, trace.KindPause, nil)}, "interrupted: the run was paused"},
 		{"no begin", []trace.Event{end(0, 1e6, false)}, ""},
 	} {
 		got := whyOf(tc.events)
@@ -79,7 +81,7 @@ func TestWhySelectOfARealWakeup(t *testing.T) {
 	if i < 0 {
 		t.Fatal("no blocking select ended")
 	}
-	if got := WhySelect(&events[i], eventsBefore(events, i)); got != "woken by an eventfd write from outside the loops" {
+	if got := WhySelect(&events[i], eventsBefore(events, i), eventsBetween(events, i+1, len(events))); got != "woken by an eventfd write from outside the loops" {
 		t.Fatalf("why = %q", got)
 	}
 	m := New(coll.Loops())
