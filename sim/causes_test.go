@@ -3,6 +3,8 @@ package sim
 import (
 	"strings"
 	"testing"
+
+	"github.com/reactorviz/reactorviz/scenarios"
 )
 
 func hasLine(lines []string, parts ...string) bool {
@@ -62,7 +64,7 @@ func TestTransportCauses(t *testing.T) {
 	for i := range ts {
 		ts[i].WaitsPerReq = float64(ts[i].Selects) / float64(ts[i].Requests)
 	}
-	lines := transportCauses(ts)
+	lines := transportCauses(ts, "4.2")
 	for _, want := range [][]string{
 		{"nio: at least 2.40 system calls a request", "a read and a write"},
 		{"epoll: at least 2.40 system calls a request"},
@@ -99,7 +101,7 @@ func TestTransportCausesCounted(t *testing.T) {
 		{Name: "epoll", Requests: 1000, Syscalls: &SyscallCount{Waits: 500, Reads: 1200, EmptyReads: 200, Writes: 1000, Ctl: 10, EventFD: 20}},
 		{Name: "io_uring", Requests: 1000, Syscalls: &SyscallCount{Enters: 800, Submitted: 2000, Completed: 2000, EventFD: 10}},
 	}
-	lines := transportCauses(ts)
+	lines := transportCauses(ts, "4.2")
 	for _, want := range [][]string{
 		{"epoll: 2.73 system calls a request — 0.50 epoll_wait, 1.20 read (0.20 of them empty: EAGAIN), 1.00 write, 0.01 epoll_ctl, 0.02 eventfd write"},
 		{"io_uring: 0.81 system calls a request — 0.80 io_uring_enter, each carrying 2.5 submissions and reaping 2.5 completions, 0.01 eventfd write"},
@@ -153,5 +155,50 @@ func TestFlavourCausesEmptyReads(t *testing.T) {
 	ring := LoopTotals{Name: "4.2", Requests: 1000, Syscalls: &SyscallCount{Enters: 500}}
 	if lines := flavourCauses([]LoopTotals{t41, ring}); hasLine(lines, "found nothing") {
 		t.Errorf("a ring's reads compared:\n%s", strings.Join(lines, "\n"))
+	}
+}
+
+// Under 4.1, nio against epoll is level against edge: the line says so,
+// with the empty reads that edge-triggered reading costs.
+func TestNioAgainstEpollUnder41IsLevelAgainstEdge(t *testing.T) {
+	ts := []LoopTotals{
+		{Name: "nio", Requests: 1000, WaitsPerReq: 0.5, Syscalls: &SyscallCount{Reads: 1000, EmptyReads: 0}},
+		{Name: "epoll", Requests: 1000, WaitsPerReq: 0.5, Syscalls: &SyscallCount{Reads: 2000, EmptyReads: 1000}},
+	}
+	lines := transportCauses(ts, "4.1")
+	if !hasLine(lines, "nio against epoll: 1.00 against 2.00 reads a request, 0.00 against 1.00 of them empty (EAGAIN) — under 4.1 NIO is level-triggered",
+		"EDGE_TRIGGERED", "reads until a read finds nothing") || hasLine(lines, "netty#14007") {
+		t.Errorf("lines:\n%s", strings.Join(lines, "\n"))
+	}
+}
+
+// A comparison with io_uring runs every transport under 4.2; nio and epoll
+// alone keep the scenario's design, NIO level- and epoll edge-triggered
+// under 4.1 and 4.1.43.
+func TestTransportsForPicksTheDesignAndMode(t *testing.T) {
+	sc, err := scenarios.Load("multi-reactor")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := sc.Set("netty", "4.1"); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		list      []string
+		transport string
+		netty     scenarios.Netty
+		trigger   scenarios.Trigger
+	}{
+		{[]string{"nio", "epoll", "io_uring"}, "epoll", scenarios.Netty42, scenarios.TriggerLevel},
+		{[]string{"nio", "epoll"}, "nio", scenarios.Netty41, scenarios.TriggerLevel},
+		{[]string{"nio", "epoll"}, "epoll", scenarios.Netty41, scenarios.TriggerEdge},
+	} {
+		got, err := TransportsFor(c.list)(sc, c.transport)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got.Netty != c.netty || got.Loop.Trigger != c.trigger || string(got.Loop.Selector) != c.transport {
+			t.Errorf("%v, %s: netty %s trigger %s selector %s; want %s %s", c.list, c.transport, got.Netty, got.Loop.Trigger, got.Loop.Selector, c.netty, c.trigger)
+		}
 	}
 }

@@ -8,9 +8,12 @@ import (
 	"github.com/reactorviz/reactorviz/scenarios"
 )
 
-// TransportComparison is one workload served by Netty 4.2's loop on each
-// transport in turn (compare --transports): readiness (nio, epoll) against
-// completion (io_uring), the same model, workload and settings.
+// TransportComparison is one workload served on each transport in turn
+// (compare --transports): readiness (nio, epoll) against completion
+// (io_uring), the same model, workload and loop design. With io_uring
+// among them the design is Netty 4.2's, the only one with that
+// transport; nio and epoll alone run under the scenario's design, each in
+// Netty's default mode for it (TransportsFor).
 type TransportComparison struct {
 	Workload   Workload   `json:"workload"`
 	Transports []string   `json:"transports"`
@@ -32,7 +35,11 @@ func JudgeTransports(sc *scenarios.Scenario, transports []string, runs []*Summar
 		c.Figures = append(c.Figures, variantFigures(transports[i], s, sc))
 		c.Totals = append(c.Totals, totalsOf(transports[i], s))
 	}
-	c.Causes = transportCauses(c.Totals)
+	netty := ""
+	if len(runs) > 0 {
+		netty = runs[0].Netty
+	}
+	c.Causes = transportCauses(c.Totals, netty)
 	c.Verdict = variantVerdict(c.Figures, "transport", true)
 	if l := fewestSyscalls(c.Totals); l != "" {
 		c.Verdict += "; " + l
@@ -63,26 +70,56 @@ func (c *TransportComparison) Judgement() Judgement {
 	return Judgement{Verdict: c.Verdict, Causes: c.Causes}
 }
 
-// CompareTransports runs sc under netty 4.2 with each transport in turn.
+// CompareTransports runs sc with each transport in turn.
 func CompareTransports(sc *scenarios.Scenario, transports []string, o CompareOptions) (*TransportComparison, error) {
-	runs, err := compareAll(sc, "transport", transports, o, ForTransport)
+	runs, err := compareAll(sc, "transport", transports, o, TransportsFor(transports))
 	if err != nil {
 		return nil, err
 	}
 	return JudgeTransports(sc, transports, runs), nil
 }
 
-// ForTransport is sc under Netty 4.2 with its selector set to t and its
-// expectations dropped (they were written for one transport).
-func ForTransport(sc *scenarios.Scenario, t string) (*scenarios.Scenario, error) {
-	c, err := sc.ForNetty(scenarios.Netty42)
-	if err != nil {
-		return nil, err
+// TransportsFor returns how a comparison of transports derives each run
+// from the scenario: its selector set to the transport and its
+// expectations dropped (they were written for one transport). With
+// io_uring in the list every run is Netty 4.2's, since only 4.2 has it;
+// without, each keeps the scenario's design, and under 4.1 and 4.1.43 each
+// runs in Netty's default mode for the transport: NIO level-triggered (the
+// JDK's selector has no other), epoll edge-triggered
+// (EpollChannelOption.EPOLL_MODE defaults to EDGE_TRIGGERED), so nio
+// against epoll is level against edge. 4.2's epoll is level-triggered
+// only.
+func TransportsFor(transports []string) func(*scenarios.Scenario, string) (*scenarios.Scenario, error) {
+	netty := scenarios.Netty("")
+	for _, t := range transports {
+		if t == string(scenarios.SelectorIOUring) {
+			netty = scenarios.Netty42
+		}
 	}
-	if err := c.Set("loop.selector", t); err != nil {
-		return nil, err
+	return func(sc *scenarios.Scenario, t string) (*scenarios.Scenario, error) {
+		n := netty
+		if n == "" {
+			n = sc.Netty
+		}
+		c, err := sc.ForNetty(n)
+		if err != nil {
+			return nil, err
+		}
+		if err := c.Set("loop.selector", t); err != nil {
+			return nil, err
+		}
+		if n == scenarios.Netty42 {
+			return c, nil
+		}
+		trigger := scenarios.TriggerLevel
+		if t == string(scenarios.SelectorEpoll) {
+			trigger = scenarios.TriggerEdge
+		}
+		if err := c.Set("loop.trigger", string(trigger)); err != nil {
+			return nil, err
+		}
+		return c, nil
 	}
-	return c, nil
 }
 
 // Text is one row per transport: the load figures, then how the loops
@@ -96,8 +133,12 @@ func (c *TransportComparison) Text() string {
 	if len(c.Runs) > 0 {
 		model = c.Runs[0].Model
 	}
-	fmt.Fprintf(&b, "compare %s: model %s, netty 4.2, %d %s connections per transport, transports run one after another\n\n",
-		c.Workload.Scenario, model, c.Workload.Connections, c.Workload.Protocol)
+	netty := "4.2"
+	if len(c.Runs) > 0 && c.Runs[0].Netty != "" {
+		netty = c.Runs[0].Netty
+	}
+	fmt.Fprintf(&b, "compare %s: model %s, netty %s, %d %s connections per transport, transports run one after another\n\n",
+		c.Workload.Scenario, model, netty, c.Workload.Connections, c.Workload.Protocol)
 	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "transport\treq/s\tp50 µs\tp99 µs\terrors\titerations\twaits\tpolls\twaits/req\treads/req\tempty/req\tsyscalls/req\twakeups\t")
 	for i, s := range c.Runs {

@@ -186,10 +186,10 @@ func CompareFlavours(sc *scenarios.Scenario, flavours []string, o Options) error
 	}, o)
 }
 
-// CompareTransports runs sc under Netty 4.2 once per transport, one after
+// CompareTransports runs sc once per transport (sim.TransportsFor), one after
 // another, in the same compare view as the models.
 func CompareTransports(sc *scenarios.Scenario, transports []string, o Options) error {
-	return compareOn(sc, AxisTransport, transports, sim.ForTransport, func(sums []*sim.Summary) sim.Judgement {
+	return compareOn(sc, AxisTransport, transports, sim.TransportsFor(transports), func(sums []*sim.Summary) sim.Judgement {
 		return sim.JudgeTransports(sc, transports, sums).Judgement()
 	}, o)
 }

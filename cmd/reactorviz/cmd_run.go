@@ -261,7 +261,7 @@ func cmdCompare(e *env, args []string) error {
 	var rf runFlags
 	rf.register(f)
 	models := f.String("models", strings.Join(sim.Models, ","), "models to run, comma-separated")
-	transports := f.String("transports", "", "instead of models, run the scenario's model under Netty 4.2 on these transports, comma-separated (nio,epoll,io_uring): readiness against completion")
+	transports := f.String("transports", "", "instead of models, run the scenario's model on these transports, comma-separated (nio,epoll,io_uring): readiness against completion; under Netty 4.2 when io_uring is one of them, else under the scenario's design with NIO level- and epoll edge-triggered before 4.2")
 	flavours := f.String("flavours", "", "instead of models, run the scenario's model under these Netty loop designs, comma-separated (4.1.43,4.1,4.2)")
 	chromePath := f.String("chrome", "", "write one Chrome/Perfetto trace `file` with one process per model")
 	pos, err := f.parse(e, args, 0, 1)
