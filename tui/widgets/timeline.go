@@ -51,19 +51,23 @@ const idleBusy = 0.05
 // markGlyphs lists the marks from the most urgent down: a column holding
 // several shows the first. The rare ones come first, so a single wakeup
 // or premature return is not hidden by the cuts of a busy batch.
+// Only the marks of something wrong (a panic, a broken selector and the
+// premature returns that betray it, lost events) take the alarm colour;
+// the others are the loop working as designed.
 var markGlyphs = []struct {
 	m           phases.Mark
 	r           rune
 	name, short string
+	alarm       bool
 }{
-	{phases.MarkPanic, '!', "panic", "panic"},
-	{phases.MarkRebuild, 'R', "selector rebuilt", "rebuild"},
-	{phases.MarkStop, 'S', "loop terminated", "stop"},
-	{phases.MarkPremature, 'p', "premature select return", "prem"},
-	{phases.MarkWakeup, 'w', "wakeup written", "wake"},
-	{phases.MarkDrop, 'x', "events dropped", "drop"},
-	{phases.MarkCut, 'C', "64-task deadline cut", "cut"},
-	{phases.MarkOverBudget, '+', "task over the ioRatio budget", "budget"},
+	{phases.MarkPanic, '!', "panic", "panic", true},
+	{phases.MarkRebuild, 'R', "selector rebuilt", "rebuild", true},
+	{phases.MarkStop, 'S', "loop terminated", "stop", false},
+	{phases.MarkPremature, 'p', "premature select return", "prem", true},
+	{phases.MarkWakeup, 'w', "wakeup written", "wake", false},
+	{phases.MarkDrop, 'x', "events dropped", "drop", true},
+	{phases.MarkCut, 'C', "64-task deadline cut", "cut", false},
+	{phases.MarkOverBudget, '+', "task over the ioRatio budget", "budget", false},
 }
 
 // MarkNames names the marks of a set, the most urgent first.
@@ -208,7 +212,10 @@ func (t *Timeline) drawLane(scr tcell.Screen, x, y, w int, l *TimelineLane) {
 func (t *Timeline) glyph(c model.Cell) (rune, tcell.Style) {
 	for _, g := range markGlyphs {
 		if c.Marks&g.m != 0 {
-			return g.r, t.th.Bad
+			if g.alarm {
+				return g.r, t.th.Bad
+			}
+			return g.r, t.th.Bold
 		}
 	}
 	if c.Width > 0 && c.Parked*2 >= c.Width {

@@ -255,3 +255,18 @@ func TestTimelineLaneGlyphs(t *testing.T) {
 		t.Errorf("lane with drops %q", got)
 	}
 }
+
+// Only what is wrong takes the alarm colour: a panic, a rebuild, a
+// premature return, a drop; a wakeup, a cut, an over-budget task and a
+// loop's end are the loop working as designed.
+func TestOnlyWrongMarksTakeTheAlarmColour(t *testing.T) {
+	th := NewTheme(false)
+	tl := &Timeline{th: th}
+	for _, g := range markGlyphs {
+		r, st := tl.glyph(model.Cell{Known: true, Width: 10, Marks: g.m})
+		wrong := g.m&(phases.MarkPanic|phases.MarkRebuild|phases.MarkPremature|phases.MarkDrop) != 0
+		if r != g.r || (st == th.Bad) != wrong {
+			t.Errorf("%s: glyph %q, alarm colour %v; want %q, %v", g.name, r, st == th.Bad, g.r, wrong)
+		}
+	}
+}
