@@ -25,9 +25,8 @@ const whyScan = 1 << 14
 // right after a return with nothing ready is what cut the wait short (a
 // whole-run pause interrupts a loop asleep in epoll_wait).
 func WhySelect(end *trace.Event, older, newer iter.Seq[*trace.Event]) string {
-	var begin *trace.Event
-	var woke *trace.Event // the newest wakeup written to this loop while it waited
-	rebuilt := false      // the poll is the selectNow on a rebuilt selector
+	w := selectWait{end: end}
+	rebuilt := false // the poll is the selectNow on a rebuilt selector
 	n := 0
 	for e := range older {
 		if n++; n > whyScan {
@@ -36,16 +35,14 @@ func WhySelect(end *trace.Event, older, newer iter.Seq[*trace.Event]) string {
 		if e.Loop != end.Loop {
 			continue
 		}
-		if begin != nil {
+		if w.begin != nil {
 			rebuilt = e.Kind == trace.KindRebuildEnd
 			break
 		}
-		if e.Kind == trace.KindWakeup && e.Flag && woke == nil {
-			woke = e
-		}
+		w.note(e)
 		if e.Kind == trace.KindSelectBegin {
-			begin = e
-			if begin.Str != "select_now" {
+			w.begin = e
+			if e.Str != "select_now" {
 				break
 			}
 		}
@@ -53,24 +50,55 @@ func WhySelect(end *trace.Event, older, newer iter.Seq[*trace.Event]) string {
 	if rebuilt {
 		return "selectNow on the new selector, right after the rebuild" + readyText(end.A, "; ")
 	}
-	return whyText(end, begin, woke, nextOf(end, newer))
+	w.after(newer)
+	return w.text()
 }
 
-// nextOf is the first event of end's loop in newer, or nil.
-func nextOf(end *trace.Event, newer iter.Seq[*trace.Event]) *trace.Event {
+// selectWait is what is known of one select: its begin and end, what
+// came in for its loop while it waited, and the loop's next event.
+type selectWait struct {
+	end, begin *trace.Event
+	woke       *trace.Event // the newest wakeup written to the loop
+	submitted  *trace.Event // the newest task submitted to it
+	next       *trace.Event
+}
+
+// note keeps e if it is a wakeup written to the loop or a task submitted
+// to it.
+func (w *selectWait) note(e *trace.Event) {
+	switch {
+	case e.Kind == trace.KindWakeup && e.Flag && w.woke == nil:
+		w.woke = e
+	case e.Kind == trace.KindTaskSubmit && w.submitted == nil:
+		w.submitted = e
+	}
+}
+
+// after reads the events after end: the loop's next event of its own,
+// and what came in for it by the time the select returned but arrived
+// later. Events raised off the loop come through a ring of their own and
+// are stamped after the eventfd write: a producer's wakeup can come after
+// the select_end it caused.
+func (w *selectWait) after(newer iter.Seq[*trace.Event]) {
 	n := 0
 	for e := range newer {
-		if n++; n > whyScan {
+		if n++; n > whyScan || (w.next != nil && e.Time > w.end.Time) {
 			break
 		}
-		if e.Loop == end.Loop {
-			return e
+		switch {
+		case e.Loop != w.end.Loop:
+		case e.Kind == trace.KindWakeup || e.Kind == trace.KindTaskSubmit:
+			if e.Time <= w.end.Time {
+				w.note(e)
+			}
+		case w.next == nil:
+			w.next = e
 		}
 	}
-	return nil
 }
 
-func whyText(end, begin, woke, next *trace.Event) string {
+func (w *selectWait) text() string {
+	end, begin := w.end, w.begin
 	ready := end.A
 	switch {
 	case begin != nil && begin.Str == "select_now":
@@ -79,20 +107,34 @@ func whyText(end, begin, woke, next *trace.Event) string {
 		return "nothing to do: counts toward a rebuild"
 	case ready > 0:
 		s := readyText(ready, "")
-		if woke != nil {
-			s += ", and " + wokenText(woke)
+		if why := w.woken(); why != "" {
+			s += ", and " + why
 		}
 		return s
-	case woke != nil:
-		return wokenText(woke)
+	case w.woken() != "":
+		return w.woken()
 	case begin != nil && begin.A > 0 && end.B >= begin.A-500_000:
 		return "timed out: a timer due, or the idle cap"
 	case begin == nil:
 		return ""
-	case next != nil && next.Kind == trace.KindPause:
+	case w.next != nil && w.next.Kind == trace.KindPause:
 		return "interrupted: the run was paused"
 	}
 	return "early, nothing ready: a task without a new wakeup, or a signal"
+}
+
+// woken says who woke the loop: the wakeup written to it, or else the
+// task submitted to it while it waited, whose wakeup is yet to arrive.
+func (w *selectWait) woken() string {
+	switch {
+	case w.woke != nil:
+		return wokenText(w.woke)
+	case w.submitted == nil:
+		return ""
+	case w.submitted.Flag:
+		return "woken: a task came from outside the loops"
+	}
+	return "woken: a task came from another loop"
 }
 
 func readyText(ready int64, lead string) string {
