@@ -175,11 +175,14 @@ func (s *ServerChannel) handOff(boss *EventLoop, fd, port int) {
 	}
 	s.accepted.Add(1)
 	add(&boss.stats.Accepted, 1)
-	worker := s.boot.Worker.Next()
+	worker, pick, chosen := s.boot.Worker.Choose()
 	child := newChannel(fd, kindChild, worker)
 	child.server, child.port = s, port
 	if boss.tracing() {
-		boss.emit(trace.Event{Kind: trace.KindAccept, A: int64(child.id), B: int64(fd), C: int64(port)})
+		// The chooser's pick travels with the accept, so a learner sees
+		// which worker got the channel and the arithmetic that chose it.
+		boss.emit(trace.Event{Kind: trace.KindAccept, A: int64(child.id), B: int64(fd), C: int64(port),
+			D: int64(worker.loopIdx), E: int64(pick), Flag: chosen})
 	}
 	s.conns.Add(1)
 	init := s.boot.ChildInit

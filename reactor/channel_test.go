@@ -3,8 +3,10 @@ package reactor
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"io"
 	"net"
+	"slices"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -44,6 +46,38 @@ func TestAcceptOnBossRegisterAsTaskOnWorker(t *testing.T) {
 		if sub == nil || !sub.Flag {
 			t.Fatalf("%s: no external register task_submit", name)
 		}
+	}
+}
+
+// Each accept carries the chooser's pick: the counter, 0, 1, 2, … in
+// order, and the worker it dealt the channel to, idx & (n-1) of a
+// power-of-two group and idx % n of another (C4), which is the loop that
+// registers the channel.
+func TestAcceptCarriesTheChoosersPick(t *testing.T) {
+	for _, workers := range []int{4, 3} {
+		t.Run(fmt.Sprint(workers, " workers"), func(t *testing.T) {
+			leakCheck(t)
+			coll, rec := newTraced(t)
+			s := startServer(t, 1, workers, Config{Collector: coll}, echoInit)
+			for range 7 {
+				echoOnce(t, dial(t, s.addr()), "hi")
+			}
+			coll.Flush()
+			accepts := rec.ofKind(loopIndex(t, coll, "boss-0"), trace.KindAccept)
+			if len(accepts) != 7 {
+				t.Fatalf("%d accepts, want 7", len(accepts))
+			}
+			for i, a := range accepts {
+				want := loopIndex(t, coll, fmt.Sprint("worker-", i%workers))
+				if !a.Flag || a.E != int64(i) || a.D != int64(want) {
+					t.Fatalf("accept %d: chosen %v pick %d worker %d; want true, %d, %d", i, a.Flag, a.E, a.D, i, want)
+				}
+				regs := rec.ofKind(uint16(a.D), trace.KindRegister)
+				if !slices.ContainsFunc(regs, func(r trace.Event) bool { return r.A == a.A }) {
+					t.Fatalf("accept %d: channel %d not registered on the loop it names", i, a.A)
+				}
+			}
+		})
 	}
 }
 

@@ -79,10 +79,19 @@ func (g *EventLoopGroup) Loops() []*EventLoop { return g.loops }
 // bits wide, as Netty's since 4.1.52 (#10468), so order survives the wrap.
 // An auto-scaling group picks among its active loops only.
 func (g *EventLoopGroup) Next() *EventLoop {
+	l, _, _ := g.Choose()
+	return l
+}
+
+// Choose is Next, also returning the chooser's counter for the pick and
+// whether the pick is the group's own arithmetic on it (idx & (n-1) for a
+// power-of-two size, idx % n otherwise), which a trace can show: false
+// for an auto-scaling group, which picks among the loops active then.
+func (g *EventLoopGroup) Choose() (l *EventLoop, idx uint64, ok bool) {
 	if s := g.scaler.Load(); s != nil {
-		return s.next()
+		return s.next(), 0, false
 	}
-	l := g.pick()
+	l, idx = g.pick()
 	if l.fatal() {
 		// The loop stopped because its selector failed: an io_uring ring,
 		// made with the group, registers its provided buffers when the
@@ -90,21 +99,22 @@ func (g *EventLoopGroup) Next() *EventLoop {
 		// to the next loop that runs, or each connection dealt to it would
 		// be reset.
 		for range len(g.loops) - 1 {
-			if n := g.pick(); !n.fatal() {
-				return n
+			if n, i := g.pick(); !n.fatal() {
+				return n, i, true
 			}
 		}
 	}
-	return l
+	return l, idx, true
 }
 
-// pick is the round-robin step of Next.
-func (g *EventLoopGroup) pick() *EventLoop {
+// pick is the round-robin step of Next: PowerOfTwoEventExecutorChooser
+// or GenericEventExecutorChooser of Netty's DefaultEventExecutorChooserFactory.
+func (g *EventLoopGroup) pick() (*EventLoop, uint64) {
 	i := g.idx.Add(1) - 1
 	if g.pow2 {
-		return g.loops[i&uint64(len(g.loops)-1)]
+		return g.loops[i&uint64(len(g.loops)-1)], i
 	}
-	return g.loops[i%uint64(len(g.loops))]
+	return g.loops[i%uint64(len(g.loops))], i
 }
 
 // SetIORatio sets the ioRatio of every loop.

@@ -22,6 +22,9 @@ func Describe(e *trace.Event) string {
 		if b.Len() > maxDescribe {
 			break
 		}
+		if e.Kind == trace.KindAccept && (f.Name == "worker" || f.Name == "pick" || f.Name == "chosen") {
+			continue // a loop index and a counter: the line's note names the loop (ChooserPick)
+		}
 		switch f.Type {
 		case trace.FieldBool:
 			if describeBool(&b, e.Kind, f) {

@@ -31,7 +31,7 @@ func (g *eventLog) add(batch []trace.Event) {
 
 // lines returns up to n log lines of the latest events that keep accepts,
 // oldest first, periodic ones folded (see pushOlder).
-func (g *eventLog) lines(n int, keep func(*trace.Event) bool, name func(uint16) string) []LogLine {
+func (g *eventLog) lines(n int, keep func(*trace.Event) bool, st *State) []LogLine {
 	if n <= 0 {
 		return nil
 	}
@@ -44,19 +44,39 @@ func (g *eventLog) lines(n int, keep func(*trace.Event) bool, name func(uint16) 
 		if len(out) >= n && !folds(out, e) {
 			break
 		}
-		out = pushOlder(out, e, name)
-		explain(out, e, g.older(i), g.newer(i))
+		out = pushOlder(out, e, st.LoopName)
+		explain(out, e, st, g.older(i), g.newer(i))
 	}
 	reverseLines(out)
 	return out
 }
 
-// explain gives a select_end just pushed its reason (WhySelect), from the
-// events before it.
-func explain(lines []LogLine, e *trace.Event, older, newer iter.Seq[*trace.Event]) {
-	if e.Kind == trace.KindSelectEnd {
+// explain gives the line just pushed for e what the event alone does not
+// say: a select_end why its select returned (WhySelect, from the events
+// around it), an accept which loop the chooser dealt the channel to and
+// how (ChooserPick).
+func explain(lines []LogLine, e *trace.Event, st *State, older, newer iter.Seq[*trace.Event]) {
+	switch e.Kind {
+	case trace.KindSelectEnd:
 		lines[len(lines)-1].Why = WhySelect(e, older, newer)
+	case trace.KindAccept:
+		lines[len(lines)-1].Why = st.ChooserPick(e)
+	case trace.KindWakeup:
+		lines[len(lines)-1].Why = wakeupNote(e, st.LoopName(e.Loop))
 	}
+}
+
+// wakeupNote tells the three kinds of wakeup apart (C11), as the loop's
+// counters count them: another thread's eventfd write, one it did not
+// need to make because a wakeup was already pending, and the loop's own.
+func wakeupNote(e *trace.Event, loop string) string {
+	switch {
+	case e.Str == loop:
+		return "its own write: wakenUp was still set after a select, so 4.1.43 wakes the selector again lest a wakeup be lost"
+	case e.Flag:
+		return "the eventfd written: the loop was asleep in select, or about to be"
+	}
+	return "no write: a wakeup was already pending, so this submit rides on it"
 }
 
 // oldest returns the time of the oldest event the log holds.

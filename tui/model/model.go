@@ -69,11 +69,11 @@ func (m *Model) Snapshot(q Query) *Snapshot {
 	if q.Log > 0 {
 		names := m.st.names()
 		mt := q.Filter.compile(names)
-		s.Log = m.log.lines(q.Log, mt.match, m.st.LoopName)
+		s.Log = m.log.lines(q.Log, mt.match, m.st)
 	}
 	if sq := q.Slice; sq.Max > 0 {
 		in := func(e *trace.Event) bool { return int(e.Loop) == sq.Loop && e.Time >= sq.From && e.Time < sq.To }
-		s.SliceLog = m.log.lines(sq.Max, in, m.st.LoopName)
+		s.SliceLog = m.log.lines(sq.Max, in, m.st)
 		oldest, ok := m.log.oldest()
 		s.SliceOlder = ok && oldest > sq.From && m.log.full()
 	}

@@ -473,7 +473,7 @@ func TestReplayBackwardsEqualsForwardFold(t *testing.T) {
 				break
 			}
 			log = pushOlder(log, &events[i], st.LoopName)
-			explain(log, &events[i], eventsBefore(events, i), eventsBetween(events, i+1, n))
+			explain(log, &events[i], st, eventsBefore(events, i), eventsBetween(events, i+1, n))
 		}
 		reverseLines(log)
 		want.Log = log

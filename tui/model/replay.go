@@ -182,7 +182,7 @@ func (r *Replay) Snapshot(q Query) *Snapshot {
 			break
 		}
 		found = pushOlder(found, e, r.cur.LoopName)
-		explain(found, e, eventsBefore(r.events, i), eventsBetween(r.events, i+1, r.pos))
+		explain(found, e, r.cur, eventsBefore(r.events, i), eventsBetween(r.events, i+1, r.pos))
 	}
 	s.LogScanned = i >= 0 && len(found) < q.Log
 	reverseLines(found)
@@ -205,7 +205,7 @@ func (r *Replay) slice(sq SliceQuery) []LogLine {
 			break
 		}
 		found = pushOlder(found, e, r.cur.LoopName)
-		explain(found, e, eventsBefore(r.events, i), eventsBetween(r.events, i+1, r.pos))
+		explain(found, e, r.cur, eventsBefore(r.events, i), eventsBetween(r.events, i+1, r.pos))
 	}
 	reverseLines(found)
 	return found

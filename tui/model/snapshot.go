@@ -3,6 +3,7 @@ package model
 import (
 	"github.com/reactorviz/reactorviz/reactor/netty"
 	"github.com/reactorviz/reactorviz/reactor/trace"
+	"strconv"
 )
 
 // Query says what a Snapshot should include beyond the per-loop rows.
@@ -152,6 +153,34 @@ func (s *State) LoopName(i uint16) string {
 		return s.loops[i].info.Name
 	}
 	return placeholderName(int(i))
+}
+
+// ChooserPick says where an accept's channel went and the chooser's
+// arithmetic that sent it there, as Netty's DefaultEventExecutorChooserFactory
+// picks: idx & (n−1) when the group's size n is a power of two, idx % n
+// otherwise. Empty when the event does not carry the pick (an
+// auto-scaling group, or a trace from before it was traced).
+func (s *State) ChooserPick(e *trace.Event) string {
+	if e.Kind != trace.KindAccept || !e.Flag || e.D < 0 || e.D >= int64(len(s.loops)) || s.loops[e.D] == nil {
+		return ""
+	}
+	to := uint16(e.D)
+	group := s.loops[to].info.Group
+	n := 0
+	for _, l := range s.loops {
+		if l != nil && l.info.Group == group {
+			n++
+		}
+	}
+	pick := strconv.FormatUint(uint64(e.E), 10)
+	size := strconv.Itoa(n)
+	switch {
+	case n <= 1:
+		return "→ " + s.LoopName(to) + ", the group's one loop"
+	case n&(n-1) == 0:
+		return "→ " + s.LoopName(to) + ": chooser pick " + pick + " & (" + size + "−1) = " + strconv.FormatUint(uint64(e.E)&uint64(n-1), 10)
+	}
+	return "→ " + s.LoopName(to) + ": chooser pick " + pick + " % " + size + " = " + strconv.FormatUint(uint64(e.E)%uint64(n), 10)
 }
 
 // names returns the loop name table, for filters and log lines.

@@ -160,3 +160,51 @@ func lastIndexFunc(events []trace.Event, ok func(trace.Event) bool) int {
 	}
 	return -1
 }
+
+// An accept names the loop the chooser dealt its channel to, with the
+// arithmetic of the group's chooser: & for a power-of-two size, % for
+// another; nothing when the trace does not carry the pick.
+func TestChooserPickShowsTheArithmetic(t *testing.T) {
+	loops := []trace.LoopInfo{{Name: "boss-0", Group: "boss"},
+		{Name: "worker-0", Group: "worker"}, {Name: "worker-1", Group: "worker"}, {Name: "worker-2", Group: "worker"}, {Name: "worker-3", Group: "worker"},
+		{Name: "io-0", Group: "io"}, {Name: "io-1", Group: "io"}, {Name: "io-2", Group: "io"}}
+	st := NewState(loops)
+	accept := func(to, pick int64, chosen bool) *trace.Event {
+		return &trace.Event{Kind: trace.KindAccept, A: 9, D: to, E: pick, Flag: chosen}
+	}
+	for _, c := range []struct {
+		e    *trace.Event
+		want string
+	}{
+		{accept(2, 5, true), "→ worker-1: chooser pick 5 & (4−1) = 1"},
+		{accept(7, 5, true), "→ io-2: chooser pick 5 % 3 = 2"},
+		{accept(0, 3, true), "→ boss-0, the group's one loop"},
+		{accept(0, 0, false), ""},
+	} {
+		if got := st.ChooserPick(c.e); got != c.want {
+			t.Errorf("ChooserPick(%+v) = %q, want %q", *c.e, got, c.want)
+		}
+	}
+	if d := Describe(accept(2, 5, true)); strings.Contains(d, "worker=") || strings.Contains(d, "pick=") || strings.Contains(d, "chosen") {
+		t.Errorf("the accept line shows the raw pick: %q", d)
+	}
+}
+
+// The three kinds of wakeup read apart in the log, as the counters count
+// them.
+func TestWakeupNoteTellsTheKindsApart(t *testing.T) {
+	for _, c := range []struct {
+		from    string
+		written bool
+		want    string
+	}{
+		{"worker-0", true, "its own write"},
+		{"boss-0", true, "the eventfd written"},
+		{"external", false, "no write: a wakeup was already pending"},
+	} {
+		e := &trace.Event{Kind: trace.KindWakeup, Str: c.from, Flag: c.written}
+		if got := wakeupNote(e, "worker-0"); !strings.HasPrefix(got, c.want) {
+			t.Errorf("wakeup from %s written %v: %q, want %q…", c.from, c.written, got, c.want)
+		}
+	}
+}

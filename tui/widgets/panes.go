@@ -2,6 +2,7 @@ package widgets
 
 import (
 	"strconv"
+	"strings"
 
 	"github.com/gdamore/tcell/v2"
 	"github.com/rivo/tview"
@@ -66,7 +67,13 @@ func (g *EventLog) Draw(scr tcell.Screen) {
 			S(model.Describe(&e), KindStyle(e.Kind, e.Flag, g.th)),
 		}
 		if l.Why != "" {
-			segs = append(segs, S("  ← "+l.Why, g.th.Dim))
+			// A reason reads back to its event (← a select's why); a
+			// destination reads on from it (→ where a channel went).
+			lead := "  ← "
+			if strings.HasPrefix(l.Why, "→") {
+				lead = "  "
+			}
+			segs = append(segs, S(lead+l.Why, g.th.Dim))
 		}
 		if l.Repeat > 0 {
 			// A run of periodic events folded into its latest one.

@@ -38,7 +38,7 @@ func (l *Loop) Fold(e *trace.Event, name string) {
 		}
 	case trace.KindSelectEnd:
 		// Every select_end, a selectNow's too, carries the count the
-		// engine holds from then on (engine version 3).
+		// engine holds from then on (since engine version 3).
 		l.SelectCnt = e.C
 	case trace.KindRebuildEnd:
 		l.SelectCnt = 1

@@ -189,6 +189,9 @@ func sameCounters(live *sim.Summary, path string) error {
 		l.SelectCnt, l.QueueDepth = 0, 0
 		r := rs.Loops[i]
 		r.SelectCnt, r.QueueDepth = 0, 0
+		// A trace cannot rebuild the engine-only counters (an EAGAIN
+		// read has no event): compare what it can.
+		l.Stats = l.Stats.Replayable()
 		if r.Name != l.Name || !reflect.DeepEqual(r.Stats, l.Stats) {
 			return fmt.Errorf("%s: the trace rebuilds other counters than the run's:\n  run:   %+v\n  trace: %+v", l.Name, l.Stats, r.Stats)
 		}
