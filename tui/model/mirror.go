@@ -30,24 +30,43 @@ type TaskRef struct {
 
 // taskQueue mirrors the head of a loop's MPSC task queue from task_submit,
 // timer_due and task_run events. It is a FIFO like the queue it mirrors.
+// Past QueueMirrorCap it keeps the tasks behind the head as runs of
+// consecutive ids of one name, as a flood submits them, and feeds them to
+// the head as the kept ones run, so a flood thousands deep still shows
+// its head; what no run describes is only counted.
 type taskQueue struct {
 	buf    []TaskRef // ring, grows up to QueueMirrorCap
 	head   int
 	n      int
-	hidden int64 // tasks known to be queued but not kept
+	hidden int64       // tasks known to be queued but not kept one by one
+	runs   []hiddenRun // the oldest of them, in order; inRuns in all
+	inRuns int64
 }
+
+// hiddenRun is a stretch of queued tasks the mirror holds as a range.
+type hiddenRun struct {
+	first, n int64
+	name     string
+	timer    bool
+}
+
+// hiddenRunCap bounds the runs kept: a queue fed by many producers in
+// turn makes a run per task, and the rest is counted.
+const hiddenRunCap = 64
 
 func (q *taskQueue) len() int { return q.n }
 
 func (q *taskQueue) at(i int) TaskRef { return q.buf[(q.head+i)%len(q.buf)] }
 
 func (q *taskQueue) push(t TaskRef) {
-	// Once tasks are hidden, a newer one cannot be shown ahead of them
-	// without breaking FIFO order, so it is hidden too.
 	if q.hidden > 0 || q.n == QueueMirrorCap {
-		q.hidden++
+		q.hide(t)
 		return
 	}
+	q.keep(t)
+}
+
+func (q *taskQueue) keep(t TaskRef) {
 	if q.n == len(q.buf) {
 		grown := make([]TaskRef, min(max(2*len(q.buf), 8), QueueMirrorCap))
 		for i := range q.n {
@@ -57,6 +76,45 @@ func (q *taskQueue) push(t TaskRef) {
 	}
 	q.buf[(q.head+q.n)%len(q.buf)] = t
 	q.n++
+}
+
+// hide counts t behind the kept head, in a run when every hidden task
+// before it is in one (FIFO order allows no other).
+func (q *taskQueue) hide(t TaskRef) {
+	q.hidden++
+	if q.hidden-1 != q.inRuns {
+		return
+	}
+	if k := len(q.runs) - 1; k >= 0 {
+		if r := &q.runs[k]; r.first+r.n == t.ID && r.name == t.Name && r.timer == t.Timer {
+			r.n++
+			q.inRuns++
+			return
+		}
+	}
+	if len(q.runs) < hiddenRunCap {
+		q.runs = append(q.runs, hiddenRun{first: t.ID, n: 1, name: t.Name, timer: t.Timer})
+		q.inRuns++
+	}
+}
+
+// refill moves hidden tasks from the runs to the kept head while there is
+// room.
+func (q *taskQueue) refill() {
+	for q.n < QueueMirrorCap && len(q.runs) > 0 {
+		r := &q.runs[0]
+		q.keep(TaskRef{ID: r.first, Name: r.name, Timer: r.timer})
+		r.first++
+		r.n--
+		q.hidden--
+		q.inRuns--
+		if r.n == 0 {
+			q.runs = q.runs[1:]
+		}
+	}
+	if len(q.runs) == 0 {
+		q.runs = nil
+	}
 }
 
 func (q *taskQueue) popFront(k int) {
@@ -79,10 +137,11 @@ func (q *taskQueue) run(id int64, name string, byIDOnly bool) bool {
 		t := q.at(i)
 		if t.ID == id && (byIDOnly || t.Name == name) {
 			q.popFront(i + 1)
+			q.refill()
 			return true
 		}
 	}
-	if q.n == 0 && q.hidden > 0 {
+	if q.n == 0 && q.hidden > q.inRuns {
 		q.hidden--
 		return true
 	}
@@ -98,13 +157,28 @@ func (q *taskQueue) resync(depth int64) {
 		extra := total - depth
 		if extra <= q.hidden {
 			q.hidden -= extra
+			q.trimRuns()
 			return
 		}
 		extra -= q.hidden
 		q.hidden = 0
+		q.trimRuns()
 		q.popFront(int(min(extra, int64(q.n))))
 	case total < depth:
 		q.hidden += depth - total
+	}
+}
+
+// trimRuns drops the newest runs' tasks the hidden count no longer has.
+func (q *taskQueue) trimRuns() {
+	for q.inRuns > q.hidden {
+		k := len(q.runs) - 1
+		cut := min(q.runs[k].n, q.inRuns-q.hidden)
+		q.runs[k].n -= cut
+		q.inRuns -= cut
+		if q.runs[k].n == 0 {
+			q.runs = q.runs[:k]
+		}
 	}
 }
 
@@ -117,7 +191,7 @@ func (q *taskQueue) first(n int) []TaskRef {
 }
 
 func (q *taskQueue) clone() taskQueue {
-	c := taskQueue{hidden: q.hidden, n: q.n}
+	c := taskQueue{hidden: q.hidden, n: q.n, inRuns: q.inRuns, runs: slices.Clone(q.runs)}
 	if q.n > 0 {
 		c.buf = make([]TaskRef, q.n)
 		for i := range q.n {
