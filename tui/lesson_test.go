@@ -219,7 +219,9 @@ func TestLessonBudgetItems(t *testing.T) {
 func TestLessonLayoutFollowsTheSize(t *testing.T) {
 	checkGoroutines(t)
 	hs := startBuiltin(t, "io-ratio", 2*time.Second, 80, 24)
-	isLesson := func(s string) bool { return strings.Contains(s, " · concepts ") && !strings.Contains(s, "─ timeline") }
+	isLesson := func(s string) bool {
+		return strings.Contains(s, " · concepts ") && !strings.Contains(s, "─ timeline")
+	}
 	if got := hs.frame(); !isLesson(got) {
 		t.Fatalf("80×24 is not the lesson layout:\n%s", got)
 	}
