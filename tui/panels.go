@@ -218,11 +218,18 @@ func (p *mainPanels) draw(scr tcell.Screen, x, y, w, h int) {
 		cy += heights[i]
 	}
 	rest := y + h - cy
-	// The concept block comes before the timeline's further lanes and the
-	// detail pane's rows past 7, and leaves out what the pane shows.
-	skip := p.detail.shownLabels(w, detailH)
-	lessonH := min(p.lessonRows(w, skip), max(rest-tlMin-min(detailH, 7)-logMin, 0))
+	// The concept block comes before the timeline's lanes past two (and
+	// its ruler, where the cursor shows) and the detail pane's rows past
+	// 7, and leaves out what the pane shows.
+	// Its rows are counted beside the least detail pane it leaves, so a
+	// pane that keeps more rows leaves the log a row or two more.
+	lessonH := min(p.lessonRows(w, p.detail.shownLabels(w, min(detailH, 7))), max(rest-min(tlWant, 4)-min(detailH, 7)-logMin, 0))
 	th := min(tlWant, max(rest-detailH-lessonH-logMin, 0))
+	if floor := min(tlWant, 4); lessonH > 0 && th < floor {
+		// The block took rows: the detail pane gives up its rows past 7
+		// before the timeline its ruler.
+		th = min(floor, max(rest-lessonH-logMin-min(detailH, 7), 0))
+	}
 	if th < tlMin {
 		th = min(tlMin, max(rest-logMin, 0))
 	}
@@ -231,10 +238,8 @@ func (p *mainPanels) draw(scr tcell.Screen, x, y, w, h int) {
 	dh := min(detailH, max(rest-th-lessonH-logMin, 0))
 	p.detail.draw(scr, x, cy, w, dh)
 	cy += dh
-	if dh != detailH {
-		skip = p.detail.shownLabels(w, dh)
-	}
-	lh := min(lessonH, max(y+h-cy-logMin, 0))
+	skip := p.detail.shownLabels(w, dh)
+	lh := min(lessonH, p.lessonRows(w, skip), max(y+h-cy-logMin, 0))
 	p.drawConcepts(scr, x, cy, w, lh, skip, false)
 	cy += lh
 	p.log.SetRect(x, cy, w, y+h-cy)
