@@ -178,16 +178,48 @@ func flashLoops(f *model.Frame, fired []sim.Fired, now time.Duration) {
 	}
 }
 
-// captionRows is how many rows the caption takes on a screen w × h: what
+// captionFit is how a caption uses its rows: whether the action line is
+// shown, and the rows of the watch note.
+type captionFit struct {
+	action bool
+	watch  int
+}
+
+func (f captionFit) rows() int {
+	if f.action {
+		return 1 + f.watch
+	}
+	return f.watch
+}
+
+// lessonWatchRows is the most rows the lesson layout gives the watch note
+// before it pages.
+const lessonWatchRows = 4
+
+// fitCaption lays out a caption on a screen w × h. Normally it takes what
 // its text needs, up to two rows on a small terminal, three on a middling
-// and four on a tall one; none when there is nothing to say.
-func captionRows(c captionView, w, h int) int {
-	need := 0
+// and four on a tall one, none when there is nothing to say; on two rows
+// or fewer an old action gives its row to the note. The lesson layout
+// (lesson ≥ 0) gives the note first claim: four rows of its own, more when
+// the body leaves lesson rows spare, the action a row above it only while
+// it is recent.
+func fitCaption(c captionView, w, h, lesson int) captionFit {
+	lines := 0
+	if c.watch != "" {
+		lines = len(widgets.Wrap(c.watch, max(w-len(watchLabel), 1)))
+	}
+	if lesson >= 0 {
+		fit := captionFit{action: c.action != "" && (c.recent || c.watch == "")}
+		spare := lesson
+		if fit.action {
+			spare--
+		}
+		fit.watch = min(lines, max(lessonWatchRows, spare))
+		return fit
+	}
+	need := lines
 	if c.action != "" {
 		need++
-	}
-	if c.watch != "" {
-		need += len(widgets.Wrap(c.watch, max(w-len(watchLabel), 1)))
 	}
 	limit := 4
 	switch {
@@ -196,7 +228,17 @@ func captionRows(c captionView, w, h int) int {
 	case h < 38:
 		limit = 3
 	}
-	return min(need, limit)
+	rows := min(need, limit)
+	fit := captionFit{action: c.action != "" && (rows > 2 || c.recent || c.watch == "")}
+	if fit.action && rows > 0 {
+		rows--
+	} else {
+		fit.action = false
+	}
+	if c.watch != "" {
+		fit.watch = rows
+	}
+	return fit
 }
 
 // watchLabel leads the watch note.
@@ -235,12 +277,12 @@ func (p *captionPager) pick(pages int) int {
 // turn shows the next page, for pageFor before the pages turn on their own.
 func (p *captionPager) turn() { p.page, p.since = p.page+1, captionClock() }
 
-// drawCaption draws the caption in rows rows at (x, y): the latest action
-// first, lit while recent, then the watch note wrapped into what is left.
-// On two rows or fewer only a recent action is shown. A note is wrapped at word
-// boundaries, never cut: one longer than its rows is shown a page at a
-// time, each page marked with its number.
-func drawCaption(scr tcell.Screen, th *widgets.Theme, c captionView, pg *captionPager, x, y, w, rows int) {
+// drawCaption draws the caption as fit lays it out at (x, y): the latest
+// action first, lit while recent, then the watch note wrapped into its
+// rows. A note is wrapped at word boundaries, never cut: one longer than
+// its rows is shown a page at a time, each page marked with its number.
+func drawCaption(scr tcell.Screen, th *widgets.Theme, c captionView, fit captionFit, pg *captionPager, x, y, w int) {
+	rows := fit.rows()
 	widgets.Clear(scr, x, y, w, rows, th.Base)
 	if rows <= 0 {
 		return
@@ -250,15 +292,14 @@ func drawCaption(scr tcell.Screen, th *widgets.Theme, c captionView, pg *caption
 		actSt = th.Warn
 	}
 	line := 0
-	// On two rows or fewer an old action gives its row to the note.
-	if c.action != "" && (rows > 2 || c.recent || c.watch == "") {
+	if fit.action {
 		widgets.PutSegs(scr, x, y, w, []widgets.Seg{widgets.S("▸ ", th.Accent), widgets.S(c.action, actSt)})
 		line++
 	}
-	if c.watch == "" || line >= rows {
+	if c.watch == "" || fit.watch <= 0 {
 		return
 	}
-	lines, mark := watchPage(c.watch, w-len(watchLabel), rows-line, pg.pick)
+	lines, mark := watchPage(c.watch, w-len(watchLabel), fit.watch, pg.pick)
 	for i, text := range lines {
 		lead := widgets.S(strings.Repeat(" ", len(watchLabel)), th.Base)
 		if i == 0 {

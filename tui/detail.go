@@ -188,25 +188,65 @@ func (d *detailPane) drawInfo(scr tcell.Screen, x, y, w, h int) {
 }
 
 // infoLines are the focused loop's counters, the most telling first, in
-// lines of at most w cells. A group of counters too wide for w (a count
-// in the hundreds of thousands, a narrow terminal) goes on over more lines
-// rather than lose its last value at the edge.
+// lines of at most w cells (infoRows), as the pane draws them.
 func infoLines(in detailInfo, w int, th *widgets.Theme) [][]widgets.Seg {
 	var lines [][]widgets.Seg
-	for _, group := range infoGroups(in, w >= 56) {
+	for _, row := range infoRows(in, w) {
 		var line []widgets.Seg
-		used := 0
-		for _, p := range group {
-			pw := widgets.Width(p.label) + 1 + widgets.Width(p.value)
-			if len(line) > 0 && used+pw > w {
-				lines, line, used = append(lines, line), nil, 0
-			}
+		for _, p := range row {
 			line = append(line, widgets.S(p.label+" ", th.Dim), widgets.S(p.value+"  ", th.Base))
-			used += pw + 2
 		}
 		lines = append(lines, line)
 	}
 	return lines
+}
+
+// infoRows are the focused loop's counters in lines of at most w cells. A
+// group of counters too wide for w (a count in the hundreds of thousands,
+// a narrow terminal) goes on over more lines rather than lose its last
+// value at the edge.
+func infoRows(in detailInfo, w int) [][]counter {
+	var rows [][]counter
+	for _, group := range infoGroups(in, w >= 56) {
+		var row []counter
+		used := 0
+		for _, p := range group {
+			pw := widgets.Width(p.label) + 1 + widgets.Width(p.value)
+			if len(row) > 0 && used+pw > w {
+				rows, row, used = append(rows, row), nil, 0
+			}
+			row = append(row, p)
+			used += pw + 2
+		}
+		rows = append(rows, row)
+	}
+	return rows
+}
+
+// shownLabels are the labels of the counters the pane shows when drawn in
+// w × h, which the concept block need not repeat; nil when it shows no
+// loop's counters.
+func (d *detailPane) shownLabels(w, h int) map[string]bool {
+	in := d.info
+	if !in.ok || in.wheelThread || h <= 1 {
+		return nil
+	}
+	colW := min(max((w-60)/2, 14), 24)
+	ringH := min(2, h-1)
+	rows := h - 1 - ringH
+	if in.paused {
+		rows--
+	}
+	out := map[string]bool{}
+	for i, row := range infoRows(in, w-2*(colW+1)) {
+		if i >= rows {
+			break
+		}
+		for _, p := range row {
+			out[p.label] = true
+		}
+	}
+	return out
 }
 
 // counter is one label and its value in the detail pane.

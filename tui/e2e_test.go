@@ -11,6 +11,9 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/reactorviz/reactorviz/scenarios"
+	"github.com/reactorviz/reactorviz/tui/model"
 )
 
 // The end-to-end tests run the real reactorviz binary in tmux, press keys
@@ -202,11 +205,14 @@ func timelineRows(screen string) string {
 	return strings.Join(rows, "\n")
 }
 
-// The timeline is on screen at 80×24 and it moves: the lanes drawn a
+// The timeline is on screen at 80×24, one key away, and it moves: the lanes drawn a
 // moment apart differ, zoomed in as out.
 func TestE2ETimelineMoves(t *testing.T) {
 	bin := buildCLI(t)
 	p := newPane(t, 80, 24, bin+" run tour --duration 60s")
+	// 80×24 opens in the lesson layout; t goes on to the timeline.
+	p.waitFor(" · concepts ")
+	p.keys("t")
 	first := timelineRows(p.waitFor("─ timeline · 1s window"))
 	if !strings.Contains(first, "worker-0") {
 		t.Fatalf("no worker-0 lane at 80×24:\n%s", p.capture())
@@ -275,4 +281,65 @@ func TestE2EFloodsKeepEveryEvent(t *testing.T) {
 			p.waitFor("EXIT=")
 		}
 	}
+}
+
+// TestE2ELessonEveryBuiltin opens every built-in paused at its start in
+// tmux, at 80×24 (the lesson layout) and 120×40: the caption is on screen
+// whole, its pages turned with w, no word cut; and the label of every
+// counter of every concept the scenario lists is on screen.
+func TestE2ELessonEveryBuiltin(t *testing.T) {
+	bin := buildCLI(t)
+	for _, in := range scenarios.Builtin() {
+		sc, err := scenarios.Load(in.Name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		note := noteRegexp(watchAt(sc, nil, 0))
+		for _, size := range [][2]int{{80, 24}, {120, 40}} {
+			where := in.Name + " at " + strconv.Itoa(size[0]) + "×" + strconv.Itoa(size[1])
+			p := newPane(t, size[0], size[1], bin+" run "+in.Name+" --paused")
+			out := p.waitFor("at the start")
+			if size[0] == 80 && !strings.Contains(out, " · concepts ") {
+				t.Errorf("%s: not the lesson layout:\n%s", where, out)
+			}
+			words, pages := captionOnScreen(out)
+			for range pages - 1 {
+				p.keys("w")
+				prev := strings.Join(words, " ")
+				var more []string
+				p.waitUntil("the next page", func(s string) bool {
+					more, _ = captionOnScreen(s)
+					return strings.Join(more, " ") != "" && !strings.HasSuffix(prev, strings.Join(more, " "))
+				})
+				words = append(words, more...)
+			}
+			if got := strings.Join(words, " "); !note.MatchString(got) {
+				t.Errorf("%s: the caption on screen is not the note whole:\n got: %s\nwant: %s\n%s", where, got, note, out)
+			}
+			for _, id := range sc.Concepts {
+				for _, it := range lessonConcepts[id].items(&lessonCtx{f: &model.Frame{Snapshot: &model.Snapshot{}}, sc: sc}) {
+					if !strings.Contains(out, it.label+" ") {
+						t.Errorf("%s: %s's %q is not on screen:\n%s", where, id, it.label, out)
+					}
+				}
+			}
+			p.keys("q")
+			p.waitFor("EXIT=0")
+		}
+	}
+}
+
+// noteRegexp matches a note's words as the screen shows them: any run of
+// spaces for one, any figure for a placeholder the note shows as "?".
+func noteRegexp(note string) *regexp.Regexp {
+	var b strings.Builder
+	b.WriteString("^")
+	for i, w := range strings.Fields(note) {
+		if i > 0 {
+			b.WriteString(" ")
+		}
+		b.WriteString(strings.ReplaceAll(regexp.QuoteMeta(w), `\?`, `.*?`))
+	}
+	b.WriteString("$")
+	return regexp.MustCompile(b.String())
 }

@@ -172,7 +172,7 @@ var keyTable = []binding{
 	{act: actTurnCaption, keys: keys(runeKey('w')), label: "w", on: onLive | onReplay,
 		help: "Turn the page of a long watch note (its last line ends with the page, 1/2 w). While the run goes on the pages also turn by themselves every few seconds; paused, finished or stopped, the note stays on its page until w."},
 	{act: actLayout, keys: keys(runeKey('t')), label: "t", hint: "layout", on: onLive | onReplay, footer: 15,
-		help: "Cycle the layouts: timeline with the detail pane, every loop's lane in place of the detail pane, no timeline."},
+		help: "Cycle the layouts: timeline with the detail pane, every loop's lane in place of the detail pane, no timeline, lesson. Below 100 columns or 30 rows a screen opens in the lesson layout (the caption whole, the focused loop's row, the scenario's concept counters, the log) until t picks another."},
 	{act: actLockstep, keys: keys(runeKey('p')), label: "p", hint: "lockstep", on: onCompare, footer: 4,
 		help: "Once every run is done: replay the recordings in lockstep on one clock, their timelines stacked, opened at the zoom and the moment where they differ most, with each lane's busy share, task queue (q) and blocking selects begun in the window (sel: an idle loop's wakes) and each run's client p50/p99 beside it. p again goes back to the columns."},
 	{act: actPlay, keys: keys(runeKey(' ')), label: "space", hint: "play", on: onCompare, footer: 5,

@@ -161,6 +161,7 @@ func (v *liveView) refresh() {
 	case inspect:
 		empty = "no event of this loop in the slice under the cursor (←→ move it, c hides it)"
 	}
+	v.body.sc = v.scenario()
 	v.body.show(v.frame, v.focus, v.filter, empty)
 	switch {
 	case following:
@@ -485,9 +486,11 @@ func (v *liveView) draw(scr tcell.Screen, x, y, w, h int) {
 	v.header.Set(v.head.segs(w, v.sh.th))
 	v.header.SetRect(x, y, w, 1)
 	v.header.Draw(scr)
-	ch := captionRows(v.caption, w, h)
-	drawCaption(scr, v.sh.th, v.caption, &v.pager, x, y+1, w, ch)
-	v.body.draw(scr, x, y+1+ch, w, h-1-ch)
+	cols, rows := scr.Size()
+	v.body.tl.small = lessonSmall(cols, rows)
+	fit := fitCaption(v.caption, w, h, v.body.lessonSpare(w, h-1))
+	drawCaption(scr, v.sh.th, v.caption, fit, &v.pager, x, y+1, w)
+	v.body.draw(scr, x, y+1+fit.rows(), w, h-1-fit.rows())
 }
 
 func (v *liveView) mouse(action tview.MouseAction, ev *tcell.EventMouse, setFocus func(tview.Primitive)) bool {

@@ -7,6 +7,7 @@ import (
 	"github.com/gdamore/tcell/v2"
 	"github.com/rivo/tview"
 
+	"github.com/reactorviz/reactorviz/scenarios"
 	"github.com/reactorviz/reactorviz/tui/model"
 	"github.com/reactorviz/reactorviz/tui/widgets"
 )
@@ -38,6 +39,9 @@ type mainPanels struct {
 	// mouseCursor lets a click on a lane place the timeline's cursor (the
 	// live screen, which has the inspect panel).
 	mouseCursor bool
+	// sc is the scenario shown, whose concepts the concept block counts;
+	// nil for none.
+	sc *scenarios.Scenario
 }
 
 func newMainPanels(th *widgets.Theme) *mainPanels {
@@ -160,7 +164,10 @@ func (p *mainPanels) setLoops(f *model.Frame, focus int) {
 			}
 		}
 		p.groups = append(p.groups, idx)
-		p.tables[gi].Set(append(groupTitle(g, p.th), ioRatioSegs(rows, p.th)...), rows, at, now, gi == 0)
+		// The lesson layout shows the focused loop's table alone, with
+		// the column header.
+		header := gi == 0 || (at >= 0 && p.tl.current() == layoutLesson)
+		p.tables[gi].Set(append(groupTitle(g, p.th), ioRatioSegs(rows, p.th)...), rows, at, now, header)
 	}
 }
 
@@ -180,15 +187,21 @@ func groupTitle(g model.Group, th *widgets.Theme) []widgets.Seg {
 	}
 }
 
-// draw lays out tables, timeline, detail and log in (x, y, w, h): the
-// detail pane a third of the height (7–11 rows), the log at least 4 rows,
+// draw lays out tables, timeline, detail, concepts and log in (x, y, w,
+// h): the detail pane a third of the height (7–11 rows), the concept block
+// what its counters need (lessonMaxRows at most), the log at least 4 rows,
 // the timeline its rule and two lanes at least, the tables what they need
 // of the rest, scrolling when there is not enough. The timeline then takes
 // a lane per loop while the log keeps its 4 rows. The layout key trades
-// the detail pane for more lanes, or drops the timeline.
+// the detail pane for more lanes, or drops the timeline, or shows the
+// lesson layout.
 func (p *mainPanels) draw(scr tcell.Screen, x, y, w, h int) {
+	if p.tl.current() == layoutLesson {
+		p.drawLesson(scr, x, y, w, h)
+		return
+	}
 	detailH := min(max(h/3, 7), 11)
-	if p.tl.layout == layoutLanes {
+	if p.tl.current() == layoutLanes {
 		detailH = 0
 	}
 	tlWant, tlMin := p.timelineWant()
@@ -205,15 +218,30 @@ func (p *mainPanels) draw(scr tcell.Screen, x, y, w, h int) {
 		cy += heights[i]
 	}
 	rest := y + h - cy
-	th := min(tlWant, max(rest-detailH-logMin, 0))
+	// The concept block comes before the timeline's lanes past two (and
+	// its ruler, where the cursor shows) and the detail pane's rows past
+	// 7, and leaves out what the pane shows.
+	// Its rows are counted beside the least detail pane it leaves, so a
+	// pane that keeps more rows leaves the log a row or two more.
+	lessonH := min(p.lessonRows(w, p.detail.shownLabels(w, min(detailH, 7))), max(rest-min(tlWant, 4)-min(detailH, 7)-logMin, 0))
+	th := min(tlWant, max(rest-detailH-lessonH-logMin, 0))
+	if floor := min(tlWant, 4); lessonH > 0 && th < floor {
+		// The block took rows: the detail pane gives up its rows past 7
+		// before the timeline its ruler.
+		th = min(floor, max(rest-lessonH-logMin-min(detailH, 7), 0))
+	}
 	if th < tlMin {
 		th = min(tlMin, max(rest-logMin, 0))
 	}
 	p.drawTimeline(scr, x, cy, w, th)
 	cy += th
-	dh := min(detailH, max(rest-th-logMin, 0))
+	dh := min(detailH, max(rest-th-lessonH-logMin, 0))
 	p.detail.draw(scr, x, cy, w, dh)
 	cy += dh
+	skip := p.detail.shownLabels(w, dh)
+	lh := min(lessonH, p.lessonRows(w, skip), max(y+h-cy-logMin, 0))
+	p.drawConcepts(scr, x, cy, w, lh, skip, false)
+	cy += lh
 	p.log.SetRect(x, cy, w, y+h-cy)
 	p.log.Draw(scr)
 	p.logRows = max(p.log.Rows(), 1)
@@ -262,7 +290,7 @@ func (p *mainPanels) tableHeights(avail int) []int {
 // timelineWant is the rows the timeline would like (its rule and a lane
 // per loop) and the least it takes (its rule and two lanes).
 func (p *mainPanels) timelineWant() (want, least int) {
-	if p.tl.layout == layoutClassic || p.frame == nil {
+	if l := p.tl.current(); l == layoutClassic || l == layoutLesson || p.frame == nil {
 		return 0, 0
 	}
 	want = 2 + len(p.frame.Loops) // the rule, the lanes and the ruler

@@ -168,6 +168,7 @@ func (v *replayView) refresh() {
 		v.frame.Log = v.snap.SliceLog
 		empty = "no event of this loop in the slice under the cursor (←→ move it, c hides it)"
 	}
+	v.body.sc = v.sc
 	v.body.show(v.frame, v.focus, v.filter, empty)
 	switch {
 	case following:
@@ -258,9 +259,11 @@ func (v *replayView) draw(scr tcell.Screen, x, y, w, h int) {
 	v.bar.SetRect(x, y+1, w, 1)
 	v.bar.Draw(scr)
 	v.drawProgress(scr, x, y+2, w)
-	ch := captionRows(v.caption, w, h)
-	drawCaption(scr, v.sh.th, v.caption, &v.pager, x, y+3, w, ch)
-	v.body.draw(scr, x, y+3+ch, w, h-3-ch)
+	cols, rows := scr.Size()
+	v.body.tl.small = lessonSmall(cols, rows)
+	fit := fitCaption(v.caption, w, h, v.body.lessonSpare(w, h-3))
+	drawCaption(scr, v.sh.th, v.caption, fit, &v.pager, x, y+3, w)
+	v.body.draw(scr, x, y+3+fit.rows(), w, h-3-fit.rows())
 }
 
 // maxMarks bounds the breakpoint events looked for: a premature-select

@@ -28,6 +28,7 @@ const (
 	layoutTimeline layout = iota // timeline, detail pane and log
 	layoutLanes                  // timeline with every lane, and the log
 	layoutClassic                // detail pane and log, no timeline
+	layoutLesson                 // caption, the focused row, concept counters, log (lesson.go)
 	numLayouts
 )
 
@@ -37,8 +38,12 @@ type timelineView struct {
 	zoom   int
 	back   int64
 	layout layout
-	cols   int   // cells per lane at the last draw, for the next query
-	pin    int64 // live: the window ends here, not now (a breakpoint); 0 none
+	// auto: no layout was picked with t yet, so the terminal's size picks
+	// it: the lesson layout when small (lessonSmall), else layout. small
+	// is what the last draw found.
+	auto, small bool
+	cols        int   // cells per lane at the last draw, for the next query
+	pin         int64 // live: the window ends here, not now (a breakpoint); 0 none
 	// The cursor: a column of the window, when on. Its slice is listed by
 	// the inspect panel; zooming keeps it where it is.
 	cursorOn bool
@@ -52,14 +57,23 @@ type timelineView struct {
 }
 
 func newTimelineView() timelineView {
-	return timelineView{zoom: defaultZoom, cols: widgets.TimelineCols(80)}
+	return timelineView{zoom: defaultZoom, cols: widgets.TimelineCols(80), auto: true}
+}
+
+// current is the layout in force: the one picked with t, or while none
+// was, the one the terminal's size calls for.
+func (t *timelineView) current() layout {
+	if t.auto && t.small {
+		return layoutLesson
+	}
+	return t.layout
 }
 
 func (t *timelineView) span() int64 { return zoomSteps[t.zoom] }
 
 // query is the timeline part of a snapshot query.
 func (t *timelineView) query() model.TimelineQuery {
-	if t.layout == layoutClassic {
+	if l := t.current(); l == layoutClassic || l == layoutLesson {
 		return model.TimelineQuery{Split: true}
 	}
 	t.qcols, t.qspan = t.cols, t.span()
@@ -88,7 +102,9 @@ func (t *timelineView) act(a action) bool {
 		}
 		t.back = max(t.back-t.span()/4, 0)
 	case actLayout:
-		t.layout = (t.layout + 1) % numLayouts
+		// From the layout on screen, whichever picked it; the choice then
+		// stays over resizes.
+		t.layout, t.auto = (t.current()+1)%numLayouts, false
 	default:
 		return false
 	}

@@ -39,6 +39,12 @@ func TestLiveTimelineKeys(t *testing.T) {
 	if got := hs.frame(); strings.Contains(got, "─ timeline") || !strings.Contains(got, "─ worker-0 · tid") {
 		t.Errorf("the classic layout shows a timeline:\n%s", got)
 	}
+	// The lesson layout: no timeline; the fake tour lists no concepts,
+	// so the detail pane stands in for their counters.
+	hs.press(runeEv('t'))
+	if got := hs.frame(); strings.Contains(got, "─ timeline") || !strings.Contains(got, "─ worker-0 · tid") {
+		t.Errorf("the lesson layout shows a timeline:\n%s", got)
+	}
 	hs.press(runeEv('t'))
 	if got := hs.frame(); !strings.Contains(got, "─ timeline") || !strings.Contains(got, "─ worker-0 · tid") {
 		t.Errorf("t did not come back to the first layout:\n%s", got)
@@ -88,6 +94,10 @@ func TestLiveTimelineGolden(t *testing.T) {
 		t.Run(size.name, func(t *testing.T) {
 			checkGoroutines(t)
 			hs, _ := startLive(t, size.w, size.h)
+			if size.w < 100 {
+				hs.frame()
+				hs.press(runeEv('t')) // from the lesson layout a small terminal opens in
+			}
 			hs.press(runeEv('Z'), runeEv('Z'))
 			golden(t, size.name, hs.frame())
 			if err := hs.quit(); err != nil {

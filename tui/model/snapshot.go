@@ -80,6 +80,8 @@ type Loop struct {
 	Mode        string // select or select_now
 	Timeout     int64  // timeout of the latest blocking select, ns
 	Budget      int64  // budget of the latest runAllTasks, ns; -1 unlimited
+	IOTime      int64  // took_ns of the latest io_end: the ioTime the next budget is cut from
+	IOKeys      int64  // keys the latest io_end processed
 	Fault       string // latest injected fault
 	IORatio     int    // as its latest io_ratio event set it; 0 before one
 	Ring        Ring   // zero unless the loop runs on io_uring
@@ -203,7 +205,7 @@ func (s *State) snapshot(q Query) *Snapshot {
 		ls := Loop{
 			Index: i, Name: l.info.Name, Group: l.info.Group, TID: l.fold.TID, State: l.fold.State,
 			Phase: l.cur.At(), Paused: l.paused, PausePhase: l.pausePhase, PauseReason: l.pauseReason,
-			Mode: l.mode, Timeout: l.timeout, Budget: l.budget, Fault: l.fault,
+			Mode: l.mode, Timeout: l.timeout, Budget: l.budget, IOTime: l.ioTime, IOKeys: l.ioKeys, Fault: l.fault,
 			IORatio: int(l.fold.IORatio), Ring: l.ring,
 			Counters: Counters{Stats: l.fold.Stats, MaxQueueDepth: l.maxDepth, TimersCancelled: l.cancelled}, History: l.hist.upTo(s.time), Timers: l.timers.count(),
 			Last: l.last,

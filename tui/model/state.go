@@ -25,6 +25,8 @@ type loopState struct {
 	mode    string        // select or select_now, of the latest select
 	timeout int64         // timeout_ns of the latest blocking select
 	budget  int64         // budget_ns of the latest runAllTasks (-1: unlimited)
+	ioTime  int64         // took_ns of the latest io_end (NioEventLoop.run's ioTime)
+	ioKeys  int64         // keys of the latest io_end
 	ring    Ring          // an io_uring loop's figures, from its ring events
 
 	paused      bool
@@ -244,6 +246,8 @@ func (l *loopState) applyPhase(e *trace.Event) {
 		if e.Str != "select_now" {
 			l.timeout = e.A
 		}
+	case trace.KindIOEnd:
+		l.ioTime, l.ioKeys = e.B, e.A
 	case trace.KindTasksBegin:
 		l.budget = e.B
 		// queued counts the task already polled: it is the queue's depth

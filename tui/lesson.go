@@ -1,0 +1,579 @@
+package tui
+
+import (
+	"strconv"
+	"strings"
+
+	"github.com/gdamore/tcell/v2"
+
+	"github.com/reactorviz/reactorviz/scenarios"
+	"github.com/reactorviz/reactorviz/tui/model"
+	"github.com/reactorviz/reactorviz/tui/widgets"
+)
+
+// The lesson layout is for a small terminal: the scenario's caption whole,
+// the focused loop's row, the counters of the concepts the scenario is
+// about, and the latest events. Below 100 columns the detail pane has no
+// room for the full labels and the timeline's lanes are short; below 30
+// rows the timeline, the detail pane and the log leave the caption two
+// rows, so a note of four lines pages. The lesson layout drops the
+// timeline and the detail pane for the one block that says what the
+// caption talks about; t cycles to the others.
+
+// lessonSmall reports whether a terminal of cols × rows opens in the
+// lesson layout.
+func lessonSmall(cols, rows int) bool { return cols < 100 || rows < 30 }
+
+// lessonMaxRows bounds the concept block outside the lesson layout, where
+// it shares the rows with the timeline and the detail pane.
+const lessonMaxRows = 8
+
+// lessonCtx is what a concept's counters are read from: the frame, its
+// focused loop and the scenario.
+type lessonCtx struct {
+	f    *model.Frame
+	sc   *scenarios.Scenario
+	info detailInfo // the focused loop, its ioRatio, design and threshold
+}
+
+// conceptView is what the concept block shows of one concept: its
+// counters, always, and a sentence with their figures when there is room.
+type conceptView struct {
+	items func(lc *lessonCtx) []counter
+	words func(lc *lessonCtx) string // nil: the counters say it
+	// group: its counters are the groups', not the focused loop's, so
+	// they show with the wheel's thread focused too.
+	group bool
+}
+
+// lessonConcepts maps each concept (docs/concepts.md) to its counters. A
+// concept a scenario lists and this table lacks shows nothing; a test
+// keeps every built-in's concepts in it.
+var lessonConcepts = map[string]conceptView{
+	"C1": {group: true, items: func(lc *lessonCtx) []counter {
+		return []counter{{"groups", groupSizes(lc.f)}, {"threads", startedOf(lc.f, "")}}
+	}},
+	"C2": {group: true, items: func(lc *lessonCtx) []counter {
+		return []counter{{"model", scenarioModel(lc.sc)}, {"accepted in all", c(sumOf(lc.f, "", accepted))},
+			{"channels in all", c(sumOf(lc.f, "", channels))}}
+	}},
+	"C3": {group: true, items: func(lc *lessonCtx) []counter {
+		return []counter{{"bosses started", startedOf(lc.f, scenarios.GroupBoss)},
+			{"accepts by boss", perLoop(lc.f, scenarios.GroupBoss, accepted)}}
+	}},
+	"C4": {group: true, items: func(lc *lessonCtx) []counter {
+		return []counter{{"chooser", chooserOf(lc.f, scenarios.GroupWorker)},
+			{"registered by worker", perLoop(lc.f, scenarios.GroupWorker, registered)}}
+	}},
+	"C5": {group: true, items: func(lc *lessonCtx) []counter {
+		return []counter{{"workers", strconv.Itoa(groupSize(lc.f, scenarios.GroupWorker))},
+			{"started", startedOf(lc.f, scenarios.GroupWorker)}}
+	}, words: func(*lessonCtx) string {
+		return "A group of size 0 gets 2 × CPU cores loops; each starts its thread on its first task."
+	}},
+	"C6": {items: func(lc *lessonCtx) []counter {
+		l := lc.info.loop
+		return []counter{{"iterations", c(l.Iterations)}, {"io time", model.Duration(l.IONanos)}, {"task time", model.Duration(l.TaskNanos)}}
+	}},
+	"C7": {items: func(lc *lessonCtx) []counter {
+		return []counter{{"select timeout", selectTimeout(lc.info.loop)}, {"next deadline", nextDeadline(lc.info)}}
+	}},
+	"C8": {items: func(lc *lessonCtx) []counter {
+		l := lc.info.loop
+		return []counter{{"select", c(l.Selects)}, {"selectNow", c(l.SelectNows)}, {"timers due", c(l.TimersDue)}}
+	}},
+	"C9": {items: func(lc *lessonCtx) []counter {
+		l := lc.info.loop
+		return []counter{{"selectCnt", selectCnt(lc.info)}, {"max", c(l.MaxSelectCnt)}, {"premature", c(l.Premature)}}
+	}, words: func(lc *lessonCtx) string {
+		if lc.info.threshold <= 0 {
+			return "A select that returns early with nothing to do counts; rebuilding is off."
+		}
+		return "A select that returns early with nothing to do counts; at " + strconv.Itoa(lc.info.threshold) +
+			" in a row the selector is rebuilt."
+	}},
+	"C10": {items: func(lc *lessonCtx) []counter {
+		l := lc.info.loop
+		return []counter{{"rebuilds", c(l.Rebuilds)}, {"migrated", c(l.Migrated)}}
+	}},
+	"C11": {items: func(lc *lessonCtx) []counter {
+		l := lc.info.loop
+		return []counter{{"wakeups written", c(l.WakeupsWritten)}, {"coalesced", c(l.WakeupsCoalesced)}, {"self", c(l.SelfWakeups)}}
+	}, words: wakeupWords},
+	"C12": {items: func(lc *lessonCtx) []counter {
+		l := lc.info.loop
+		return []counter{{"state", l.State.String()}, {"tid", tidText(l.TID)}, {"submitted", c(l.TasksSubmitted)}}
+	}},
+	"C13": {items: func(lc *lessonCtx) []counter {
+		l := lc.info.loop
+		return []counter{{"task queue", c(l.QueueDepth)}, {"deepest", c(l.MaxQueueDepth)}, {"tasks run", c(l.TasksRun)}}
+	}},
+	"C14": {items: func(lc *lessonCtx) []counter {
+		l := lc.info.loop
+		return []counter{{"heap", c(l.Timers)}, {"next", heapHead(lc.info)}, {"scheduled", c(l.Scheduled)}}
+	}},
+	"C15": {items: func(lc *lessonCtx) []counter {
+		l := lc.info.loop
+		return []counter{{"64-task checks", c(l.DeadlineChecks)}, {"deadline hits", c(l.DeadlineHits)}}
+	}, words: func(*lessonCtx) string {
+		return "runAllTasks reads the clock after every 64th task only, so a batch stops at the first check past its budget."
+	}},
+	"C16": {items: budgetItems},
+	"C17": {group: true, items: func(lc *lessonCtx) []counter {
+		w := lc.f.Wheel
+		if !w.Present {
+			return []counter{{"wheel", "not started"}}
+		}
+		return []counter{{"wheel tick", c(w.Tick)}, {"slot", strconv.Itoa(w.Cursor) + "/" + strconv.Itoa(w.Size)},
+			{"pending", c(w.Pending)}, {"expired", c(lc.f.Snapshot.Wheel.Expired)}}
+	}},
+	"C18": {items: func(lc *lessonCtx) []counter {
+		l := lc.info.loop
+		return []counter{{"channels", c(l.Channels)}, {"read", model.Bytes(l.BytesRead)}, {"written", model.Bytes(l.BytesWritten)}}
+	}},
+	"C19": {items: func(lc *lessonCtx) []counter {
+		l := lc.info.loop
+		return []counter{{"task time", model.Duration(l.TaskNanos)}, {"task queue", c(l.QueueDepth)},
+			{"panics", c(l.TaskPanics + l.HandlerPanics)}}
+	}},
+	"C20": {items: func(lc *lessonCtx) []counter {
+		l := lc.info.loop
+		return []counter{{"keys last io", c(l.IOKeys)}, {"io took", model.Duration(l.IOTime)}}
+	}},
+	"C21": {items: func(lc *lessonCtx) []counter {
+		l := lc.info.loop
+		return []counter{{"connected", c(l.Connected)}, {"accepted", c(l.Accepted)}, {"reads", c(l.Reads)}, {"writes", c(l.Writes)}}
+	}},
+	"C22": {items: func(lc *lessonCtx) []counter {
+		l := lc.info.loop
+		return []counter{{"trigger", triggerOf(lc.sc)}, {"reads", c(l.Reads)}, {"empty reads", c(l.EmptyReads)}}
+	}},
+	"C23": {items: func(lc *lessonCtx) []counter {
+		l := lc.info.loop
+		return []counter{{"state", l.State.String()}, {"closed", c(l.Closed)}, {"rejected", c(l.TasksRejected)}}
+	}},
+	"C24": {group: true, items: func(lc *lessonCtx) []counter {
+		return []counter{{"clients connected", c(sumOf(lc.f, scenarios.GroupClient, connected))}}
+	}},
+	"C25": {items: func(lc *lessonCtx) []counter {
+		return []counter{{"tail", c(lc.info.loop.TailTasksRun)}}
+	}},
+	"C26": {items: func(lc *lessonCtx) []counter {
+		return []counter{{"accepted in all", c(sumOf(lc.f, "", accepted))}, {"register0 here", c(lc.info.loop.Registered)}}
+	}},
+}
+
+// c is model.Count, short for the table above.
+func c(n int64) string { return model.Count(n) }
+
+func accepted(l *model.FrameLoop) int64   { return l.Accepted }
+func channels(l *model.FrameLoop) int64   { return l.Channels }
+func registered(l *model.FrameLoop) int64 { return l.Registered }
+func connected(l *model.FrameLoop) int64  { return l.Connected }
+
+// sumOf adds a figure over the loops of a group, or of every group for "".
+func sumOf(f *model.Frame, group string, get func(*model.FrameLoop) int64) int64 {
+	var n int64
+	for i := range f.Rows {
+		if group == "" || f.Rows[i].Group == group {
+			n += get(&f.Rows[i])
+		}
+	}
+	return n
+}
+
+// perLoop lists a figure for each loop of a group, in table order.
+func perLoop(f *model.Frame, group string, get func(*model.FrameLoop) int64) string {
+	var parts []string
+	for i := range f.Rows {
+		if f.Rows[i].Group == group {
+			parts = append(parts, c(get(&f.Rows[i])))
+		}
+	}
+	if len(parts) == 0 {
+		return "-"
+	}
+	return strings.Join(parts, " ")
+}
+
+// groupSizes names each group with its size: "boss 1 · worker 4".
+func groupSizes(f *model.Frame) string {
+	var parts []string
+	for _, g := range f.Snapshot.Groups {
+		parts = append(parts, g.Name+" "+strconv.Itoa(len(g.Loops)))
+	}
+	return strings.Join(parts, " · ")
+}
+
+func groupSize(f *model.Frame, group string) int {
+	n := 0
+	for i := range f.Rows {
+		if f.Rows[i].Group == group {
+			n++
+		}
+	}
+	return n
+}
+
+// startedOf counts the loops of a group (all for "") whose thread has
+// started: "2/4".
+func startedOf(f *model.Frame, group string) string {
+	n, on := 0, 0
+	for i := range f.Rows {
+		if group != "" && f.Rows[i].Group != group {
+			continue
+		}
+		n++
+		if f.Rows[i].TID != 0 {
+			on++
+		}
+	}
+	return strconv.Itoa(on) + "/" + strconv.Itoa(n)
+}
+
+func chooserOf(f *model.Frame, group string) string {
+	for _, g := range f.Snapshot.Groups {
+		if g.Name == group {
+			return g.Chooser
+		}
+	}
+	return "-"
+}
+
+func scenarioModel(sc *scenarios.Scenario) string {
+	if sc == nil || sc.Model == "" {
+		return "?"
+	}
+	return string(sc.Model)
+}
+
+func triggerOf(sc *scenarios.Scenario) string {
+	if sc == nil || sc.Loop.Trigger == "" {
+		return "?"
+	}
+	return string(sc.Loop.Trigger)
+}
+
+func tidText(tid int64) string {
+	if tid == 0 {
+		return "-"
+	}
+	return strconv.FormatInt(tid, 10)
+}
+
+func selectCnt(in detailInfo) string {
+	s := c(in.loop.SelectCnt)
+	if in.threshold > 0 {
+		s += "/" + strconv.Itoa(in.threshold)
+	}
+	return s
+}
+
+func selectTimeout(l model.Loop) string {
+	if l.Timeout <= 0 {
+		return "-"
+	}
+	return model.Duration(l.Timeout)
+}
+
+// nextDeadline is the time to the nearest scheduled deadline, which bounds
+// the select timeout (C7).
+func nextDeadline(in detailInfo) string {
+	l := in.loop
+	switch {
+	case !l.HasDeadline:
+		return "none"
+	case l.NextDeadline <= in.now:
+		return "due"
+	}
+	return "in " + model.Duration(l.NextDeadline-in.now)
+}
+
+// heapHead is the top of the scheduled heap: its time to go and name.
+func heapHead(in detailInfo) string {
+	if len(in.loop.TimerHead) == 0 {
+		return "-"
+	}
+	t := in.loop.TimerHead[0]
+	when := "due"
+	if dt := t.Deadline - in.now; dt > 0 {
+		when = model.Duration(dt)
+	}
+	if t.Name == "" {
+		return when
+	}
+	return when + " " + t.Name
+}
+
+// budgetItems is ioRatio and the budget runAllTasks gets from it (C16),
+// with the formula filled in from the loop's latest I/O time, as
+// NioEventLoop.run computes it: ioTime × (100 − ioRatio) / ioRatio. Netty
+// 4.2 has no ioRatio: every batch gets the task quantum.
+func budgetItems(lc *lessonCtx) []counter {
+	in := lc.info
+	l := in.loop
+	switch {
+	case in.netty == string(scenarios.Netty42):
+		return []counter{{"ioRatio", "none (4.2)"}, {"budget =", "task quantum " + budgetText(l.Budget)}}
+	case in.ioRatio == 100:
+		return []counter{{"ioRatio", "100"}, {"budget", "none: runAllTasks() runs every task"}}
+	case in.ioRatio <= 0:
+		return []counter{{"ioRatio", "?"}, {"budget", budgetText(l.Budget)}}
+	case in.netty == string(scenarios.Netty41) && l.IOKeys == 0 && l.Iterations > 0:
+		// NioEventLoop.run of 4.1.44+: nothing selected, runAllTasks(0).
+		return []counter{{"ioRatio", strconv.Itoa(in.ioRatio)}, {"budget =", "0: no keys, runAllTasks(0) stops at 64 tasks"}}
+	}
+	r := in.ioRatio
+	formula := "ioTime " + model.Duration(l.IOTime) + " × (100−" + strconv.Itoa(r) + ")/" + strconv.Itoa(r) +
+		" = " + model.Duration(l.IOTime*int64(100-r)/int64(r))
+	return []counter{{"ioRatio", strconv.Itoa(r)}, {"budget =", formula}}
+}
+
+func budgetText(b int64) string {
+	switch {
+	case b < 0:
+		return "unlimited"
+	case b == 0:
+		return "-"
+	}
+	return model.Duration(b)
+}
+
+// wakeupWords says what the wakeup counters count, with their figures
+// (C11).
+func wakeupWords(lc *lessonCtx) string {
+	l := lc.info.loop
+	flag := "the wakenUp flag"
+	if lc.info.netty == string(scenarios.Netty41) {
+		flag = "nextWakeupNanos"
+	}
+	return c(l.WakeupsWritten) + " execute() calls from other threads found " + flag + " clear and wrote the eventfd; " +
+		c(l.WakeupsCoalesced) + " found it set and wrote nothing; the loop wrote " + c(l.SelfWakeups) +
+		" itself after a select, so no wakeup is lost."
+}
+
+// conceptsOf is the scenario's concepts the table knows, in its order;
+// without a loop in focus (the wheel's thread), those of the groups.
+func conceptsOf(sc *scenarios.Scenario, loop bool) []string {
+	if sc == nil {
+		return nil
+	}
+	var out []string
+	for _, id := range sc.Concepts {
+		if cv, ok := lessonConcepts[id]; ok && (loop || cv.group) {
+			out = append(out, id)
+		}
+	}
+	return out
+}
+
+// concepts is conceptsOf for the panels' scenario and focus.
+func (p *mainPanels) concepts() []string {
+	return conceptsOf(p.sc, p.detail.info.ok && !p.detail.info.wheelThread)
+}
+
+// lessonUnit is what the block never breaks across lines: a counter, with
+// the concept's tag before its first.
+type lessonUnit []widgets.Seg
+
+// conceptUnits are the counters of one concept, a unit each, less those an
+// earlier concept showed already (seen, by label and value) and those the
+// detail pane shows (skip, by label).
+func conceptUnits(id string, lc *lessonCtx, seen map[counter]bool, skip map[string]bool, th *widgets.Theme) []lessonUnit {
+	var out []lessonUnit
+	for _, it := range lessonConcepts[id].items(lc) {
+		if seen[it] || skip[it.label] {
+			continue
+		}
+		seen[it] = true
+		u := lessonUnit{widgets.S(it.label+" ", th.Dim), widgets.S(it.value, th.Base)}
+		if len(out) == 0 {
+			u = append(lessonUnit{widgets.S(id+" ", th.Accent)}, u...)
+		}
+		out = append(out, u)
+	}
+	return out
+}
+
+// flow lays units out in lines of w cells, two spaces apart; a line that
+// goes on is indented by indent.
+func flow(units []lessonUnit, w, indent int, sp tcell.Style) [][]widgets.Seg {
+	var lines [][]widgets.Seg
+	var line []widgets.Seg
+	used := 0
+	for _, u := range units {
+		uw := widgets.SegsWidth(u)
+		if len(line) > 0 && used+2+uw > w {
+			lines = append(lines, line)
+			line, used = []widgets.Seg{widgets.S(strings.Repeat(" ", indent), sp)}, indent
+		} else if len(line) > 0 {
+			line = append(line, widgets.S("  ", sp))
+			used += 2
+		}
+		line = append(line, u...)
+		used += uw
+	}
+	if len(line) > 0 {
+		lines = append(lines, line)
+	}
+	return lines
+}
+
+// conceptLines is the block's text for rows rows of w cells: a line per
+// concept (going on over more when long), then, while rows are left and
+// words is set, a sentence for the concepts that have one, under their
+// counters. When a line per concept does not fit, the counters of every
+// concept run on together.
+func conceptLines(lc *lessonCtx, ids []string, skip map[string]bool, w, rows int, words bool, th *widgets.Theme) [][]widgets.Seg {
+	seen := map[counter]bool{}
+	per := make([][][]widgets.Seg, 0, len(ids))
+	var all []lessonUnit
+	n := 0
+	for _, id := range ids {
+		units := conceptUnits(id, lc, seen, skip, th)
+		all = append(all, units...)
+		lines := flow(units, w, 4, th.Base)
+		per = append(per, lines)
+		n += len(lines)
+	}
+	if n > rows {
+		return flow(all, w, 0, th.Base)
+	}
+	var out [][]widgets.Seg
+	for i, id := range ids {
+		out = append(out, per[i]...)
+		if !words || lessonConcepts[id].words == nil {
+			continue
+		}
+		text := widgets.Wrap(lessonConcepts[id].words(lc), max(w-4, 1))
+		if n+len(text) > rows {
+			continue
+		}
+		n += len(text)
+		for _, t := range text {
+			out = append(out, []widgets.Seg{widgets.S("    "+t, th.Dim)})
+		}
+	}
+	return out
+}
+
+// lessonTitle is the concept block's rule: whose counters, which concepts,
+// and where a paused loop waits.
+func lessonTitle(in detailInfo, ids []string, w int, th *widgets.Theme) []widgets.Seg {
+	name := "no loop yet"
+	switch {
+	case in.wheelThread:
+		name = in.wheelInfo.Name
+	case in.ok:
+		name = in.loop.Name
+	}
+	list := strings.Join(ids, " ")
+	if widgets.Width(name+list) > w-20 {
+		list = strconv.Itoa(len(ids)) // the tags lead the lines below
+	}
+	segs := []widgets.Seg{widgets.S(name, th.Title), widgets.S(" · concepts ", th.Base), widgets.S(list, th.Accent)}
+	if in.ok && in.paused {
+		note := " · ⏸ before " + in.gatePhase.String()
+		if in.atEnd {
+			note = " · ⏸ end of iteration"
+		}
+		segs = append(segs, widgets.S(note, th.Warn))
+	}
+	return segs
+}
+
+// lessonCtxOf is the concept block's view of a frame.
+func (p *mainPanels) lessonCtx() *lessonCtx {
+	return &lessonCtx{f: p.frame, sc: p.sc, info: p.detail.info}
+}
+
+// lessonRows is how many rows the concept block takes in w columns beside
+// a detail pane showing skip: its rule and its counters; 0 when the
+// scenario names no concept.
+func (p *mainPanels) lessonRows(w int, skip map[string]bool) int {
+	ids := p.concepts()
+	if len(ids) == 0 || p.frame == nil {
+		return 0
+	}
+	return 1 + len(conceptLines(p.lessonCtx(), ids, skip, w, lessonMaxRows, false, p.th))
+}
+
+// drawConcepts draws the concept block in (x, y, w, h): its rule, then
+// its lines, less the counters in skip, with words when rows allow.
+func (p *mainPanels) drawConcepts(scr tcell.Screen, x, y, w, h int, skip map[string]bool, words bool) {
+	ids := p.concepts()
+	if h <= 0 || len(ids) == 0 || p.frame == nil {
+		return
+	}
+	widgets.Rule(scr, x, y, w, lessonTitle(p.detail.info, ids, w, p.th), p.th)
+	for i, line := range conceptLines(p.lessonCtx(), ids, skip, w, h-1, words, p.th) {
+		if 1+i >= h {
+			break
+		}
+		widgets.PutSegs(scr, x, y+1+i, w, line)
+	}
+}
+
+// lessonSpare is, in the lesson layout, how many of h rows its body can
+// leave the caption: what the focused row, the concept block's counters
+// and three rows of log do not need; -1 in another layout.
+func (p *mainPanels) lessonSpare(w, h int) int {
+	if p.tl.current() != layoutLesson {
+		return -1
+	}
+	return max(h-3-p.lessonRows(w, nil)-3, 0)
+}
+
+// drawLesson is the body of the lesson layout: the focused loop's row
+// under its group's rule and the column header, the concept block, and the
+// log in the rest (three rows at least).
+func (p *mainPanels) drawLesson(scr tcell.Screen, x, y, w, h int) {
+	const logMin = 3
+	cy := y
+	if t := p.focusedTable(); t != nil && h >= logMin+3 {
+		t.SetRect(x, cy, w, 3)
+		t.Draw(scr)
+		cy += 3
+	}
+	p.timeline.SetRect(0, 0, 0, 0)
+	ids := p.concepts()
+	if len(ids) > 0 {
+		words := y + h - cy - logMin
+		need := 1 + len(conceptLines(p.lessonCtx(), ids, nil, w, words-1, true, p.th))
+		bh := min(need, max(words, 0))
+		p.drawConcepts(scr, x, cy, w, bh, nil, true)
+		cy += bh
+	} else {
+		dh := min(11, max(y+h-cy-logMin, 0))
+		p.detail.draw(scr, x, cy, w, dh)
+		cy += dh
+	}
+	p.log.SetRect(x, cy, w, y+h-cy)
+	p.log.Draw(scr)
+	p.logRows = max(p.log.Rows(), 1)
+}
+
+// focusedTable is the table holding the focused loop, placed so the rest
+// take no clicks; the first table when the focus is on none (the wheel).
+func (p *mainPanels) focusedTable() *widgets.LoopTable {
+	var out *widgets.LoopTable
+	for i, t := range p.tables {
+		t.SetRect(0, 0, 0, 0)
+		if out == nil && containsLoop(p.groups[i], p.focus) {
+			out = t
+		}
+	}
+	if out == nil && len(p.tables) > 0 {
+		out = p.tables[0]
+	}
+	return out
+}
+
+func containsLoop(idx []int, loop int) bool {
+	for _, i := range idx {
+		if i == loop {
+			return true
+		}
+	}
+	return false
+}
