@@ -167,9 +167,10 @@ func TestNonReadingPeerHitsTheHighWaterMark(t *testing.T) {
 }
 
 // A peer that reads slowly gets back every byte it sent, in order, though
-// its channel goes unwritable and readable again many times: on a ring the
-// data parked while the channel did not read goes up first when it reads
-// again, before anything the recv brings later.
+// its channel goes unwritable and readable again many times: on a ring its
+// recv is cancelled, ended by its byte limit and armed again over and
+// over, down to one receive per arm near the mark, and no byte is lost,
+// repeated or reordered, and no send is left waiting.
 func TestSlowReaderGetsItsBytesInOrder(t *testing.T) {
 	for _, tc := range []struct {
 		name string
