@@ -82,6 +82,7 @@ type uringState struct {
 	ops       int    // SQEs of this channel without their final completion
 	armed     bool   // the multishot recv (or accept) is armed
 	cancelled bool   // a cancel of the armed op is in flight
+	limited   bool   // the armed recv carries a byte limit (recvLimit)
 	sending   []byte // the send in flight: the kernel reads it until it completes
 	sendOff   int
 	spare     []byte // a sent buffer's storage, reused for the next replies
@@ -111,8 +112,15 @@ type uringHandler struct {
 	dirty       []*Channel   // channels with replies to send this batch
 	held        int          // provided buffer lent to a pipeline, or -1
 	noBufs      atomic.Int64 // multishot recvs ended by an empty buffer ring
-	tearingDown bool         // the ring is being torn down: re-arm nothing
+	// noRecvLimit: the kernel refused a recv's byte limit (before 6.17);
+	// recvs are armed without one from then on.
+	noRecvLimit bool
+	tearingDown bool // the ring is being torn down: re-arm nothing
 }
+
+// refuseRecvLimit, set by a test, makes the kernel fail each recv armed
+// with a byte limit, as a kernel before 6.17 fails one.
+var refuseRecvLimit bool
 
 // newRing is uring.New, and startRing enables a ring; a test makes them
 // fail as a full descriptor table or a lack of memory does.
@@ -445,11 +453,43 @@ func (h *uringHandler) arm(ch *Channel) {
 		op = opAccept
 		h.sqe(userData(op, ch.fd)).PrepAccept(ch.fd, true, unix.SOCK_NONBLOCK|unix.SOCK_CLOEXEC)
 	} else {
-		h.sqe(userData(op, ch.fd)).PrepRecv(ch.fd, h.bufs.Group(), true)
+		e := h.sqe(userData(op, ch.fd))
+		e.PrepRecv(ch.fd, h.bufs.Group(), true)
+		limit := h.recvLimit(ch)
+		e.LimitRecv(uint32(limit))
+		if limit > 0 && refuseRecvLimit {
+			e.Off = 1 // addr2: the prep fails with -EINVAL, as an old kernel's does
+		}
+		u.limited = limit > 0
 	}
 	h.traceSubmit(op, ch.fd, 0)
 	u.armed, u.cancelled = true, false
 	u.ops++
+}
+
+// recvLimit is how many bytes a channel's multishot recv may receive
+// before it ends and is armed again. A channel turned unwritable cancels
+// its recv, but every completion the recv posted before the cancel went in
+// still reaches the pipeline, as Netty 4.2's
+// AbstractIoUringStreamChannel.readComplete0 delivers them, and within one
+// enter the kernel fills as many provided buffers for one socket as the
+// socket and the ring hold: a peer that does not read could carry the
+// channel's output far past the mark. The kernel's multishot receive
+// length cap (Linux 6.17), proposed by Netty's maintainer for this very
+// backpressure, bounds it; Netty 4.2 does not use it yet. The kernel
+// checks the limit between receives, each filling up to one buffer, so an
+// arm takes at most limit + one buffer - 1: here under half the room left
+// below the high-water mark, or one receive once that is less than two
+// buffers. So output no larger than its requests passes the mark by one
+// buffer at most, and replies twice their requests stay under it until
+// the last receive. An idle channel's arm takes half the mark less a
+// buffer before it is armed again.
+func (h *uringHandler) recvLimit(ch *Channel) int {
+	if h.noRecvLimit {
+		return 0
+	}
+	room := ch.loop.cfg.WriteHighWater - ch.pendingOut()
+	return max(room/2-uringBufSize, 1)
 }
 
 // interestChanged applies a change of read interest (autoRead, write
@@ -517,6 +557,10 @@ func (h *uringHandler) onRecv(ch *Channel, c *uring.CQE) {
 	}
 	switch {
 	case c.Res > 0, c.Res == -int32(unix.ECANCELED):
+	case c.Res == -int32(unix.EINVAL) && u.limited:
+		// A kernel before 6.17 refuses the byte limit and received
+		// nothing: settle arms the recv again, without one.
+		h.noRecvLimit, u.limited = true, false
 	case c.Res == 0 && (len(ch.out) > 0 || u.sending != nil):
 		// The peer finished sending, and the replies to what it sent are
 		// not all out yet: the epoll loop wrote them before it read the

@@ -118,7 +118,7 @@ type SQE struct {
 	UserData uint64
 	BufGroup uint16 // buf_index / buf_group
 	_        uint16 // personality
-	_        int32  // splice_fd_in / file_index
+	OptLen   uint32 // splice_fd_in / file_index / optlen
 	_        [2]uint64
 }
 

@@ -60,6 +60,16 @@ func (s *SQE) PrepRecv(fd int, group uint16, multishot bool) {
 	}
 }
 
+// LimitRecv ends a multishot recv once it has received total bytes over
+// its armed life (Linux 6.17: the SQE's optlen, IORING_RECV_MSHOT_LIM in
+// the kernel): the completion that reaches the limit comes without
+// CQEMore, and the caller arms it again if it still wants to read. Without
+// it the kernel fills as many provided buffers for one socket, within one
+// enter, as the socket and the ring hold, before a cancel can go in. A
+// kernel that lacks the limit fails the recv with -EINVAL, having received
+// nothing.
+func (s *SQE) LimitRecv(total uint32) { s.OptLen = total }
+
 // PrepSend sends buf on a socket. MSG_NOSIGNAL is always added: a peer
 // that has gone must be an EPIPE completion, not a SIGPIPE. A socket send
 // may complete short; the caller sends the rest.
