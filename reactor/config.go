@@ -73,8 +73,8 @@ const (
 	defaultEvents          = 1024
 	DefaultQuietPeriod     = 2 * time.Second  // AbstractEventExecutor defaults
 	DefaultShutdownTimeout = 15 * time.Second //
-	defaultHighWater       = 1 << 20
-	defaultLowWater        = 256 << 10
+	defaultHighWater       = 64 << 10         // WriteBufferWaterMark.DEFAULT: high 64 KiB,
+	defaultLowWater        = 32 << 10         // low 32 KiB
 )
 
 // Config holds every per-loop setting. The zero value is Netty's defaults.
