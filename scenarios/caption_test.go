@@ -75,3 +75,23 @@ func TestCaptionTemplateErrors(t *testing.T) {
 		t.Errorf("warnings %v", w)
 	}
 }
+
+// A caption names the loops its figures are of, patterns expanded, in
+// table order; a run key or a configuration value names none.
+func TestCaptionLoops(t *testing.T) {
+	src := captionBase + `watch:
+  - text: "{worker-1.rebuilds} and {sum(boss-*.accepted)}, {groups.worker.size} at {loop.io_ratio}"
+  - text: nothing to point at
+`
+	sc, err := Parse("c.yaml", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	names := []string{"boss-0", "boss-1", "worker-0", "worker-1"}
+	if got := sc.Watch[0].Loops(names); strings.Join(got, " ") != "boss-0 boss-1 worker-1" {
+		t.Errorf("loops %q, want boss-0 boss-1 worker-1", got)
+	}
+	if got := sc.Watch[1].Loops(names); len(got) != 0 {
+		t.Errorf("a plain note names %q", got)
+	}
+}

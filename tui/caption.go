@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -25,6 +26,7 @@ type captionView struct {
 	action string // "t=1.0s: 50 000 tasks … submitted to worker-0 from outside; …"
 	recent bool   // the action happened within flashFor
 	watch  string
+	talks  []string // the loops the watch note's figures are of
 }
 
 // captionAt builds the caption of a scenario at run time now from the
@@ -33,7 +35,7 @@ type captionView struct {
 func captionAt(sc *scenarios.Scenario, f *model.Frame, fired []sim.Fired, now time.Duration) captionView {
 	var c captionView
 	if sc != nil {
-		c.watch = watchAt(sc, frameValues(f), now)
+		c.watch, c.talks = watchAt(sc, frameValues(f), now)
 	}
 	if n := len(fired); n > 0 {
 		// Every action of the latest moment, at the scenario's time for
@@ -63,20 +65,32 @@ func sameMoment(fired []sim.Fired) int {
 // watchAt is the scenario's note for run time t: every caption that shares
 // the latest start time not after t, in order, since a scenario may give
 // several notes for the same moment, each filled from r.
-func watchAt(sc *scenarios.Scenario, r scenarios.Resolver, t time.Duration) string {
-	var parts []string
+func watchAt(sc *scenarios.Scenario, r scenarios.Resolver, t time.Duration) (string, []string) {
+	var parts, talks []string
+	var names []string
+	if r != nil {
+		names = r.Loops()
+	}
 	var at time.Duration
 	for _, c := range sc.Watch {
 		if c.At > t {
 			break
 		}
 		if len(parts) > 0 && c.At != at {
-			parts = parts[:0]
+			parts, talks = parts[:0], talks[:0]
 		}
 		at = c.At
 		parts = append(parts, c.Render(r, sc))
+		talks = append(talks, c.Loops(names)...)
 	}
-	return strings.Join(parts, " ")
+	return strings.Join(parts, " "), talks
+}
+
+// markWatched marks the rows of the loops the caption talks about.
+func markWatched(f *model.Frame, c captionView) {
+	for i := range f.Rows {
+		f.Rows[i].Watched = slices.Contains(c.talks, f.Rows[i].Name)
+	}
 }
 
 // frameValues reads a frame's figures by their expectation paths, for a

@@ -162,11 +162,11 @@ func TestReplayCaptionsFollowTheRecordedConfig(t *testing.T) {
 	if sc == nil || !sc.Server.ReusePort {
 		t.Fatalf("scenario %+v", sc)
 	}
-	if got := watchAt(sc, nil, 0); !strings.Contains(got, "With SO_REUSEPORT") || strings.Contains(got, "never even start") {
+	if got, _ := watchAt(sc, nil, 0); !strings.Contains(got, "With SO_REUSEPORT") || strings.Contains(got, "never even start") {
 		t.Errorf("caption of a reuseport recording: %q", got)
 	}
 	hdr.Config = "io_ratio=50 rebuild_threshold=512 selector=nio trigger=level"
-	if got := watchAt(recordedScenario(hdr), nil, 0); !strings.Contains(got, "never even start") {
+	if got, _ := watchAt(recordedScenario(hdr), nil, 0); !strings.Contains(got, "never even start") {
 		t.Errorf("caption of a one-boss recording: %q", got)
 	}
 }

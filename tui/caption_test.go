@@ -9,6 +9,7 @@ import (
 	"github.com/reactorviz/reactorviz/reactor/trace"
 	"github.com/reactorviz/reactorviz/scenarios"
 	"github.com/reactorviz/reactorviz/sim"
+	"github.com/reactorviz/reactorviz/tui/model"
 )
 
 // A scenario may give several notes for one moment: the caption shows all
@@ -21,7 +22,7 @@ func TestWatchAtJoinsTheNotesOfOneMoment(t *testing.T) {
 		at   time.Duration
 		want string
 	}{{0, "a. b."}, {time.Second, "a. b."}, {2 * time.Second, "c."}} {
-		if got := watchAt(sc, nil, tc.at); got != tc.want {
+		if got, _ := watchAt(sc, nil, tc.at); got != tc.want {
 			t.Errorf("watchAt(%v) = %q, want %q", tc.at, got, tc.want)
 		}
 	}
@@ -144,5 +145,32 @@ func TestWatchPageWrapsAndPages(t *testing.T) {
 	}
 	if lines, mark := watchPage("short note", 40, 2, func(int) int { return 0 }); mark != "" || len(lines) != 1 {
 		t.Errorf("a short note: %q %q", lines, mark)
+	}
+}
+
+// The rows of the loops a caption's figures are of are marked watched:
+// io-ratio's note at 1 s reads worker-0's, worker-1's and worker-2's
+// counters, not boss-0's.
+func TestCaptionMarksTheLoopsItTalksAbout(t *testing.T) {
+	sc, err := scenarios.Load("io-ratio")
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := &model.Frame{}
+	for _, n := range []string{"boss-0", "worker-0", "worker-1", "worker-2"} {
+		var r model.FrameLoop
+		r.Name = n
+		f.Rows = append(f.Rows, r)
+	}
+	c := captionAt(sc, f, nil, 1500*time.Millisecond)
+	markWatched(f, c)
+	var got []string
+	for _, r := range f.Rows {
+		if r.Watched {
+			got = append(got, r.Name)
+		}
+	}
+	if strings.Join(got, " ") != "worker-0 worker-1 worker-2" {
+		t.Errorf("watched %q; caption %q", got, c.watch)
 	}
 }

@@ -294,7 +294,8 @@ func TestE2ELessonEveryBuiltin(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		note := noteRegexp(watchAt(sc, nil, 0))
+		watch, _ := watchAt(sc, nil, 0)
+		note := noteRegexp(watch)
 		for _, size := range [][2]int{{80, 24}, {120, 40}} {
 			where := in.Name + " at " + strconv.Itoa(size[0]) + "×" + strconv.Itoa(size[1])
 			p := newPane(t, size[0], size[1], bin+" run "+in.Name+" --paused")

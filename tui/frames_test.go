@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"reflect"
 	"testing"
 	"time"
 
@@ -47,7 +48,7 @@ func TestLiveAndReplayFramesAreEqual(t *testing.T) {
 	now := time.Duration(rep.Time())
 	replay, _, repCap := moment{snapshot: rep.Snapshot, set: live.Settings, sc: sc, now: now,
 		fired: sim.FiredBy(sc, run.LoopTable(), now)}.frame(q)
-	if liveCap.watch == "" || liveCap != repCap {
+	if liveCap.watch == "" || !reflect.DeepEqual(liveCap, repCap) {
 		t.Errorf("captions: live %+v, replay %+v", liveCap, repCap)
 	}
 	if len(live.Rows) != len(replay.Rows) || len(live.Rows) < 3 {

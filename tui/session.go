@@ -320,5 +320,7 @@ func (m moment) frame(q model.Query) (*model.Frame, int, captionView) {
 	}
 	f := model.NewFrame(s, m.probe, m.set)
 	flashLoops(f, m.fired, m.now)
-	return f, q.Focus, captionAt(m.sc, f, m.fired, m.now)
+	c := captionAt(m.sc, f, m.fired, m.now)
+	markWatched(f, c)
+	return f, q.Focus, c
 }

@@ -302,7 +302,8 @@ func timelineLanes(f *model.Frame, focus, n int) []widgets.TimelineLane {
 	for _, li := range order {
 		if keep[li] {
 			l := &f.Loops[li]
-			out = append(out, widgets.TimelineLane{Index: l.Index, Name: l.Name, Focus: l.Index == focus, Lane: l.Lane})
+			r, _ := f.Row(l.Index)
+			out = append(out, widgets.TimelineLane{Index: l.Index, Name: l.Name, Focus: l.Index == focus, Watched: r.Watched, Lane: l.Lane})
 		}
 	}
 	return out

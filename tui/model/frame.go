@@ -83,6 +83,9 @@ type FrameLoop struct {
 	// Flash marks a loop something just happened to: it is parked at a
 	// breakpoint, or a timeline action reached it a moment ago.
 	Flash bool
+	// Watched marks a loop the caption on screen talks about (its
+	// placeholders read its counters): the screen points at it.
+	Watched bool
 }
 
 // Frame is everything a screen draws at one moment: the fold's snapshot,

@@ -221,6 +221,11 @@ func (t *LoopTable) drawRow(scr tcell.Screen, x, y, w int, c columns, i int) {
 		// focus cue the marker leaves.
 		marker, markSt, nameSt = "◆", t.th.Warn, t.th.Warn.Bold(sel)
 	}
+	if r.Watched {
+		// The caption talks about this loop: its name is underlined, in
+		// colour or without.
+		nameSt = nameSt.Underline(true)
+	}
 	segs = append(segs, S(marker, st(markSt)), S(Pad(l.Name, c.name), st(nameSt)), gap)
 	tid := "-"
 	if l.TID != 0 {

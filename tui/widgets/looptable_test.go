@@ -43,3 +43,28 @@ func TestLoopTableShowsTheRing(t *testing.T) {
 		t.Errorf("io_uring row %q should show its ring, not a selectCnt", r)
 	}
 }
+
+// The loop the caption talks about has its name underlined, with colour
+// or without; the others do not.
+func TestLoopTableUnderlinesTheWatchedLoop(t *testing.T) {
+	scr := tcell.NewSimulationScreen("UTF-8")
+	if err := scr.Init(); err != nil {
+		t.Fatal(err)
+	}
+	defer scr.Fini()
+	scr.SetSize(120, 4)
+	var a, b LoopRow
+	a.Name, b.Name, b.Watched = "worker-0", "worker-1", true
+	lt := NewLoopTable(NewTheme(true))
+	lt.SetRect(0, 0, 120, 4)
+	lt.Set([]Seg{S("worker", NewTheme(true).Title)}, []LoopRow{a, b}, 0, 0, true)
+	lt.Draw(scr)
+	scr.Show()
+	cells, w, _ := scr.GetContents()
+	underlined := func(y int) bool { // the name's first letter
+		return cells[y*w+1].Style.GetUnderlineStyle() != tcell.UnderlineStyleNone
+	}
+	if underlined(2) || !underlined(3) {
+		t.Errorf("underlined: worker-0 %v, worker-1 %v; want false, true", underlined(2), underlined(3))
+	}
+}

@@ -17,10 +17,11 @@ func TimelineCols(w int) int { return max(w-TimelineLabelW, 0) }
 
 // TimelineLane is one loop's swimlane as the pane draws it.
 type TimelineLane struct {
-	Index int // the loop's trace index, which a click reports
-	Name  string
-	Focus bool
-	Lane  model.Lane
+	Index   int // the loop's trace index, which a click reports
+	Name    string
+	Focus   bool
+	Watched bool // the caption talks about this loop: its label is underlined
+	Lane    model.Lane
 	// Follow marks the columns that hold an event of the followed item
 	// (a task, a channel), drawn as GlyphFollow over everything else.
 	Follow []bool
@@ -182,6 +183,9 @@ func (t *Timeline) drawLane(scr tcell.Screen, x, y, w int, l *TimelineLane) {
 	marker, st := " ", t.th.Base
 	if l.Focus {
 		marker, st = "▶", t.th.Bold
+	}
+	if l.Watched {
+		st = st.Underline(true)
 	}
 	Put(scr, x, y, TimelineLabelW, Pad(marker+Cut(l.Name, TimelineLabelW-2), TimelineLabelW), st)
 	cols := TimelineCols(w)
