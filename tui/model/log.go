@@ -63,7 +63,26 @@ func explain(lines []LogLine, e *trace.Event, st *State, older, newer iter.Seq[*
 		lines[len(lines)-1].Why = st.ChooserPick(e)
 	case trace.KindWakeup:
 		lines[len(lines)-1].Why = wakeupNote(e, st.LoopName(e.Loop))
+	default:
+		lines[len(lines)-1].Why = lifeNote(e)
 	}
+}
+
+// lifeNote explains the events of a loop's life a learner meets once and
+// must read right (C23, C25): the tail tasks after a batch, the start of
+// a graceful shutdown and a submission refused after it.
+func lifeNote(e *trace.Event) string {
+	switch {
+	case e.Kind == trace.KindTailTasks:
+		return "after the batch: executeAfterEventLoopIteration's tasks, run once an iteration"
+	case e.Kind == trace.KindState && trace.State(e.B) == trace.StateShuttingDown:
+		return "graceful shutdown: tasks still run until none came for the quiet period, or the timeout"
+	case e.Kind == trace.KindState && trace.State(e.B) == trace.StateShutdown:
+		return "the quiet period passed with no task, or the timeout ran out: no more are taken"
+	case e.Kind == trace.KindTaskReject:
+		return "refused: the loop no longer takes tasks (RejectedExecutionException)"
+	}
+	return ""
 }
 
 // wakeupNote tells the three kinds of wakeup apart (C11), as the loop's

@@ -208,3 +208,22 @@ func TestWakeupNoteTellsTheKindsApart(t *testing.T) {
 		}
 	}
 }
+
+// The events of a loop's life read right in the log: tail tasks, the
+// start of a graceful shutdown, its end, and a refused submission.
+func TestLifeNotes(t *testing.T) {
+	for _, c := range []struct {
+		e    trace.Event
+		want string
+	}{
+		{trace.Event{Kind: trace.KindTailTasks, A: 3}, "after the batch"},
+		{trace.Event{Kind: trace.KindState, A: int64(trace.StateStarted), B: int64(trace.StateShuttingDown)}, "graceful shutdown"},
+		{trace.Event{Kind: trace.KindState, A: int64(trace.StateShuttingDown), B: int64(trace.StateShutdown)}, "the quiet period passed"},
+		{trace.Event{Kind: trace.KindTaskReject, Str: "shut down"}, "refused"},
+		{trace.Event{Kind: trace.KindState, A: int64(trace.StateNotStarted), B: int64(trace.StateStarted)}, ""},
+	} {
+		if got := lifeNote(&c.e); (c.want == "") != (got == "") || !strings.HasPrefix(got, c.want) {
+			t.Errorf("%s: %q, want %q…", c.e.Kind, got, c.want)
+		}
+	}
+}
