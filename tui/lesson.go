@@ -68,7 +68,14 @@ var lessonConcepts = map[string]conceptView{
 	"C5": {group: true, items: func(lc *lessonCtx) []counter {
 		return []counter{{"workers", strconv.Itoa(groupSize(lc.f, scenarios.GroupWorker))},
 			{"started", startedOf(lc.f, scenarios.GroupWorker)}}
-	}, words: func(*lessonCtx) string {
+	}, words: func(lc *lessonCtx) string {
+		if n := groupSize(lc.f, scenarios.GroupWorker); lc.sc != nil && lc.sc.Workers == 0 && n >= 2 {
+			// NettyRuntime.availableProcessors() × 2, as MultithreadEventLoopGroup's
+			// DEFAULT_EVENT_LOOP_THREADS: the group was made that size from the
+			// CPUs the process could use.
+			return "workers: 0, the default: 2 × " + strconv.Itoa(n/2) + " CPUs the process may use = " +
+				strconv.Itoa(n) + " loops; each starts its thread on its first task."
+		}
 		return "A group of size 0 gets 2 × CPU cores loops; each starts its thread on its first task."
 	}},
 	"C6": {items: func(lc *lessonCtx) []counter {

@@ -249,3 +249,25 @@ func TestLessonLayoutFollowsTheSize(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// C5 says how a default worker group got its size: workers: 0 made it
+// 2 × the CPUs the process could use, here 2 × 3 = 6.
+func TestLessonDefaultGroupSizeSaysHow(t *testing.T) {
+	sc, err := scenarios.Load("lazy-start")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sc.Workers != 0 {
+		t.Fatalf("lazy-start has workers: %d, want the default 0", sc.Workers)
+	}
+	f := &model.Frame{}
+	for i := range 6 {
+		var r model.FrameLoop
+		r.Name, r.Group = "worker-"+strconv.Itoa(i), scenarios.GroupWorker
+		f.Rows = append(f.Rows, r)
+	}
+	got := lessonConcepts["C5"].words(&lessonCtx{f: f, sc: sc})
+	if !strings.HasPrefix(got, "workers: 0, the default: 2 × 3 CPUs the process may use = 6 loops") {
+		t.Errorf("C5 says %q", got)
+	}
+}
