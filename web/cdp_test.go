@@ -312,6 +312,27 @@ func (b *browser) quit() {
 
 var errNoChromium = errors.New("no chromium")
 
+// needChromium returns Chromium's path for a browser test, which skips
+// under -short or without Chromium, saying so, except under CI (CI=true),
+// where a missing Chromium fails it: .ci/run installs it, and a CI that
+// silently skipped the browser would pass untested.
+func needChromium(tb testing.TB) string {
+	tb.Helper()
+	if testing.Short() {
+		tb.Skip("-short: the browser test starts Chromium")
+	}
+	exe, err := findChromium()
+	switch {
+	case err == nil:
+		return exe
+	case os.Getenv("CI") == "true":
+		tb.Fatal("headless Chromium is not installed, and CI=true: .ci/run installs it (apt-get install -y chromium, or set CHROMIUM)")
+	default:
+		tb.Skip("headless Chromium is not installed (apt-get install chromium, or set CHROMIUM): the browser test needs it")
+	}
+	return ""
+}
+
 // findChromium returns Chromium's path: $CHROMIUM, or chromium or
 // chromium-browser on PATH.
 func findChromium() (string, error) {

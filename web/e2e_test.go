@@ -42,13 +42,7 @@ func position(screen string) (event, clock string) {
 // recordings. A screenshot of the tour is left in the test's output
 // directory (REACTORVIZ_SCREENSHOTS, if set, names one to keep).
 func TestBrowser(t *testing.T) {
-	exe, err := findChromium()
-	if err != nil {
-		t.Skip("headless Chromium is not installed (apt-get install chromium, or set CHROMIUM): the browser test needs it")
-	}
-	if testing.Short() {
-		t.Skip("-short: the browser test starts Chromium")
-	}
+	exe := needChromium(t)
 	leaktest.Check(t)
 	site, err := Open(testLog{t})
 	if err != nil {
@@ -245,10 +239,7 @@ func openTour(t testing.TB, exe, url string) (*browser, string) {
 // (cold cache) to the page to the tour's first screen: the program's
 // download and compilation, the tour's fetch and fold, the first draw.
 func BenchmarkBrowserTourLoad(b *testing.B) {
-	exe, err := findChromium()
-	if err != nil {
-		b.Skip("headless Chromium is not installed (apt-get install chromium, or set CHROMIUM)")
-	}
+	exe := needChromium(b)
 	site, err := Open(testLog{b})
 	if err != nil {
 		b.Fatal(err)
@@ -274,13 +265,7 @@ func BenchmarkBrowserTourLoad(b *testing.B) {
 // program as main.wasm. The tour opens there too, and so does a link to a
 // recording at a moment.
 func TestBrowserStaticSite(t *testing.T) {
-	exe, err := findChromium()
-	if err != nil {
-		t.Skip("headless Chromium is not installed (apt-get install chromium, or set CHROMIUM): the browser test needs it")
-	}
-	if testing.Short() {
-		t.Skip("-short: the browser test starts Chromium")
-	}
+	exe := needChromium(t)
 	leaktest.Check(t)
 	site, err := Open(testLog{t})
 	if err != nil {
