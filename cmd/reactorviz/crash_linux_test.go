@@ -31,10 +31,18 @@ func TestKilledRunLeavesATraceThatReplays(t *testing.T) {
 	tracePath := filepath.Join(t.TempDir(), "killed.jsonl")
 	cmd, _ := startRun(t, bin, tracePath)
 	time.Sleep(time.Second) // let it run a while, as a user would before the crash
+	killAndReplay(t, cmd, tracePath, "no end line: the trace was cut short after", "worker-0")
+}
+
+// killAndReplay kills cmd outright (SIGKILL: no handler, no deferred
+// write) and replays the trace it left: the replay succeeds, says why the
+// trace ends early, and shows the loop named.
+func killAndReplay(t *testing.T, cmd *exec.Cmd, tracePath, cut, loop string) {
+	t.Helper()
 	cmd.Process.Signal(syscall.SIGKILL)
 	cmd.Wait()
 	code, out, errs := runCLI(t, "replay", tracePath, "--headless")
-	if code != exitOK || !strings.Contains(errs, "no end line: the trace was cut short after") || !strings.Contains(out, "worker-0") {
+	if code != exitOK || !strings.Contains(errs, cut) || !strings.Contains(out, loop) {
 		t.Fatalf("exit %d\nstdout: %s\nstderr: %s", code, out, errs)
 	}
 }
@@ -57,12 +65,7 @@ func TestKilledIdleServeLeavesATrace(t *testing.T) {
 		b, _ := os.ReadFile(tracePath)
 		return bytes.Contains(b, []byte("}\n{\"seq\":"))
 	})
-	cmd.Process.Signal(syscall.SIGKILL)
-	cmd.Wait()
-	code, out, errs := runCLI(t, "replay", tracePath, "--headless")
-	if code != exitOK || !strings.Contains(errs, "cut short after") || !strings.Contains(out, "boss-0") {
-		t.Fatalf("exit %d\nstdout: %s\nstderr: %s", code, out, errs)
-	}
+	killAndReplay(t, cmd, tracePath, "cut short after", "boss-0")
 }
 
 // SIGINT or SIGTERM stops run --headless as it stops serve: gracefully,
