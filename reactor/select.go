@@ -102,7 +102,7 @@ func (l *EventLoop) ioPhase(keys int, handoff int64) (ioTime, end int64) {
 // select returned, or 0.
 func (l *EventLoop) selectPhase(handoff int64) int64 {
 	if l.hasTasks() {
-		l.selectNow()
+		l.selectNow(l.stats.SelectCnt.Load()) // selectCnt is select()'s own: untouched here
 		return 0
 	}
 	ended := l.selectBlocking(l.clearWakenUp(), handoff)
@@ -167,11 +167,10 @@ func (l *EventLoop) selectBlocking(oldWakenUp bool, now int64) (ended int64) {
 		timeoutMillis := (deadline - now + 500_000) / 1_000_000
 		if timeoutMillis <= 0 {
 			if selectCnt == 0 {
-				// Netty sets selectCnt = 1 with this selectNow; the
-				// count is stored first, so the poll reports it.
+				// Netty sets selectCnt = 1 with this selectNow, and the
+				// poll reports it.
 				selectCnt = 1
-				l.stats.SelectCnt.Store(selectCnt)
-				l.selectNow()
+				l.selectNow(selectCnt)
 			}
 			break // after a wait, ended holds its return
 		}
@@ -179,8 +178,7 @@ func (l *EventLoop) selectBlocking(oldWakenUp bool, now int64) (ended int64) {
 		// eventfd; check the queue once more before blocking.
 		if l.hasTasks() && l.wakenUp.CompareAndSwap(false, true) {
 			selectCnt, ended = 1, 0
-			l.stats.SelectCnt.Store(selectCnt)
-			l.selectNow()
+			l.selectNow(selectCnt)
 			break
 		}
 		l.blocking(now)
@@ -217,8 +215,7 @@ func (l *EventLoop) selectBlocking(oldWakenUp bool, now int64) (ended int64) {
 			l.rebuildSelector(selectCnt)
 			ended = 0
 			selectCnt = 1 // reset before the selectNow, which reports it
-			l.stats.SelectCnt.Store(selectCnt)
-			l.selectNow()
+			l.selectNow(selectCnt)
 			break
 		}
 		if premature && l.gateAt(trace.PhaseSelect) {
@@ -286,9 +283,13 @@ func (l *EventLoop) iterationMark() bool {
 	return first
 }
 
-// selectNow polls without blocking. In Netty ≤4.1.43 it also re-woke the
-// selector whenever wakenUp was true, so a wakeup is never lost.
-func (l *EventLoop) selectNow() int {
+// selectNow polls without blocking, with selectCnt at cnt: the count the
+// caller holds (Netty ≤4.1.43 sets selectCnt = 1 with this poll), shown as
+// the loop's gauge and reported by the poll's select_end. In Netty
+// ≤4.1.43 it also re-woke the selector whenever wakenUp was true, so a
+// wakeup is never lost.
+func (l *EventLoop) selectNow(cnt int64) int {
+	l.stats.SelectCnt.Store(cnt)
 	add(&l.stats.SelectNows, 1)
 	if l.tracing() {
 		l.emit(trace.Event{Kind: trace.KindSelectBegin, Str: "select_now", Flag: l.iterationMark()})
@@ -298,10 +299,8 @@ func (l *EventLoop) selectNow() int {
 		l.selectorFailed(err)
 	}
 	keys := l.collect(n)
-	// The poll reports the count its caller stored (Netty ≤4.1.43 sets
-	// selectCnt = 1 with it), and that count was reached: the highest one
-	// a trace's select_end events show is the one the loop keeps.
-	cnt := l.stats.SelectCnt.Load()
+	// The count was reached: the highest one a trace's select_end events
+	// show is the one the loop keeps.
 	storeMax(&l.stats.MaxSelectCnt, cnt)
 	if l.tracing() {
 		l.emit(trace.Event{Kind: trace.KindSelectEnd, A: int64(keys), C: cnt})

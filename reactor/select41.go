@@ -126,10 +126,7 @@ func (h nextWakeupSelect) selectUntil(deadline, now int64) int64 {
 // selectNowBeforeTasks is the poll of an iteration with tasks to run,
 // which will reset selectCnt: the count is shown as 0 from here on, as
 // the poll's select_end reports it.
-func (l *EventLoop) selectNowBeforeTasks() {
-	l.stats.SelectCnt.Store(0)
-	l.selectNow()
-}
+func (l *EventLoop) selectNowBeforeTasks() { l.selectNow(0) }
 
 // design41 is NioEventLoop.run of Netty 4.1.44+.
 type design41 struct{ nextWakeupSelect }
