@@ -309,8 +309,8 @@ func (h *uringHandler) processIO() int {
 		}
 		h.n = 0
 		total += n
-		if h.ring == nil || !h.submitNow() && n == 0 {
-			break
+		if h.ring == nil || !h.submitNow() {
+			break // nothing submitted and nothing new reaped: the phase is done
 		}
 	}
 	return total
