@@ -44,20 +44,32 @@ func (g *eventLog) lines(n int, keep func(*trace.Event) bool, st *State) []LogLi
 		if len(out) >= n && !folds(out, e) {
 			break
 		}
-		out = pushOlder(out, e, st.LoopName)
-		explain(out, e, st, g.older(i), g.newer(i))
+		out = pushExplained(out, e, st, func() (older, newer iter.Seq[*trace.Event]) { return g.older(i), g.newer(i) })
 	}
 	reverseLines(out)
 	return out
+}
+
+// pushExplained is pushOlder, giving a line it adds for e what the event
+// alone does not say (explain); around yields the events before and after
+// e, read only for a select_end. A line e was folded into keeps its own.
+func pushExplained(lines []LogLine, e *trace.Event, st *State, around func() (older, newer iter.Seq[*trace.Event])) []LogLine {
+	n := len(lines)
+	lines = pushOlder(lines, e, st.LoopName)
+	if len(lines) > n {
+		explain(lines, e, st, around)
+	}
+	return lines
 }
 
 // explain gives the line just pushed for e what the event alone does not
 // say: a select_end why its select returned (WhySelect, from the events
 // around it), an accept which loop the chooser dealt the channel to and
 // how (ChooserPick).
-func explain(lines []LogLine, e *trace.Event, st *State, older, newer iter.Seq[*trace.Event]) {
+func explain(lines []LogLine, e *trace.Event, st *State, around func() (older, newer iter.Seq[*trace.Event])) {
 	switch e.Kind {
 	case trace.KindSelectEnd:
+		older, newer := around()
 		lines[len(lines)-1].Why = WhySelect(e, older, newer)
 	case trace.KindAccept:
 		lines[len(lines)-1].Why = st.ChooserPick(e)

@@ -1,6 +1,7 @@
 package model
 
 import (
+	"iter"
 	"math/rand/v2"
 	"reflect"
 	"strings"
@@ -472,8 +473,9 @@ func TestReplayBackwardsEqualsForwardFold(t *testing.T) {
 			if len(log) >= q.Log && !folds(log, &events[i]) {
 				break
 			}
-			log = pushOlder(log, &events[i], st.LoopName)
-			explain(log, &events[i], st, eventsBefore(events, i), eventsBetween(events, i+1, n))
+			log = pushExplained(log, &events[i], st, func() (older, newer iter.Seq[*trace.Event]) {
+				return eventsBefore(events, i), eventsBetween(events, i+1, n)
+			})
 		}
 		reverseLines(log)
 		want.Log = log

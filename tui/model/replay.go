@@ -1,6 +1,7 @@
 package model
 
 import (
+	"iter"
 	"sort"
 
 	"github.com/reactorviz/reactorviz/reactor/trace"
@@ -181,13 +182,20 @@ func (r *Replay) Snapshot(q Query) *Snapshot {
 		if len(found) >= q.Log && !folds(found, e) {
 			break
 		}
-		found = pushOlder(found, e, r.cur.LoopName)
-		explain(found, e, r.cur, eventsBefore(r.events, i), eventsBetween(r.events, i+1, r.pos))
+		found = pushExplained(found, e, r.cur, r.around(i))
 	}
 	s.LogScanned = i >= 0 && len(found) < q.Log
 	reverseLines(found)
 	s.Log = found
 	return s
+}
+
+// around returns the events before and after event i, up to the current
+// one, for a log line's note.
+func (r *Replay) around(i int) func() (older, newer iter.Seq[*trace.Event]) {
+	return func() (iter.Seq[*trace.Event], iter.Seq[*trace.Event]) {
+		return eventsBefore(r.events, i), eventsBetween(r.events, i+1, r.pos)
+	}
 }
 
 // slice lists the latest sq.Max events of one loop in [From, To) up to
@@ -204,8 +212,7 @@ func (r *Replay) slice(sq SliceQuery) []LogLine {
 		if len(found) >= sq.Max && !folds(found, e) {
 			break
 		}
-		found = pushOlder(found, e, r.cur.LoopName)
-		explain(found, e, r.cur, eventsBefore(r.events, i), eventsBetween(r.events, i+1, r.pos))
+		found = pushExplained(found, e, r.cur, r.around(i))
 	}
 	reverseLines(found)
 	return found

@@ -7,10 +7,11 @@ import (
 	"github.com/reactorviz/reactorviz/reactor/trace"
 )
 
-// whyScan bounds how far back WhySelect looks for the select's begin: a
-// loop asleep for a long time under a flood on other loops can be many
-// events back, and a log line is not worth more.
-const whyScan = 1 << 14
+// whyScan bounds how far back (and on) WhySelect looks around a
+// select_end, for each log line on screen every frame: a loop asleep while
+// others flood may have its select_begin further back than that, and its
+// line then goes without a reason rather than cost the frame.
+const whyScan = 1 << 11
 
 // WhySelect says in a few words why the select that end (a select_end)
 // closes returned, from the events before it, newest first: its
