@@ -39,6 +39,8 @@ type Replay struct {
 	tlEvery  int
 	tlCkpts  []timeline
 	tlFolded uint64 // events folded into the timeline, for the benchmarks
+
+	followed followCache
 }
 
 // NewReplay folds the whole trace once, keeping checkpoints, and stands at
@@ -221,6 +223,11 @@ func (r *Replay) slice(sq SliceQuery) []LogLine {
 // follow lists the followed item's path up to the current event, from
 // its first, as the live log gives it.
 func (r *Replay) follow(fq FollowQuery) []LogLine {
+	// The path reads every event up to the current one: a stopped replay,
+	// drawn again and again at one event, reads them once.
+	if c := &r.followed; c.ok && c.q == fq && c.pos == r.pos {
+		return c.lines
+	}
 	path := fq.followPath(func(yield func(*trace.Event) bool) {
 		for i := 0; i < r.pos; i++ {
 			if !yield(&r.events[i]) {
@@ -228,7 +235,17 @@ func (r *Replay) follow(fq FollowQuery) []LogLine {
 			}
 		}
 	})
-	return pathLines(path, r.cur.LoopName)
+	lines := pathLines(path, r.cur.LoopName)
+	r.followed = followCache{ok: true, q: fq, pos: r.pos, lines: lines}
+	return lines
+}
+
+// followCache is the latest followed path a replay listed, and for what.
+type followCache struct {
+	ok    bool
+	q     FollowQuery
+	pos   int
+	lines []LogLine
 }
 
 // Breaks are the conditions the breakpoint menu offers. In a live run the
