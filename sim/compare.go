@@ -91,7 +91,7 @@ type CompareOptions struct {
 // Compare runs sc under each model in turn, so the runs do not compete for
 // the CPU and their numbers are comparable.
 func Compare(sc *scenarios.Scenario, models []string, o CompareOptions) (*Comparison, error) {
-	runs, err := compareAll(sc, "model", models, o, ForModel)
+	runs, err := compareAll(sc, modelAxis, models, o, ForModel)
 	if err != nil {
 		return nil, err
 	}
@@ -100,10 +100,24 @@ func Compare(sc *scenarios.Scenario, models []string, o CompareOptions) (*Compar
 	return cmp, nil
 }
 
+// axis is what a comparison varies: its name, for messages, and whether
+// its runs count the design figures from their events (loop designs and
+// transports differ in them; models do not).
+type axis struct {
+	name        string
+	countDesign bool
+}
+
+var (
+	modelAxis     = axis{name: "model"}
+	nettyAxis     = axis{name: "netty", countDesign: true}
+	transportAxis = axis{name: "transport", countDesign: true}
+)
+
 // compareAll runs sc under each variant in turn (a model, a loop design,
 // a transport), derived from sc by derive, with one Chrome export of all
 // of them when asked for.
-func compareAll(sc *scenarios.Scenario, what string, variants []string, o CompareOptions,
+func compareAll(sc *scenarios.Scenario, what axis, variants []string, o CompareOptions,
 	derive func(*scenarios.Scenario, string) (*scenarios.Scenario, error)) (runs []*Summary, err error) {
 	var x *chrome.Exporter
 	if o.ChromePath != "" {
@@ -117,7 +131,7 @@ func compareAll(sc *scenarios.Scenario, what string, variants []string, o Compar
 	for i, v := range variants {
 		s, err := compareOne(sc, what, v, i+1, x, o.Each, derive)
 		if err != nil {
-			return nil, fmt.Errorf("%s %s: %w", what, v, err)
+			return nil, fmt.Errorf("%s %s: %w", what.name, v, err)
 		}
 		runs = append(runs, s)
 	}
@@ -145,7 +159,7 @@ func (c *Comparison) judge(sc *scenarios.Scenario) {
 // CompareFlavours runs sc under each loop design in turn, as Compare does
 // for models: the same model, workload and settings, only netty differs.
 func CompareFlavours(sc *scenarios.Scenario, flavours []string, o CompareOptions) (*Comparison, error) {
-	runs, err := compareAll(sc, "netty", flavours, o, ForNetty)
+	runs, err := compareAll(sc, nettyAxis, flavours, o, ForNetty)
 	if err != nil {
 		return nil, err
 	}
@@ -180,7 +194,7 @@ func variantFigures(name string, s *Summary, sc *scenarios.Scenario) Figures {
 	return f
 }
 
-func compareOne(sc *scenarios.Scenario, what, variant string, pid int, x *chrome.Exporter, each func(string, *Run),
+func compareOne(sc *scenarios.Scenario, what axis, variant string, pid int, x *chrome.Exporter, each func(string, *Run),
 	derive func(*scenarios.Scenario, string) (*scenarios.Scenario, error)) (*Summary, error) {
 	msc, err := derive(sc, variant)
 	if err != nil {
@@ -198,7 +212,7 @@ func compareOne(sc *scenarios.Scenario, what, variant string, pid int, x *chrome
 		}
 		r.Collector().AddSink(p)
 	}
-	if what == "transport" || what == "netty" {
+	if what.countDesign {
 		r.CountDesign()
 	}
 	if each != nil {

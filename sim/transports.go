@@ -72,7 +72,7 @@ func (c *TransportComparison) Judgement() Judgement {
 
 // CompareTransports runs sc with each transport in turn.
 func CompareTransports(sc *scenarios.Scenario, transports []string, o CompareOptions) (*TransportComparison, error) {
-	runs, err := compareAll(sc, "transport", transports, o, TransportsFor(transports))
+	runs, err := compareAll(sc, transportAxis, transports, o, TransportsFor(transports))
 	if err != nil {
 		return nil, err
 	}
