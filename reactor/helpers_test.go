@@ -118,6 +118,10 @@ func echoingWorker(t *testing.T, cfg Config) (*EventLoop, net.Conn) {
 	c := dial(t, s.addr())
 	echoOnce(t, c, "x")
 	w := s.worker.Loops()[0]
+	// The echo's write is counted when write(2) returns, which can be a
+	// moment after the client has read the bytes; a caller counting the
+	// next exchange's writes must not see this one's.
+	waitFor(t, "the settling echo's write counted", func() bool { return w.Stats().Writes >= 1 })
 	awaitWakeups(t, w)
 	return w, c
 }
