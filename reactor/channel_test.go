@@ -610,3 +610,53 @@ func TestLevelTriggeredEpollRequeuesAFullRead(t *testing.T) {
 		})
 	}
 }
+
+// A submission names its producer when it is another loop, as the boss's
+// register task does; one from a goroutine that is no loop names none,
+// and one from the loop itself is not external. The move to SHUTTING_DOWN
+// carries the quiet period and the timeout confirmShutdown waits on.
+func TestSubmitNamesItsProducerAndShutdownItsQuietPeriod(t *testing.T) {
+	leakCheck(t)
+	coll, rec := newTraced(t)
+	s := startServer(t, 1, 1, Config{Collector: coll}, echoInit)
+	echoOnce(t, dial(t, s.addr()), "hi")
+	w := s.worker.Loops()[0]
+	inner := make(chan error, 1)
+	if err := w.ExecuteNamed("outer", func() { inner <- w.ExecuteNamed("inner", func() {}) }); err != nil {
+		t.Fatal(err)
+	}
+	if err := <-inner; err != nil {
+		t.Fatal(err)
+	}
+	s.worker.ShutdownGracefully(30*time.Millisecond, 2*time.Second)
+	s.worker.AwaitTermination(10 * time.Second)
+	coll.Flush()
+	idx, boss := loopIndex(t, coll, "worker-0"), loopIndex(t, coll, "boss-0")
+	want := map[string]struct {
+		external bool
+		producer int64
+	}{"register": {true, int64(boss) + 1}, "outer": {true, 0}, "inner": {false, 0}}
+	seen := 0
+	for _, e := range rec.ofKind(idx, trace.KindTaskSubmit) {
+		if w, ok := want[e.Str]; ok {
+			seen++
+			if e.Flag != w.external || e.C != w.producer {
+				t.Errorf("%s: external %v producer %d; want %v, %d", e.Str, e.Flag, e.C, w.external, w.producer)
+			}
+		}
+	}
+	if seen != len(want) {
+		t.Errorf("%d of the %d submissions traced", seen, len(want))
+	}
+	var quiet, timeout int64 = -1, -1
+	for _, e := range rec.ofKind(idx, trace.KindState) {
+		if trace.State(e.B) == trace.StateShuttingDown {
+			quiet, timeout = e.D, e.E
+		} else if e.D != 0 || e.E != 0 {
+			t.Errorf("state %v carries quiet %d timeout %d", trace.State(e.B), e.D, e.E)
+		}
+	}
+	if quiet != int64(30*time.Millisecond) || timeout != int64(2*time.Second) {
+		t.Errorf("SHUTTING_DOWN carries quiet %d timeout %d; want 30ms, 2s", quiet, timeout)
+	}
+}

@@ -415,7 +415,7 @@ func (l *EventLoop) submit(name string, fn func(), from *EventLoop, immediate bo
 		return l.reject(fmt.Sprintf("task queue full (%d)", l.cfg.QueueCapacity))
 	}
 	add(&l.stats.TasksSubmitted, 1)
-	l.traceSubmit(id, name, inLoop)
+	l.traceSubmit(id, name, inLoop, from)
 	if !inLoop {
 		l.startThread()
 		if immediate {
@@ -425,11 +425,17 @@ func (l *EventLoop) submit(name string, fn func(), from *EventLoop, immediate bo
 	return nil
 }
 
-func (l *EventLoop) traceSubmit(id uint64, name string, inLoop bool) {
+// traceSubmit records a submission with its producer: the task queue is
+// multi-producer, single-consumer (C13), and a trace that names who fed it
+// lets the UI draw the producers feeding the one loop that drains it.
+func (l *EventLoop) traceSubmit(id uint64, name string, inLoop bool, from *EventLoop) {
 	if !l.tracing() {
 		return
 	}
 	e := trace.Event{Kind: trace.KindTaskSubmit, A: int64(id), B: int64(l.tasks.Len()), Flag: !inLoop, Str: name}
+	if from != nil && from != l && from.coll == l.coll {
+		e.C = int64(from.loopIdx) + 1
+	}
 	if inLoop {
 		l.emit(e)
 	} else {
@@ -556,7 +562,13 @@ func (l *EventLoop) noteState() {
 		return
 	}
 	if l.tracing() {
-		l.emit(trace.Event{Kind: trace.KindState, A: int64(l.seenState), B: int64(s), C: int64(l.tid.Load())})
+		e := trace.Event{Kind: trace.KindState, A: int64(l.seenState), B: int64(s), C: int64(l.tid.Load())}
+		if s == trace.StateShuttingDown {
+			// What confirmShutdown will wait for, so a screen can count
+			// the quiet period down.
+			e.D, e.E = l.quietNanos.Load(), l.timeoutNanos.Load()
+		}
+		l.emit(e)
 	}
 	l.seenState = s
 }

@@ -6,4 +6,4 @@ package reactor
 // with any change that alters a recording of a built-in scenario, then
 // re-record them with `go generate ./recordings` on Linux; a change that
 // leaves traces as they were (a refactor, a faster path) keeps it.
-const EngineVersion = 4
+const EngineVersion = 5

@@ -277,17 +277,22 @@ func infoGroups(in detailInfo, long bool) [][]counter {
 		budget = model.Duration(l.Budget)
 	}
 	var groups [][]counter
+	if sd := l.Shutdown; sd.Start != 0 && sd.End == 0 {
+		// A graceful shutdown waits on these two (C23): shown first while
+		// it does.
+		groups = append(groups, []counter{{"quiet left", quietText(in)}, {"timeout in", model.Duration(sd.TimeoutLeft(in.now))}})
+	}
 	if long {
-		groups = [][]counter{
+		groups = append(groups, [][]counter{
 			{{"selectCnt", sel}, {"max", c(l.MaxSelectCnt)}, {"premature", c(l.Premature)}},
 			{{"rebuilds", c(l.Rebuilds)}, {"migrated", c(l.Migrated)}, {"select", c(l.Selects)}, {"selectNow", c(l.SelectNows)}},
 			{{"wakeups written", c(l.WakeupsWritten)}, {"coalesced", c(l.WakeupsCoalesced)}, {"self", c(l.SelfWakeups)}},
 			{{"ioRatio", ratio}, {"task budget", budget}, {"tasks run", c(l.TasksRun)}, {"tail", c(l.TailTasksRun)}},
 			{{"64-task checks", c(l.DeadlineChecks)}, {"deadline hits", c(l.DeadlineHits)}, {"panics", c(l.TaskPanics + l.HandlerPanics)}, {"exceptions", c(l.Exceptions)}},
 			{{"channels", c(l.Channels)}, {"accepted", c(l.Accepted)}, {"read", model.Bytes(l.BytesRead)}, {"written", model.Bytes(l.BytesWritten)}},
-		}
+		}...)
 	} else {
-		groups = [][]counter{
+		groups = append(groups, [][]counter{
 			{{"selCnt", sel}, {"max", c(l.MaxSelectCnt)}, {"prem", c(l.Premature)}},
 			{{"rebuilds", c(l.Rebuilds)}, {"migr", c(l.Migrated)}},
 			{{"wakeup w", c(l.WakeupsWritten)}, {"c", c(l.WakeupsCoalesced)}, {"self", c(l.SelfWakeups)}},
@@ -295,7 +300,7 @@ func infoGroups(in detailInfo, long bool) [][]counter {
 			{{"tasks", c(l.TasksRun)}, {"tail", c(l.TailTasksRun)}, {"panic", c(l.TaskPanics + l.HandlerPanics)}},
 			{{"64-chk", c(l.DeadlineChecks)}, {"hits", c(l.DeadlineHits)}, {"exc", c(l.Exceptions)}},
 			{{"in", model.Bytes(l.BytesRead)}, {"out", model.Bytes(l.BytesWritten)}, {"acc", c(l.Accepted)}},
-		}
+		}...)
 	}
 	if r := l.Ring; r.Enters > 0 {
 		perIter := "-"
@@ -319,6 +324,11 @@ func (d *detailPane) drawQueue(scr tcell.Screen, x, y, w, h int) {
 	widgets.PutSegs(scr, x, y, w, []widgets.Seg{
 		widgets.S("task queue ", th.Title), widgets.S(model.Count(l.QueueDepth), th.Base),
 	})
+	if l.Producers.Total() > 0 && h > 2 {
+		// Many producers, one consumer (C13): who has fed this queue.
+		widgets.Put(scr, x, y+1, w, "fed by "+producersText(l.Producers), th.Dim)
+		y, h = y+1, h-1
+	}
 	if l.QueueDepth == 0 && len(l.QueueHead) == 0 {
 		if h > 1 {
 			widgets.Put(scr, x, y+1, w, "empty", th.Dim)
@@ -344,7 +354,11 @@ func (d *detailPane) drawQueue(scr tcell.Screen, x, y, w, h int) {
 		if name == "" {
 			name = "task"
 		}
-		widgets.Put(scr, x, y+1+i, w, mark+strconv.FormatInt(t.ID, 10)+" "+name, st)
+		line := mark + strconv.FormatInt(t.ID, 10) + " " + name
+		if t.From != "" && t.From != "heap" {
+			line += " ←" + t.From
+		}
+		widgets.Put(scr, x, y+1+i, w, line, st)
 	}
 	switch {
 	case more > 0 && len(shown) == 0:
@@ -390,8 +404,11 @@ func (d *detailPane) drawHeap(scr tcell.Screen, x, y, w, h int) {
 		if t.Period != 0 {
 			period = "↻"
 		}
+		// The id shows the heap's order among equal deadlines:
+		// ScheduledFutureTask compares the deadline, then the id.
 		line := []widgets.Seg{
 			widgets.S(widgets.PadLeft(when, 6)+" ", th.Accent),
+			widgets.S("#"+strconv.FormatInt(t.ID, 10)+" ", th.Dim),
 			widgets.S(period+name, th.Base),
 		}
 		widgets.PutSegs(scr, x, y+1+i, w, line)

@@ -113,11 +113,13 @@ var lessonConcepts = map[string]conceptView{
 	}},
 	"C13": {items: func(lc *lessonCtx) []counter {
 		l := lc.info.loop
-		return []counter{{"task queue", c(l.QueueDepth)}, {"deepest", c(l.MaxQueueDepth)}, {"tasks run", c(l.TasksRun)}}
-	}},
+		return []counter{{"task queue", c(l.QueueDepth)}, {"deepest", c(l.MaxQueueDepth)}, {"tasks run", c(l.TasksRun)},
+			{"fed by", producersText(l.Producers)}}
+	}, words: mpscWords},
 	"C14": {items: func(lc *lessonCtx) []counter {
 		l := lc.info.loop
-		return []counter{{"heap", c(l.Timers)}, {"next", heapHead(lc.info)}, {"scheduled", c(l.Scheduled)}}
+		return []counter{{"heap", c(l.Timers)}, {"next", heapHead(lc.info)}, {"scheduled", c(l.Scheduled)},
+			{"by deadline,id", heapOrder(lc.info, 3)}}
 	}},
 	"C15": {items: func(lc *lessonCtx) []counter {
 		l := lc.info.loop
@@ -145,20 +147,27 @@ var lessonConcepts = map[string]conceptView{
 	}},
 	"C20": {items: func(lc *lessonCtx) []counter {
 		l := lc.info.loop
-		return []counter{{"keys last io", c(l.IOKeys)}, {"io took", model.Duration(l.IOTime)}}
-	}},
+		items := []counter{{"keys last io", c(l.IOKeys)}, {"io took", model.Duration(l.IOTime)}}
+		if l.Ring.Enters == 0 {
+			// An io_uring loop reaps completions; it has no key array.
+			items = append(items, counter{arrayName(lc), keysText(l.Keys, 2)})
+		}
+		return items
+	}, words: keysWords},
 	"C21": {items: func(lc *lessonCtx) []counter {
 		l := lc.info.loop
-		return []counter{{"connected", c(l.Connected)}, {"accepted", c(l.Accepted)}, {"reads", c(l.Reads)}, {"writes", c(l.Writes)}}
-	}},
+		return []counter{{"connected", c(l.Connected)}, {"accepted", c(l.Accepted)}, {"reads", c(l.Reads)}, {"writes", c(l.Writes)},
+			{"ops in order", opsKey(l.Keys)}}
+	}, words: readyOpsWords},
 	"C22": {items: func(lc *lessonCtx) []counter {
 		l := lc.info.loop
 		return []counter{{"trigger", triggerOf(lc.sc)}, {"reads", c(l.Reads)}, {"empty reads", c(l.EmptyReads)}}
 	}},
 	"C23": {items: func(lc *lessonCtx) []counter {
 		l := lc.info.loop
-		return []counter{{"state", l.State.String()}, {"closed", c(l.Closed)}, {"rejected", c(l.TasksRejected)}}
-	}},
+		return []counter{{"state", l.State.String()}, {"quiet left", quietText(lc.info)}, {"closed", c(l.Closed)},
+			{"rejected", c(l.TasksRejected)}}
+	}, words: shutdownWords},
 	"C24": {group: true, items: func(lc *lessonCtx) []counter {
 		return []counter{{"clients connected", c(sumOf(lc.f, scenarios.GroupClient, connected))}}
 	}},

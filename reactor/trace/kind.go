@@ -68,7 +68,10 @@ var schema = [numKinds]struct {
 	name string
 	fieldSpec
 }{
-	KindState:         {"state", fieldSpec{a: "from", b: "to", c: "tid", states: true}},
+	// The move to SHUTTING_DOWN carries the graceful shutdown's quiet
+	// period and timeout; other moves, and traces from before the two
+	// fields, read 0.
+	KindState:         {"state", fieldSpec{a: "from", b: "to", c: "tid", d: "quiet_ns", e: "timeout_ns", states: true}},
 	KindSelectBegin:   {"select_begin", fieldSpec{a: "timeout_ns", str: "mode", flag: "iteration"}},
 	KindSelectEnd:     {"select_end", fieldSpec{a: "ready", b: "took_ns", c: "select_cnt", flag: "premature"}},
 	KindIOBegin:       {"io_begin", fieldSpec{}},
@@ -81,8 +84,11 @@ var schema = [numKinds]struct {
 	KindRebuildBegin:  {"rebuild_begin", fieldSpec{a: "select_cnt"}},
 	// A failed rebuild keeps the old instance: new_fd is -1, and error says
 	// why. Traces from before the two fields read them as false and "".
-	KindRebuildEnd:    {"rebuild_end", fieldSpec{a: "select_cnt", b: "migrated", c: "closed", d: "old_fd", e: "new_fd", flag: "failed", str: "error"}},
-	KindTaskSubmit:    {"task_submit", fieldSpec{a: "id", b: "queued", flag: "external", str: "name"}},
+	KindRebuildEnd: {"rebuild_end", fieldSpec{a: "select_cnt", b: "migrated", c: "closed", d: "old_fd", e: "new_fd", flag: "failed", str: "error"}},
+	// producer is 1 + the trace index of the loop that submitted the task,
+	// 0 when the submitter is not another loop (the loop itself, a client
+	// goroutine, the script) or the trace predates the field.
+	KindTaskSubmit:    {"task_submit", fieldSpec{a: "id", b: "queued", c: "producer", flag: "external", str: "name"}},
 	KindTaskRun:       {"task_run", fieldSpec{a: "id", b: "took_ns", str: "name"}},
 	KindTaskPanic:     {"task_panic", fieldSpec{a: "id", str: "name"}},
 	KindTimerSchedule: {"timer_schedule", fieldSpec{a: "id", b: "deadline_ns", c: "period_ns", str: "name"}},

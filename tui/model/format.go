@@ -22,8 +22,8 @@ func Describe(e *trace.Event) string {
 		if b.Len() > maxDescribe {
 			break
 		}
-		if e.Kind == trace.KindAccept && (f.Name == "worker" || f.Name == "pick" || f.Name == "chosen") {
-			continue // a loop index and a counter: the line's note names the loop (ChooserPick)
+		if skipDescribe(e, &f) {
+			continue
 		}
 		switch f.Type {
 		case trace.FieldBool:
@@ -52,6 +52,22 @@ func Describe(e *trace.Event) string {
 		s = clean(s, maxDescribe)
 	}
 	return s
+}
+
+// skipDescribe leaves out the fields a line's note says better: an
+// accept's loop index and counter (ChooserPick), a submission's producer
+// index (submitNote), and a state change's shutdown figures when it is not
+// a shutdown's start.
+func skipDescribe(e *trace.Event, f *trace.Field) bool {
+	switch e.Kind {
+	case trace.KindAccept:
+		return f.Name == "worker" || f.Name == "pick" || f.Name == "chosen"
+	case trace.KindTaskSubmit:
+		return f.Name == "producer"
+	case trace.KindState:
+		return (f.Name == "quiet_ns" || f.Name == "timeout_ns") && f.Int == 0
+	}
+	return false
 }
 
 // describeBool writes a flag as a word when it says something: "premature",

@@ -75,6 +75,8 @@ func explain(lines []LogLine, e *trace.Event, st *State, around func() (older, n
 		lines[len(lines)-1].Why = st.ChooserPick(e)
 	case trace.KindWakeup:
 		lines[len(lines)-1].Why = wakeupNote(e, st.LoopName(e.Loop))
+	case trace.KindTaskSubmit:
+		lines[len(lines)-1].Why = submitNote(e, st.LoopName)
 	default:
 		lines[len(lines)-1].Why = lifeNote(e)
 	}
@@ -87,6 +89,9 @@ func lifeNote(e *trace.Event) string {
 	switch {
 	case e.Kind == trace.KindTailTasks:
 		return "after the batch: executeAfterEventLoopIteration's tasks, run once an iteration"
+	case e.Kind == trace.KindState && trace.State(e.B) == trace.StateShuttingDown && e.D > 0:
+		return "graceful shutdown: tasks still run until none came for " + Duration(e.D) +
+			" (the quiet period), or " + Duration(max(e.E, e.D)) + " (the timeout) passed"
 	case e.Kind == trace.KindState && trace.State(e.B) == trace.StateShuttingDown:
 		return "graceful shutdown: tasks still run until none came for the quiet period, or the timeout"
 	case e.Kind == trace.KindState && trace.State(e.B) == trace.StateShutdown:
@@ -95,6 +100,20 @@ func lifeNote(e *trace.Event) string {
 		return "refused: the loop no longer takes tasks (RejectedExecutionException)"
 	}
 	return ""
+}
+
+// submitNote names the producer of a task (C13): the queue takes tasks
+// from any thread, and only its loop runs them.
+func submitNote(e *trace.Event, name func(uint16) string) string {
+	t := TaskRef{External: e.Flag, Producer: e.C}
+	switch from := producerName(&t, name); from {
+	case "self":
+		return "from the loop itself: no wakeup needed"
+	case "outside":
+		return "from a thread that is no loop"
+	default:
+		return "from " + from
+	}
 }
 
 // wakeupNote tells the three kinds of wakeup apart (C11), as the loop's

@@ -26,6 +26,11 @@ type TaskRef struct {
 	ID    int64 // the queue's task id, which task_run reports
 	Name  string
 	Timer bool // moved over from the scheduled heap (timer_due)
+	// External says another thread submitted it; Producer is 1 + that
+	// thread's loop index, 0 when it is no loop (task_submit's producer).
+	External bool
+	Producer int64
+	From     string // the producer's name, set in a snapshot: a loop, "self" or "outside"
 }
 
 // taskQueue mirrors the head of a loop's MPSC task queue from task_submit,
@@ -48,6 +53,8 @@ type hiddenRun struct {
 	first, n int64
 	name     string
 	timer    bool
+	external bool
+	producer int64
 }
 
 // hiddenRunCap bounds the runs kept: a queue fed by many producers in
@@ -86,14 +93,16 @@ func (q *taskQueue) hide(t TaskRef) {
 		return
 	}
 	if k := len(q.runs) - 1; k >= 0 {
-		if r := &q.runs[k]; r.first+r.n == t.ID && r.name == t.Name && r.timer == t.Timer {
+		if r := &q.runs[k]; r.first+r.n == t.ID && r.name == t.Name && r.timer == t.Timer &&
+			r.external == t.External && r.producer == t.Producer {
 			r.n++
 			q.inRuns++
 			return
 		}
 	}
 	if len(q.runs) < hiddenRunCap {
-		q.runs = append(q.runs, hiddenRun{first: t.ID, n: 1, name: t.Name, timer: t.Timer})
+		q.runs = append(q.runs, hiddenRun{first: t.ID, n: 1, name: t.Name, timer: t.Timer,
+			external: t.External, producer: t.Producer})
 		q.inRuns++
 	}
 }
@@ -103,7 +112,7 @@ func (q *taskQueue) hide(t TaskRef) {
 func (q *taskQueue) refill() {
 	for q.n < QueueMirrorCap && len(q.runs) > 0 {
 		r := &q.runs[0]
-		q.keep(TaskRef{ID: r.first, Name: r.name, Timer: r.timer})
+		q.keep(TaskRef{ID: r.first, Name: r.name, Timer: r.timer, External: r.external, Producer: r.producer})
 		r.first++
 		r.n--
 		q.hidden--

@@ -155,17 +155,17 @@ func TestFoldCounters(t *testing.T) {
 }
 
 func TestQueueMirror(t *testing.T) {
-	submit := func(tms, id int64, name string, queued int64) trace.Event {
-		return ev(1, tms, trace.KindTaskSubmit, func(e *trace.Event) { e.A, e.B, e.Str, e.Flag = id, queued, name, true })
+	submit := func(tms, id int64, name string, queued, producer int64) trace.Event {
+		return ev(1, tms, trace.KindTaskSubmit, func(e *trace.Event) { e.A, e.B, e.Str, e.Flag, e.C = id, queued, name, true, producer })
 	}
 	run := func(tms, id int64, name string) trace.Event {
 		return ev(1, tms, trace.KindTaskRun, func(e *trace.Event) { e.A, e.Str = id, name })
 	}
 	m := New(testLoops)
 	m.Consume([]trace.Event{
-		submit(1, 1, "register", 1),
-		submit(1, 2, "flood", 2),
-		submit(1, 3, "flood", 3),
+		submit(1, 1, "register", 1, 1), // from loop 0, the boss
+		submit(1, 2, "flood", 2, 0),
+		submit(1, 3, "flood", 3, 0),
 		ev(1, 2, trace.KindTimerSchedule, func(e *trace.Event) { e.A, e.B, e.Str = 1, 50e6, "tick" }),
 		// Timer 1 goes into the queue as task 4, and runs as task 4.
 		ev(1, 50, trace.KindTimerDue, func(e *trace.Event) { e.A, e.B, e.C, e.Str = 1, 50e6, 4, "tick" }),
@@ -175,9 +175,15 @@ func TestQueueMirror(t *testing.T) {
 	})
 	q := Query{Focus: 1, Head: 8}
 	w := loopByName(t, m.Snapshot(q), "worker-0")
-	want := []TaskRef{{ID: 2, Name: "flood"}, {ID: 3, Name: "flood"}, {ID: 4, Name: "tick", Timer: true}}
+	want := []TaskRef{{ID: 2, Name: "flood", External: true, From: "outside"}, {ID: 3, Name: "flood", External: true, From: "outside"},
+		{ID: 4, Name: "tick", Timer: true, From: "heap"}}
 	if !reflect.DeepEqual(w.QueueHead, want) || w.QueueDepth != 3 {
 		t.Errorf("queue head %+v depth %d; want %+v depth 3", w.QueueHead, w.QueueDepth, want)
+	}
+	// Two producers fed the one consumer: the boss once, another thread twice.
+	wantP := Producers{Outside: 2, Loops: []ProducerCount{{Loop: 0, Name: "boss-0", N: 1}}}
+	if !reflect.DeepEqual(w.Producers, wantP) {
+		t.Errorf("producers %+v, want %+v", w.Producers, wantP)
 	}
 	if w.Timers != 0 || w.HasDeadline {
 		t.Errorf("timers %d hasDeadline %v after due; want 0 false", w.Timers, w.HasDeadline)

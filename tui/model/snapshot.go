@@ -93,6 +93,9 @@ type Loop struct {
 	QueueHead    []TaskRef  // focused loop only
 	QueueHidden  int64      // queued tasks QueueHead leaves out: QueueDepth less the head
 	TimerHead    []TimerRef // focused loop only
+	Producers    Producers  // who fed its task queue; focused loop only
+	Keys         Keys       // its selected keys, this I/O phase's or the last; focused loop only
+	Shutdown     Shutdown   // its graceful shutdown, if one began
 	Last         int64      // time of its latest event
 	Lane         Lane       // its timeline, when the query asked for one
 	Split        TimeSplit  // its last second from its phase events, when asked
@@ -208,7 +211,7 @@ func (s *State) snapshot(q Query) *Snapshot {
 			Mode: l.mode, Timeout: l.timeout, Budget: l.budget, IOTime: l.ioTime, IOKeys: l.ioKeys, Fault: l.fault,
 			IORatio: int(l.fold.IORatio), Ring: l.ring,
 			Counters: Counters{Stats: l.fold.Stats, MaxQueueDepth: l.maxDepth, TimersCancelled: l.cancelled}, History: l.hist.upTo(s.time), Timers: l.timers.count(),
-			Last: l.last,
+			Last: l.last, Shutdown: l.shutdown,
 		}
 		if l.paused {
 			snap.Paused++
@@ -216,7 +219,12 @@ func (s *State) snapshot(q Query) *Snapshot {
 		ls.NextDeadline, ls.HasDeadline = l.timers.nextDeadline()
 		if i == q.Focus && q.Head > 0 {
 			ls.QueueHead = l.queue.first(q.Head)
+			for j := range ls.QueueHead {
+				ls.QueueHead[j].From = producerName(&ls.QueueHead[j], s.LoopName)
+			}
 			ls.TimerHead = l.timers.top(q.Head)
+			ls.Producers = l.producers.view(s.LoopName)
+			ls.Keys = l.keys.view()
 		}
 		// The engine's depth, not the mirror, says how many tasks wait:
 		// submissions whose events were dropped never reach the mirror.

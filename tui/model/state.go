@@ -40,6 +40,9 @@ type loopState struct {
 	maxDepth  int64 // deepest the task queue got
 	cancelled int64 // timer_cancel events
 	queue     taskQueue
+	producers producerTally
+	keys      keyLog
+	shutdown  Shutdown
 	timers    timerSet
 	hist      history
 	last      int64 // time of its latest event
@@ -193,6 +196,8 @@ func (s *State) apply(e *trace.Event) {
 	if phases.Reads(e.Kind) {
 		l.cur.Apply(e, l.info.Name)
 	}
+	l.keys.apply(e)
+	l.shutdown.apply(e)
 	switch e.Kind {
 	case trace.KindState:
 		s.applyState(l, e)
@@ -268,7 +273,8 @@ func (l *loopState) applyPhase(e *trace.Event) {
 func (l *loopState) applyMirror(e *trace.Event) {
 	switch e.Kind {
 	case trace.KindTaskSubmit:
-		l.queue.push(TaskRef{ID: e.A, Name: e.Str})
+		l.queue.push(TaskRef{ID: e.A, Name: e.Str, External: e.Flag, Producer: e.C})
+		l.producers.add(e.Flag, e.C)
 		l.noteDepth(e.Time)
 	case trace.KindTaskRun:
 		if l.queue.run(e.A, e.Str, false) {
