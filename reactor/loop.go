@@ -575,5 +575,14 @@ func (l *EventLoop) noteState() {
 
 func (l *EventLoop) hasTasks() bool { return !l.tasks.IsEmpty() || !l.tailTasks.IsEmpty() }
 
-// sleepNanos parks the loop thread, for the confirmShutdown quiet-period wait.
-func sleepNanos(d int64) { time.Sleep(time.Duration(d)) }
+// quietWait parks the loop thread between two looks at the quiet period
+// (confirmShutdown). Netty sleeps 100 ms; here the quiet period is counted
+// on the run clock, so while a learner holds the run the loop waits out
+// the hold first, rather than look again and again at a clock that has not
+// moved.
+func (l *EventLoop) quietWait(d int64) {
+	if held := l.clock.Held(); held != nil {
+		<-held
+	}
+	time.Sleep(time.Duration(d))
+}

@@ -112,7 +112,7 @@ func (l *EventLoop) confirmShutdown() bool {
 		// Something ran within the quiet period: look again shortly. Netty
 		// sleeps 100 ms; a shorter quiet period sleeps only that long.
 		l.offerWakeupTask()
-		sleepNanos(min(int64(100*time.Millisecond), quiet))
+		l.quietWait(min(int64(100*time.Millisecond), quiet))
 		return false
 	}
 	return true

@@ -230,6 +230,15 @@ func (r *Run) HoldClock(hold bool) {
 	r.coll.Clock().Hold(hold)
 }
 
+// ClockHeld reports whether the run clock is held: the whole run is
+// paused, whether or not any loop can park (a loop shutting down never
+// parks at its gate; it waits on the clock). Any goroutine.
+func (r *Run) ClockHeld() bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.holding
+}
+
 // Step runs step, a step of loop l's gate (Step or StepIteration). While
 // the whole run is held, the clock runs for the step and stands still
 // again as soon as l parks: the picture gains exactly what the stepped

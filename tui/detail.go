@@ -326,7 +326,7 @@ func (d *detailPane) drawQueue(scr tcell.Screen, x, y, w, h int) {
 	})
 	if l.Producers.Total() > 0 && h > 2 {
 		// Many producers, one consumer (C13): who has fed this queue.
-		widgets.Put(scr, x, y+1, w, "fed by "+producersText(l.Producers), th.Dim)
+		widgets.Put(scr, x, y+1, w, "fed by "+producersFit(l.Producers, w-7), th.Dim)
 		y, h = y+1, h-1
 	}
 	if l.QueueDepth == 0 && len(l.QueueHead) == 0 {

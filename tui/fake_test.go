@@ -138,6 +138,7 @@ func (f *fakeSession) LoopTime(int) *sim.LoopTime { return nil }
 func (f *fakeSession) Dropped() uint64            { return 0 }
 func (f *fakeSession) TraceNow() int64            { return f.traceNow.Load() }
 func (f *fakeSession) HoldClock(hold bool)        { f.holding.Store(hold) }
+func (f *fakeSession) ClockHeld() bool            { return f.holding.Load() }
 func (f *fakeSession) Step(_ *reactor.EventLoop, step func()) {
 	f.steps.Add(1)
 	step()

@@ -6,6 +6,7 @@ import (
 
 	"github.com/reactorviz/reactorviz/scenarios"
 	"github.com/reactorviz/reactorviz/tui/model"
+	"github.com/reactorviz/reactorviz/tui/widgets"
 )
 
 // What the concept block shows of the mechanisms a counter cannot show:
@@ -16,6 +17,33 @@ import (
 // producersText lists who submitted to the loop's queue, most first:
 // "outside 200 · boss-0 32 · self 3".
 func producersText(p model.Producers) string {
+	return strings.Join(producerParts(p), " · ")
+}
+
+// producersFit is producersText in w cells: the parts that fit whole,
+// then how many more producers there were.
+func producersFit(p model.Producers, w int) string {
+	parts := producerParts(p)
+	out := ""
+	for i, part := range parts {
+		next := out
+		if i > 0 {
+			next += " · "
+		}
+		next += part
+		rest := ""
+		if i < len(parts)-1 {
+			rest = " +" + strconv.Itoa(len(parts)-1-i)
+		}
+		if widgets.Width(next+rest) > w && i > 0 {
+			return out + " +" + strconv.Itoa(len(parts)-i)
+		}
+		out = next
+	}
+	return out
+}
+
+func producerParts(p model.Producers) []string {
 	type part struct {
 		name string
 		n    int64
@@ -30,7 +58,7 @@ func producersText(p model.Producers) string {
 		}
 	}
 	if len(parts) == 0 {
-		return "none yet"
+		return []string{"none yet"}
 	}
 	// Insertion sort, most submissions first: a handful of parts.
 	for i := 1; i < len(parts); i++ {
@@ -42,7 +70,7 @@ func producersText(p model.Producers) string {
 	for i, x := range parts {
 		out[i] = x.name + " " + c(x.n)
 	}
-	return strings.Join(out, " · ")
+	return out
 }
 
 // mpscWords says what the producers and the one consumer are.

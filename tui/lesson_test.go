@@ -271,3 +271,22 @@ func TestLessonDefaultGroupSizeSaysHow(t *testing.T) {
 		t.Errorf("C5 says %q", got)
 	}
 }
+
+// The queue column names who fed the queue in whole parts, most first,
+// and counts the producers that do not fit.
+func TestProducersFitWholeParts(t *testing.T) {
+	p := model.Producers{Outside: 2000, Self: 3, Loops: []model.ProducerCount{{Name: "boss-0", N: 32}}}
+	for _, tc := range []struct {
+		w    int
+		want string
+	}{
+		{60, "outside 2000 · boss-0 32 · self 3"},
+		{27, "outside 2000 · boss-0 32 +1"}, {26, "outside 2000 +2"},
+		{17, "outside 2000 +2"},
+		{5, "outside 2000 +2"},
+	} {
+		if got := producersFit(p, tc.w); got != tc.want {
+			t.Errorf("in %d cells: %q, want %q", tc.w, got, tc.want)
+		}
+	}
+}

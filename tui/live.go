@@ -441,6 +441,10 @@ func (v *liveView) status(state runState, err error) string {
 	}
 	var s string
 	switch {
+	case paused == 0 && total == 0 && v.clockHeld():
+		// Every loop is shutting down or gone: none parks, and what is
+		// left waits on the held clock.
+		return "⏸ PAUSED · the clock is held: the shutdown waits"
 	case paused == 0:
 		return "▶ RUNNING"
 	case paused == total:
@@ -452,6 +456,11 @@ func (v *liveView) status(state runState, err error) string {
 		s += " · " + reason
 	}
 	return s
+}
+
+func (v *liveView) clockHeld() bool {
+	run, _, _, _ := v.r.current()
+	return run != nil && run.ClockHeld()
 }
 
 func (v *liveView) expectations() string {
@@ -580,7 +589,9 @@ func (v *liveView) stepOrPause(l *reactor.EventLoop, step func()) {
 func (v *liveView) pauseAll() {
 	run, _, _, _ := v.r.current()
 	loops := v.loops()
-	paused := false
+	// A held clock is a paused run even when no loop is parked: a loop
+	// shutting down never parks, it waits on the clock.
+	paused := run != nil && run.ClockHeld()
 	for _, l := range loops {
 		if l.GateStatus().Paused && l.State() < trace.StateShuttingDown {
 			paused = true

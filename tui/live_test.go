@@ -135,6 +135,43 @@ func TestLivePausedStep(t *testing.T) {
 	}
 }
 
+// Once every loop is shutting down none can park, but space still pauses
+// the run: it holds the clock, which the quiet period is counted on, and
+// the header says so; a second space lets it go.
+func TestLivePauseWhileShuttingDown(t *testing.T) {
+	checkGoroutines(t)
+	hs, lf := startLive(t, 120, 40)
+	f := lf.session(0)
+	for i, l := range f.Loops() {
+		l.ShutdownGracefully(0, time.Second)
+		<-l.Terminated()
+		f.feed(trace.Event{Time: 2600e6, Loop: uint16(i), Kind: trace.KindState,
+			A: int64(trace.StateStarted), B: int64(trace.StateShuttingDown), D: 200e6, E: 3e9})
+	}
+	hs.press(runeEv(' '))
+	if !f.holding.Load() {
+		t.Fatal("space did not hold the run clock")
+	}
+	if got := hs.frame(); !strings.Contains(got, "⏸ PAUSED · the clock is held") {
+		t.Errorf("header after space:\n%s", firstLine(got))
+	}
+	hs.press(runeEv(' '))
+	if f.holding.Load() {
+		t.Fatal("the second space kept the run clock held")
+	}
+	if got := hs.frame(); !strings.Contains(firstLine(got), "RUNNING") {
+		t.Errorf("header after the second space:\n%s", firstLine(got))
+	}
+	if err := hs.quit(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func firstLine(s string) string {
+	line, _, _ := strings.Cut(s, "\n")
+	return line
+}
+
 func TestLiveHelpOverlay(t *testing.T) {
 	checkGoroutines(t)
 	hs, _ := startLive(t, 100, 40)

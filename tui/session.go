@@ -75,6 +75,8 @@ type Session interface {
 	// the clock stops the timeline, the clients and the wheel. A loop
 	// stopped on its own does not hold it.
 	HoldClock(hold bool)
+	// ClockHeld reports whether the run clock is held.
+	ClockHeld() bool
 	// Step runs step, a step of loop l's gate; while the run clock is held
 	// it runs for the step only, until l parks again.
 	Step(l *reactor.EventLoop, step func())

@@ -48,19 +48,22 @@ func TestSelectedKeysFromTheirEvents(t *testing.T) {
 	}
 }
 
-// The quiet period counts from the later of the shutdown's start and the
-// end of the last task batch; a batch starts it again, and SHUTDOWN ends
-// it.
+// The quiet period counts from the end of the loop's last task batch, or
+// its thread's start, not from the shutdown: a loop idle for longer has
+// none left. A batch starts it again, and SHUTDOWN ends it.
 func TestShutdownQuietPeriodCountsDown(t *testing.T) {
 	const ms = int64(1e6)
 	m := New(testLoops)
 	state := func(tms int64, to trace.State, quiet, timeout int64) trace.Event {
 		return ev(1, tms, trace.KindState, func(e *trace.Event) { e.B, e.D, e.E = int64(to), quiet, timeout })
 	}
-	m.Consume([]trace.Event{state(1000, trace.StateShuttingDown, 2000*ms, 15000*ms)})
+	m.Consume([]trace.Event{state(100, trace.StateStarted, 0, 0), state(1000, trace.StateShuttingDown, 2000*ms, 15000*ms)})
 	sd := loopByName(t, m.Snapshot(Query{Focus: -1}), "worker-0").Shutdown
-	if left, ok := sd.QuietLeft(1500 * ms); !ok || left != 1500*ms {
-		t.Errorf("0.5s in: %v left (%v), want 1.5s", left, ok)
+	if left, ok := sd.QuietLeft(1500 * ms); !ok || left != 600*ms {
+		t.Errorf("1.4s after the start: %v left (%v), want 0.6s", left, ok)
+	}
+	if left, _ := sd.QuietLeft(2500 * ms); left != 0 {
+		t.Errorf("2.4s after the start: %v left, want none", left)
 	}
 	m.Consume([]trace.Event{ev(1, 2500, trace.KindTasksEnd, func(e *trace.Event) { e.A = 3 })})
 	sd = loopByName(t, m.Snapshot(Query{Focus: -1}), "worker-0").Shutdown

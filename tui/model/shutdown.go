@@ -11,19 +11,20 @@ type Shutdown struct {
 	Start    int64 // when the loop reported SHUTTING_DOWN; 0: no shutdown
 	Quiet    int64 // the quiet period, ns; 0 when the trace does not say
 	Timeout  int64 // the timeout, ns
-	LastTask int64 // when its latest task batch ended (lastExecutionTime), 0 for none
+	LastTask int64 // its latest task batch's end, or its thread's start (lastExecutionTime)
 	End      int64 // when it reported SHUTDOWN, 0 before
 }
 
-// QuietLeft is the quiet period still to pass at now, counted from the
-// later of the start and the last task, and whether one is counting: a
-// task that runs starts it again.
+// QuietLeft is the quiet period still to pass at now, and whether one is
+// counting. It counts from the loop's last task batch, not from the
+// shutdown (confirmShutdown compares lastExecutionTime, which the thread's
+// start sets too), so a loop idle for longer than the quiet period stops
+// at its next look; a batch that runs starts the count again.
 func (s Shutdown) QuietLeft(now int64) (int64, bool) {
 	if s.Start == 0 || s.End != 0 || s.Quiet <= 0 {
 		return 0, false
 	}
-	from := max(s.Start, s.LastTask)
-	return max(s.Quiet-(now-from), 0), true
+	return max(s.Quiet-(now-s.LastTask), 0), true
 }
 
 // TimeoutLeft is the time until the timeout ends the wait regardless.
@@ -36,15 +37,17 @@ func (s *Shutdown) apply(e *trace.Event) {
 	switch e.Kind {
 	case trace.KindState:
 		switch trace.State(e.B) {
+		case trace.StateStarted:
+			s.LastTask = e.Time // the thread's start: updateLastExecutionTime
 		case trace.StateShuttingDown:
-			*s = Shutdown{Start: e.Time, Quiet: max(e.D, 0), Timeout: max(e.E, 0)}
+			*s = Shutdown{Start: e.Time, Quiet: max(e.D, 0), Timeout: max(e.E, 0), LastTask: s.LastTask}
 		case trace.StateShutdown:
 			if s.Start != 0 && s.End == 0 {
 				s.End = e.Time
 			}
 		}
 	case trace.KindTasksEnd:
-		if s.Start != 0 && s.End == 0 {
+		if s.End == 0 {
 			s.LastTask = e.Time
 		}
 	}
