@@ -162,8 +162,15 @@ func keysWords(lc *lessonCtx) string {
 	if len(ks.List) == 0 {
 		return "The select fills an array of ready keys, which the I/O phase walks by index."
 	}
+	since := ""
+	switch {
+	case ks.EmptyAfter == 1:
+		since = "; the one select since returned none"
+	case ks.EmptyAfter > 1:
+		since = "; the " + c(ks.EmptyAfter) + " selects since returned none"
+	}
 	return "The select filled " + arrayName(lc) + " with " + strconv.Itoa(len(ks.List)+ks.Unlisted) +
-		" keys; the I/O phase walked it by index: " + keysText(ks, 4) + "."
+		" keys, and the I/O phase at " + model.Clock(ks.Time) + " walked it by index: " + keysText(ks, 4) + since + "."
 }
 
 // opsKey is the key of the latest I/O phase that did the most ops, which
@@ -185,8 +192,9 @@ func opsKey(ks model.Keys) string {
 }
 
 func readyOpsWords(*lessonCtx) string {
-	return "processSelectedKey handles a key's ready ops in a fixed order: CONNECT first (finishConnect), " +
-		"then WRITE (flush what waits), then READ or ACCEPT; a reply written after a read is its flush."
+	return "processSelectedKey handles a key's ready ops in a fixed order: CONNECT first (finishConnect, then " +
+		"channelActive, which may write), then WRITE (flush what waits), then READ or ACCEPT; a reply written " +
+		"after a read is its flush."
 }
 
 // quietText is the quiet period counting down: "1.3s of 2s"; "-" when no

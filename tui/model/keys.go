@@ -22,7 +22,7 @@ type KeyOp uint8
 
 const (
 	OpConnect KeyOp = iota + 1 // OP_CONNECT: finishConnect
-	OpWrite                    // OP_WRITE: the outbound buffer flushed (forceFlush)
+	OpWrite                    // bytes written before the key's read: OP_WRITE's flush, or what channelActive wrote after a connect
 	OpRead                     // OP_READ: bytes read
 	OpReply                    // a write after the key's read: the reply flushed on readComplete
 	OpAccept                   // OP_ACCEPT on a listening channel
@@ -55,6 +55,11 @@ type Keys struct {
 	Unlisted int   // keys past keyCap
 	Selected int64 // keys the phase reported (io_end), -1 while it runs
 	Time     int64 // when the phase began
+	// EmptyAfter counts the I/O phases with no key since this one: the
+	// view keeps the latest phase that had keys, as a loop that has
+	// just been stepped usually stands after an empty one (a select
+	// interrupted by the pause returns none).
+	EmptyAfter int64
 }
 
 type keyRec struct {
@@ -91,8 +96,9 @@ type keyPhase struct {
 }
 
 type keyLog struct {
-	cur, last keyPhase
+	cur, last keyPhase // the phase running, the latest with keys
 	inIO      bool
+	empty     int64 // phases with no key since last
 }
 
 // apply folds one event of the loop.
@@ -102,10 +108,16 @@ func (k *keyLog) apply(e *trace.Event) {
 		k.cur = keyPhase{selected: -1, time: e.Time}
 		k.inIO = true
 	case trace.KindIOEnd:
-		if k.inIO {
-			k.cur.selected = e.A
-			k.last, k.inIO = k.cur, false
+		if !k.inIO {
+			return
 		}
+		k.inIO = false
+		k.cur.selected = e.A
+		if k.cur.n == 0 && k.cur.unlisted == 0 && e.A <= 0 {
+			k.empty++
+			return
+		}
+		k.last, k.empty = k.cur, 0
 	case trace.KindAccept:
 		if k.inIO {
 			k.cur.accept(e.A)
@@ -162,16 +174,14 @@ func (p *keyPhase) next(channel int64) *keyRec {
 	return &p.keys[p.n-1]
 }
 
-// view is the phase running, or the last one when none runs.
+// view is the phase running once it has a key, else the latest that had
+// one.
 func (k *keyLog) view() Keys {
-	p := &k.last
-	if k.inIO {
-		p = &k.cur
+	p, empty := &k.last, k.empty
+	if k.inIO && (k.cur.n > 0 || k.cur.unlisted > 0) {
+		p, empty = &k.cur, 0
 	}
-	out := Keys{Unlisted: p.unlisted, Selected: p.selected, Time: p.time}
-	if p.n == 0 && !k.inIO && p.time == 0 {
-		out.Selected = 0
-	}
+	out := Keys{Unlisted: p.unlisted, Selected: p.selected, Time: p.time, EmptyAfter: empty}
 	for _, r := range p.keys[:p.n] {
 		out.List = append(out.List, Key{Channel: r.channel, Ops: append([]KeyOp(nil), r.ops[:r.nOps]...), Accepts: int(r.accepts)})
 	}

@@ -35,7 +35,15 @@ func TestSelectedKeysFromTheirEvents(t *testing.T) {
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("keys %+v\nwant %+v", got, want)
 	}
-	// The next phase replaces them as it runs; past keyCap keys are counted.
+	// A phase with no key leaves them shown, and is counted.
+	m.Consume([]trace.Event{ev(1, 5, trace.KindIOBegin, nil), ev(1, 5, trace.KindIOEnd, nil)})
+	got = loopByName(t, m.Snapshot(Query{Focus: 1, Head: 8}), "worker-0").Keys
+	want.EmptyAfter = 1
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("after an empty phase: keys %+v\nwant %+v", got, want)
+	}
+	// The next phase with keys replaces them as it runs; past keyCap keys
+	// are counted.
 	batch := []trace.Event{ev(1, 5, trace.KindIOBegin, nil)}
 	for ch := range int64(keyCap + 3) {
 		batch = append(batch, on(trace.KindRead, 100+ch))
