@@ -93,6 +93,26 @@ func (c Caption) Loops(names []string) []string {
 	return out
 }
 
+// Point is one figure a caption states: a loop among the names given and
+// the summary key of its counter (worker-1.wakeups_written is worker-1,
+// wakeups_written), for the screen to point at the events that count it.
+type Point struct{ Loop, Key string }
+
+// Points returns the caption's figures of loops among names, a Point per
+// loop a placeholder reads, in the caption's order.
+func (c Caption) Points(names []string) []Point {
+	var out []Point
+	for _, p := range c.parts {
+		if p.val == nil || p.val.loop == "" {
+			continue
+		}
+		for _, n := range matchLoops(p.val.loop, names) {
+			out = append(out, Point{Loop: n, Key: p.val.key})
+		}
+	}
+	return out
+}
+
 // Resolve reads one placeholder path, as Placeholders returns it, from r.
 func Resolve(path string, r Resolver) (Value, bool) {
 	var o operand

@@ -26,7 +26,8 @@ type captionView struct {
 	action string // "t=1.0s: 50 000 tasks … submitted to worker-0 from outside; …"
 	recent bool   // the action happened within flashFor
 	watch  string
-	talks  []string // the loops the watch note's figures are of
+	talks  []string           // the loops the watch note's figures are of
+	points []scenarios.Point // its figures: a loop and the counter each reads
 }
 
 // captionAt builds the caption of a scenario at run time now from the
@@ -35,7 +36,12 @@ type captionView struct {
 func captionAt(sc *scenarios.Scenario, f *model.Frame, fired []sim.Fired, now time.Duration) captionView {
 	var c captionView
 	if sc != nil {
-		c.watch, c.talks = watchAt(sc, frameValues(f), now)
+		c.watch, c.points = watchAt(sc, frameValues(f), now)
+		for _, p := range c.points {
+			if !slices.Contains(c.talks, p.Loop) {
+				c.talks = append(c.talks, p.Loop)
+			}
+		}
 	}
 	if n := len(fired); n > 0 {
 		// Every action of the latest moment, at the scenario's time for
@@ -65,8 +71,9 @@ func sameMoment(fired []sim.Fired) int {
 // watchAt is the scenario's note for run time t: every caption that shares
 // the latest start time not after t, in order, since a scenario may give
 // several notes for the same moment, each filled from r.
-func watchAt(sc *scenarios.Scenario, r scenarios.Resolver, t time.Duration) (string, []string) {
-	var parts, talks []string
+func watchAt(sc *scenarios.Scenario, r scenarios.Resolver, t time.Duration) (string, []scenarios.Point) {
+	var parts []string
+	var talks []scenarios.Point
 	var names []string
 	if r != nil {
 		names = r.Loops()
@@ -81,7 +88,7 @@ func watchAt(sc *scenarios.Scenario, r scenarios.Resolver, t time.Duration) (str
 		}
 		at = c.At
 		parts = append(parts, c.Render(r, sc))
-		talks = append(talks, c.Loops(names)...)
+		talks = append(talks, c.Points(names)...)
 	}
 	return strings.Join(parts, " "), talks
 }

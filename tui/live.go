@@ -163,6 +163,7 @@ func (v *liveView) refresh() {
 	}
 	v.body.sc = v.scenario()
 	v.body.show(v.frame, v.focus, v.filter, empty)
+	v.body.log.SetMark(pointedLines(v.caption.points))
 	switch {
 	case following:
 		v.body.followTitle(v.follow, len(v.frame.Snapshot.FollowLog))

@@ -19,6 +19,7 @@ type EventLog struct {
 	title []Seg
 	lines []model.LogLine
 	empty string
+	mark  func(*model.LogLine) bool
 }
 
 // NewEventLog returns an empty log pane.
@@ -28,6 +29,10 @@ func NewEventLog(th *Theme) *EventLog { return &EventLog{Box: tview.NewBox(), th
 func (g *EventLog) Set(title []Seg, lines []model.LogLine, empty string) {
 	g.title, g.lines, g.empty = title, lines, empty
 }
+
+// SetMark sets which lines the caption talks about, nil for none: they
+// are led by ▸ and their event underlined.
+func (g *EventLog) SetMark(mark func(*model.LogLine) bool) { g.mark = mark }
 
 // SetTitle replaces the title only.
 func (g *EventLog) SetTitle(title []Seg) { g.title = title }
@@ -61,10 +66,15 @@ func (g *EventLog) Draw(scr tcell.Screen) {
 	}
 	for i, l := range lines {
 		e := l.Event
+		lead, kind := S(" ", g.th.Dim), KindStyle(e.Kind, e.Flag, g.th)
+		if g.mark != nil && g.mark(&lines[i]) {
+			lead, kind = S("▸", g.th.Accent), kind.Underline(true)
+		}
 		segs := []Seg{
-			S(" "+model.Clock(e.Time)+" ", g.th.Dim),
+			lead,
+			S(model.Clock(e.Time)+" ", g.th.Dim),
 			S(Pad(l.Loop, nameW)+" ", g.th.Accent),
-			S(model.Describe(&e), KindStyle(e.Kind, e.Flag, g.th)),
+			S(model.Describe(&e), kind),
 		}
 		if l.Why != "" {
 			// A reason reads back to its event (← a select's why); a
