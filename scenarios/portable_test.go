@@ -42,7 +42,7 @@ func TestPortableRoundTrip(t *testing.T) {
 	if !reflect.DeepEqual(got.LoopNames(), sc.LoopNames()) {
 		t.Errorf("topology %v, sent %v", got.LoopNames(), sc.LoopNames())
 	}
-	if n := len(got.LoopNames()); n != 6 {
+	if n := len(got.LoopNames()); n != 1+6 { // boss-0 and 2 × 3 workers
 		t.Errorf("%d loops: workers: 0 should be 2 × the sender's 3 CPUs: %v", n, got.LoopNames())
 	}
 }
