@@ -26,14 +26,18 @@ import (
 	"github.com/gdamore/tcell/v2"
 
 	"github.com/reactorviz/reactorviz/tui"
+	"github.com/reactorviz/reactorviz/tui/remote"
 )
 
-// request is one recording the page asked for.
+// request is one recording the page asked for, or a live run.
 type request struct {
 	name   string // shown in the header, and in errors
 	data   []byte // the trace: JSONL, gzipped or not
 	banner string // set for a built-in recording
 	moment string // where to open it: a time such as 16.2s, or an event number
+
+	live          string // the WebSocket of a live run, instead of a trace
+	paused, serve bool   // the live screen's options
 }
 
 func main() {
@@ -42,6 +46,7 @@ func main() {
 	api.Set("open", js.FuncOf(p.jsOpen))
 	api.Set("resize", js.FuncOf(p.jsResize))
 	api.Set("seek", js.FuncOf(p.jsSeek))
+	api.Set("live", js.FuncOf(p.jsLive))
 	js.Global().Set("reactorvizGo", api)
 	if ready := js.Global().Get("reactorvizReady"); ready.Type() == js.TypeFunction {
 		ready.Invoke()
@@ -92,8 +97,12 @@ func (p *player) serve() {
 	}
 }
 
-// start opens a replay of r on a fresh screen.
+// start opens a replay of r on a fresh screen, or the live run it names.
 func (p *player) start(r request) {
+	if r.live != "" {
+		p.startLive(r)
+		return
+	}
 	trace, err := traceReader(r.data)
 	if err != nil {
 		ended(fmt.Errorf("%s: %v", r.name, err))
@@ -115,6 +124,35 @@ func (p *player) start(r request) {
 	if r.moment != "" {
 		go p.screen.seek(r.moment)
 	}
+}
+
+// startLive opens the live screen on a fresh screen, showing the run the
+// server at r.live runs (tui/remote): its restarts are runs of the server
+// too, and q stops the run there.
+func (p *player) startLive(r request) {
+	scr, err := tcell.NewScreen()
+	if err != nil {
+		ended(err)
+		return
+	}
+	p.screen = newSizedScreen(scr, p.cols, p.rows)
+	done := make(chan error, 1)
+	p.done = done
+	go func(s *sizedScreen) {
+		err := runLive(r, s)
+		close(s.gone)
+		done <- err
+	}(p.screen)
+}
+
+func runLive(r request, s *sizedScreen) error {
+	conn, err := dialLive(r.live)
+	if err != nil {
+		return err
+	}
+	defer conn.Close()
+	cl := remote.NewClient(conn)
+	return tui.RunLive(cl.NewRun, tui.Options{Screen: s, Mouse: true, Paused: r.paused, Serve: r.serve})
 }
 
 // stop ends the replay on screen, if any, and waits for it. It speaks
@@ -177,6 +215,23 @@ func (p *player) jsOpen(_ js.Value, args []js.Value) any {
 		r.moment = args[3].String()
 	}
 	// Only the newest request matters.
+	select {
+	case <-p.opens:
+	default:
+	}
+	p.opens <- r
+	return nil
+}
+
+// jsLive is reactorvizGo.live(url, paused, serve): the live run served
+// at url, a WebSocket.
+func (p *player) jsLive(_ js.Value, args []js.Value) any {
+	if len(args) < 1 {
+		return nil
+	}
+	r := request{name: "live", live: args[0].String()}
+	r.paused = len(args) > 1 && args[1].Truthy()
+	r.serve = len(args) > 2 && args[2].Truthy()
 	select {
 	case <-p.opens:
 	default:
