@@ -145,6 +145,13 @@ func (p *player) startLive(r request) {
 	}(p.screen)
 }
 
+// liveFPS caps the live screen's redraws in the browser. A frame costs far
+// more there than in a terminal (the fold's snapshot, then the page's
+// cells), and the same thread decodes the run's events: at 15 frames a
+// second a page showing single-reactor (13 000 events/s) fell further
+// behind the run every second, at 10 it stays about 0.3 s behind.
+const liveFPS = 10
+
 func runLive(r request, s *sizedScreen) error {
 	conn, err := dialLive(r.live)
 	if err != nil {
@@ -152,7 +159,7 @@ func runLive(r request, s *sizedScreen) error {
 	}
 	defer conn.Close()
 	cl := remote.NewClient(conn)
-	return tui.RunLive(cl.NewRun, tui.Options{Screen: s, Mouse: true, Paused: r.paused, Serve: r.serve})
+	return tui.RunLive(cl.NewRun, tui.Options{Screen: s, Mouse: true, Paused: r.paused, Serve: r.serve, FPS: liveFPS})
 }
 
 // stop ends the replay on screen, if any, and waits for it. It speaks
