@@ -11,6 +11,10 @@
 //
 // A replay in the browser has nowhere to quit to: when the learner quits
 // it, the page is told (reactorvizEnded) and offers to reopen it.
+//
+// For a live run (the page at URL#live, served by run --web) the page
+// hands it a WebSocket's address instead (live): it runs the live screen
+// on sessions of tui/remote, whose runs are in the server's process.
 package main
 
 import (
