@@ -167,7 +167,10 @@ func (c *Client) read() {
 		}
 	}
 	c.mu.Lock()
-	c.err = errors.Join(errClosed, err)
+	c.err = err // the connection's own word on why it ended
+	if c.err == nil {
+		c.err = errClosed
+	}
 	s := c.cur
 	c.mu.Unlock()
 	if s != nil {

@@ -34,7 +34,7 @@ type Host struct {
 	MaxQueued int
 
 	mu      sync.Mutex
-	current context.CancelFunc // the connection being served
+	current context.CancelCauseFunc // the connection being served
 	served  chan struct{}      // closed when it has been served
 	// Last is the summary of the last run that ended, for the command to
 	// print when it stops.
@@ -51,16 +51,19 @@ func (h *Host) LastSummary() *sim.Summary {
 	return h.last
 }
 
+// ErrTakenOver is why a page is let go when another connects.
+var ErrTakenOver = errors.New("another page took over the live run")
+
 // ErrFellBehind is why a page is cut off: it read slower than the run made
 // events, and MaxQueued bytes waited for it.
 var ErrFellBehind = errors.New("the page fell behind the run")
 
 // Serve serves one page on c until c fails or ctx ends, then stops its run
 // and waits for it. It returns why the connection ended: nil when ctx
-// ended, ErrFellBehind, or c's error.
+// ended, ErrTakenOver, ErrFellBehind, or c's error.
 func (h *Host) Serve(ctx context.Context, c Conn) error {
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
 	served := make(chan struct{})
 	defer close(served)
 	h.mu.Lock()
@@ -68,7 +71,7 @@ func (h *Host) Serve(ctx context.Context, c Conn) error {
 	h.current, h.served = cancel, served
 	h.mu.Unlock()
 	if prevCancel != nil {
-		prevCancel()
+		prevCancel(ErrTakenOver)
 		<-prevServed
 	}
 	p := &page{h: h, c: c, out: newOutbox(h.maxQueued())}

@@ -289,3 +289,46 @@ func TestHostRefusesBadControls(t *testing.T) {
 		a.Close()
 	}
 }
+
+// A second page takes over: the first one's run is stopped and its Serve
+// says why.
+func TestSecondPageTakesOver(t *testing.T) {
+	leaktest.Check(t)
+	sc := shortRun(t, "30s")
+	var first atomic.Pointer[sim.Run]
+	h := NewHost(func(w io.Writer) (*sim.Run, error) {
+		r, err := tui.LiveRun(sc, sim.Options{TraceTo: w})
+		first.CompareAndSwap(nil, r)
+		return r, err
+	})
+	a1, b1 := pipe()
+	served := make(chan error, 1)
+	go func() { served <- h.Serve(context.Background(), a1) }()
+	s, err := NewClient(b1).Run(&counter{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Start(); err != nil {
+		t.Fatal(err)
+	}
+	a2, b2 := pipe()
+	ctx, cancel := context.WithCancel(context.Background())
+	second := make(chan error, 1)
+	go func() { second <- h.Serve(ctx, a2) }()
+	if err := <-served; !errors.Is(err, ErrTakenOver) {
+		t.Errorf("the first page's Serve: %v, want ErrTakenOver", err)
+	}
+	select {
+	case <-first.Load().Done():
+	default:
+		t.Error("the first page's run still runs")
+	}
+	a1.Close()
+	<-s.Done()
+	cancel()
+	if err := <-second; err != nil {
+		t.Errorf("the second page's Serve: %v", err)
+	}
+	a2.Close()
+	_ = b2
+}

@@ -163,6 +163,19 @@ func runLive(r request, s *sizedScreen) error {
 	}
 	defer conn.Close()
 	cl := remote.NewClient(conn)
+	// The screen stays up after the connection goes (the last picture is
+	// worth reading); the page's status line says the run is out of reach.
+	stopped := make(chan struct{})
+	defer close(stopped)
+	go func() {
+		select {
+		case <-cl.Gone():
+			if f := js.Global().Get("reactorvizLiveLost"); f.Type() == js.TypeFunction {
+				f.Invoke(cl.Err().Error())
+			}
+		case <-stopped:
+		}
+	}()
 	return tui.RunLive(cl.NewRun, tui.Options{Screen: s, Mouse: true, Paused: r.paused, Serve: r.serve, FPS: liveFPS})
 }
 

@@ -277,6 +277,9 @@
       loadIndex().then(openWanted, (err) => say(err.message, true));
     }, 0);
   };
+  window.reactorvizLiveLost = function (msg) {
+    if (!ended) say(msg + " · the screen shows the run as it last was; reload to run it again", true);
+  };
   window.reactorvizEnded = function (msg) {
     ended = true;
     if (msg) {
