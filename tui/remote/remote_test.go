@@ -10,7 +10,9 @@ import (
 	"time"
 
 	"github.com/reactorviz/reactorviz/internal/leaktest"
+	"github.com/reactorviz/reactorviz/reactor"
 	"github.com/reactorviz/reactorviz/reactor/trace"
+	"github.com/reactorviz/reactorviz/reactor/trace/counters"
 	"github.com/reactorviz/reactorviz/scenarios"
 	"github.com/reactorviz/reactorviz/sim"
 	"github.com/reactorviz/reactorviz/tui"
@@ -331,4 +333,48 @@ func TestSecondPageTakesOver(t *testing.T) {
 	}
 	a2.Close()
 	_ = b2
+}
+
+// Breakpoints and slow motion set on the page are the engine's: the
+// rebuild breakpoint stops worker-0 when the injected spurious wakeups
+// make its selector rebuild, and the page shows the stop and why.
+func TestBreakpointsReachTheEngine(t *testing.T) {
+	leaktest.Check(t)
+	sc, err := scenarios.Load("spurious-wakeup")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cl, lastRun := hostOn(t, sc)
+	s, err := cl.Run(&counter{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, l := range s.Loops() {
+		l.SetBreakpoints(reactor.Breakpoints{Rebuild: true})
+		l.SetSlowMotion(time.Microsecond)
+	}
+	if err := s.Start(); err != nil {
+		t.Fatal(err)
+	}
+	run := lastRun()
+	for _, l := range run.Loops() {
+		leaktest.WaitFor(t, l.Name()+"'s slow motion", func() bool { return l.GateStatus().Delay == time.Microsecond })
+	}
+	var w0 int
+	for i, l := range run.Loops() {
+		if l.Name() == "worker-0" {
+			w0 = i
+		}
+	}
+	leaktest.WaitFor(t, "worker-0 stopped by its rebuild breakpoint", func() bool {
+		g := run.Loops()[w0].GateStatus()
+		return g.Waiting && g.Break == counters.BreakRebuild
+	})
+	leaktest.WaitFor(t, "the page to show the stop", func() bool {
+		g := s.Loops()[w0].GateStatus()
+		return g.Waiting && g.Break == counters.BreakRebuild && g.Reason != ""
+	})
+	s.Loops()[w0].Resume()
+	s.Stop()
+	<-s.Done()
 }
