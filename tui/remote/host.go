@@ -35,10 +35,8 @@ type Host struct {
 
 	mu      sync.Mutex
 	current context.CancelCauseFunc // the connection being served
-	served  chan struct{}      // closed when it has been served
-	// Last is the summary of the last run that ended, for the command to
-	// print when it stops.
-	last *sim.Summary
+	served  chan struct{}           // closed when it has been served
+	last    *sim.Summary            // of the last run that ended, for the command to print
 }
 
 // NewHost returns a host whose runs newRun builds.

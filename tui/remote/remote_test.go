@@ -313,7 +313,7 @@ func TestSecondPageTakesOver(t *testing.T) {
 	if err := s.Start(); err != nil {
 		t.Fatal(err)
 	}
-	a2, b2 := pipe()
+	a2, _ := pipe()
 	ctx, cancel := context.WithCancel(context.Background())
 	second := make(chan error, 1)
 	go func() { second <- h.Serve(ctx, a2) }()
@@ -332,7 +332,6 @@ func TestSecondPageTakesOver(t *testing.T) {
 		t.Errorf("the second page's Serve: %v", err)
 	}
 	a2.Close()
-	_ = b2
 }
 
 // Breakpoints and slow motion set on the page are the engine's: the

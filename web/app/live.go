@@ -65,7 +65,9 @@ func dialLive(url string) (*jsConn, error) {
 		}
 		c.fail(fmt.Errorf("live run: %s (%d)", reason, ev.Get("code").Int()))
 	})
-	c.on("error", func(js.Value) { c.fail(errors.New("live run: no connection to the run")) })
+	c.on("error", func(js.Value) {
+		c.fail(errors.New("live run: no connection to a run here (reactorviz run NAME --web serves one)"))
+	})
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	for !c.opened && c.err == nil {
