@@ -150,10 +150,11 @@ func (p *player) startLive(r request) {
 }
 
 // liveFPS caps the live screen's redraws in the browser. A frame costs far
-// more there than in a terminal (the fold's snapshot, then the page's
-// cells), and the same thread decodes the run's events: at 15 frames a
-// second a page showing single-reactor (13 000 events/s) fell further
-// behind the run every second, at 10 it stays about 0.3 s behind.
+// more there than in a terminal (tcell's web screen takes ~32 ms to show a
+// 1280×800 window, where folding an event takes ~200 ns), and the same
+// thread decodes the run's events: at 15 frames a second a page showing
+// single-reactor (13 000 events/s) fell further behind the run every
+// second, at 10 it keeps up.
 const liveFPS = 10
 
 func runLive(r request, s *sizedScreen) error {
