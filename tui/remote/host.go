@@ -106,6 +106,10 @@ type page struct {
 	mu   sync.Mutex
 	run  *sim.Run // built, maybe started; nil before the first new
 	live bool     // run started and not yet ended
+	// told is closed once the page has been told the started run ended:
+	// a new run's built must come after it, or the page would take the
+	// old run's end for the new one's.
+	told chan struct{}
 	seq  uint64   // ops applied
 	wg   sync.WaitGroup
 }
@@ -276,13 +280,15 @@ func (p *page) start() {
 		return
 	}
 	m.Addrs = r.Addrs()
+	told := make(chan struct{})
 	p.mu.Lock()
-	p.live = true
+	p.live, p.told = true, told
 	p.mu.Unlock()
 	p.out.text(m)
 	p.wg.Add(1)
 	go func() {
 		defer p.wg.Done()
+		defer close(told)
 		<-r.Done()
 		p.ended(r)
 	}()
@@ -315,10 +321,19 @@ func (p *page) ended(r *sim.Run) {
 // starting and stopping it, the one way sim offers.
 func (p *page) stopRun() {
 	p.mu.Lock()
-	r, live := p.run, p.live
+	r, live, told := p.run, p.live, p.told
 	p.mu.Unlock()
 	if r == nil {
 		return
+	}
+	if told != nil {
+		// However this returns, the page hears of the end first.
+		defer func() {
+			select {
+			case <-told:
+			case <-time.After(p.h.stopTimeout()):
+			}
+		}()
 	}
 	if !live {
 		select {

@@ -377,3 +377,47 @@ func TestBreakpointsReachTheEngine(t *testing.T) {
 	s.Stop()
 	<-s.Done()
 }
+
+// A new run asked for while one runs stops the one running, and the page
+// hears of its end before the new one is built: the end is not taken for
+// the new run's.
+func TestNewRunWhileOneRuns(t *testing.T) {
+	leaktest.Check(t)
+	cl, _ := hostOn(t, shortRun(t, "30s"))
+	var first counter
+	s1, err := cl.Run(&first)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s1.Start(); err != nil {
+		t.Fatal(err)
+	}
+	leaktest.WaitFor(t, "events of the first run", func() bool { return first.n.Load() > 0 })
+	var second counter
+	s2, err := cl.Run(&second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-s1.Done():
+	default:
+		t.Fatal("the first run is not over on the page when the second is built")
+	}
+	if s1.Summary() == nil {
+		t.Error("the first run ended without its summary")
+	}
+	if err := s2.Start(); err != nil {
+		t.Fatal(err)
+	}
+	leaktest.WaitFor(t, "events of the second run", func() bool { return second.n.Load() > 0 && s2.Elapsed() > 0 })
+	select {
+	case <-s2.Done():
+		t.Fatal("the second run ended with the first")
+	default:
+	}
+	s2.Stop()
+	<-s2.Done()
+	if err := s2.TraceErr(); err != nil {
+		t.Errorf("the second run's trace: %v", err)
+	}
+}
