@@ -110,7 +110,7 @@ type page struct {
 	// a new run's built must come after it, or the page would take the
 	// old run's end for the new one's.
 	told chan struct{}
-	seq  uint64   // ops applied
+	seq  uint64 // ops applied
 	wg   sync.WaitGroup
 }
 
