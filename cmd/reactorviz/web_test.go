@@ -93,7 +93,21 @@ func TestRunWebServesTheLiveRun(t *testing.T) {
 	if !reactor.Live {
 		t.Skip("live runs need the Linux engine")
 	}
-	cmd := exec.Command(buildReactorviz(t), "run", "single-reactor", "--web", "--web-port", "0", "--duration", "30s")
+	t.Run("run", func(t *testing.T) {
+		webLive(t, "#live", "reactor-0", "run", "single-reactor", "--web", "--web-port", "0", "--duration", "30s")
+	})
+	t.Run("serve", func(t *testing.T) {
+		webLive(t, "#live,serve", "boss-0", "serve", "--addr", "127.0.0.1:0", "--workers", "1", "--web", "--web-port", "0")
+	})
+}
+
+// webLive runs the command args, which serves a live run in the browser at
+// a URL ending in frag, and drives it as a page would over the WebSocket:
+// a run whose loops include loop is built, started and streams its trace;
+// SIGINT stops it and prints its summary.
+func webLive(t *testing.T, frag, loop string, args ...string) {
+	t.Helper()
+	cmd := exec.Command(buildReactorviz(t), args...)
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -108,9 +122,9 @@ func TestRunWebServesTheLiveRun(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	m := regexp.MustCompile(`http://(127\.0\.0\.1:\d+)/#live\b`).FindStringSubmatch(line)
-	if m == nil {
-		t.Fatalf("no loopback URL with #live in %q", line)
+	m := regexp.MustCompile(`http://(127\.0\.0\.1:\d+)/(#\S+)`).FindStringSubmatch(line)
+	if m == nil || m[2] != frag {
+		t.Fatalf("no loopback URL with %s in %q", frag, line)
 	}
 	addr := m[1]
 	rest := make(chan string, 1)
@@ -163,7 +177,7 @@ func TestRunWebServesTheLiveRun(t *testing.T) {
 		return h[0]&0x0f == 2, p
 	}
 	send(`{"op":"new"}`)
-	if isBinary, p := next(); isBinary || !strings.Contains(string(p), `"t":"built"`) || !strings.Contains(string(p), `"reactor-0"`) {
+	if isBinary, p := next(); isBinary || !strings.Contains(string(p), `"t":"built"`) || !strings.Contains(string(p), `"`+loop+`"`) {
 		t.Fatalf("after new: %s", p)
 	}
 	send(`{"op":"start"}`)
@@ -181,7 +195,7 @@ func TestRunWebServesTheLiveRun(t *testing.T) {
 	if err := cmd.Wait(); err != nil {
 		t.Fatalf("after SIGINT: %v", err)
 	}
-	if out := <-rest; !strings.Contains(out, "single-reactor") || !strings.Contains(out, "reactor-0") {
+	if out := <-rest; !strings.Contains(out, loop) {
 		t.Errorf("no summary of the run at the end:\n%s", out)
 	}
 }
