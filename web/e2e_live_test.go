@@ -138,9 +138,23 @@ func TestBrowserLiveRun(t *testing.T) {
 	}
 	b.screenshot(shot)
 
-	// space again: the run goes on; q stops it in the engine.
+	// space again: the run goes on; r restarts it: a new run in the
+	// engine, after the first has shut down.
 	b.key(" ")
 	b.waitScreen("the run going on", 10*time.Second, func(s string) bool { return strings.Contains(s, "RUNNING") })
+	b.key("r")
+	leaktest.WaitFor(t, "a second run in the engine", func() bool { return run() != r })
+	select {
+	case <-r.Done():
+	default:
+		t.Error("the first run still runs after the restart")
+	}
+	r = run()
+	b.waitScreen("the new run on the page", 30*time.Second, func(s string) bool {
+		c := liveClock(s)
+		return strings.Contains(s, "RUNNING") && c != "" && c < liveClock(held)
+	})
+	// q stops it in the engine.
 	b.key("q")
 	select {
 	case <-r.Done():

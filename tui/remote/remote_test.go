@@ -2,8 +2,10 @@ package remote
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"io"
+	"reflect"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -13,6 +15,7 @@ import (
 	"github.com/reactorviz/reactorviz/reactor"
 	"github.com/reactorviz/reactorviz/reactor/trace"
 	"github.com/reactorviz/reactorviz/reactor/trace/counters"
+	"github.com/reactorviz/reactorviz/reactor/wheel"
 	"github.com/reactorviz/reactorviz/scenarios"
 	"github.com/reactorviz/reactorviz/sim"
 	"github.com/reactorviz/reactorviz/tui"
@@ -419,5 +422,41 @@ func TestNewRunWhileOneRuns(t *testing.T) {
 	<-s2.Done()
 	if err := s2.TraceErr(); err != nil {
 		t.Errorf("the second run's trace: %v", err)
+	}
+}
+
+// What crosses the socket comes back as it was sent: a state with every
+// kind of field set, and every op.
+func TestMessagesRoundTrip(t *testing.T) {
+	var st state
+	st.Elapsed, st.Now, st.Origin, st.Dropped, st.Answered = 1500*time.Millisecond, 9e9, 7e9, 3, 42
+	st.Clients = sim.ClientStats{Connections: 8, Requests: 1000, ThroughputRPS: 499.5, P99us: 120.25}
+	st.Wheel = &wheel.Snapshot{Tick: 12, Cursor: 4, Slots: []int{0, 1, 0, 2}, Pending: 3, Queued: 1, TickDuration: time.Millisecond}
+	lt := &sim.LoopTime{SelectNanos: 123}
+	st.Loops = []loopState{{State: trace.StateStarted, TID: 77, IORatio: 50, Time: lt,
+		Stats: reactor.Stats{Iterations: 10, Premature: 2, TaskNanos: 1234},
+		Gate:  reactor.GateStatus{Paused: true, Waiting: true, Phase: trace.PhaseTasks, Reason: "breakpoint: rebuild", Break: counters.BreakRebuild, Delay: 5 * time.Millisecond}}}
+	b, err := json.Marshal(message{T: msgState, Seq: 9, State: &st})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got message
+	if err := json.Unmarshal(b, &got); err != nil {
+		t.Fatal(err)
+	}
+	if got.T != msgState || got.Seq != 9 || !reflect.DeepEqual(*got.State, st) {
+		t.Errorf("state came back as\n%+v\nsent\n%+v", *got.State, st)
+	}
+	for _, o := range []op{
+		{Op: opNew}, {Op: opStart}, {Op: opStop}, {Op: opHold, On: true},
+		{Op: opPause, Loop: 3, Reason: "paused by user", Run: true}, {Op: opResume, Loop: 1},
+		{Op: opStep, Loop: 2, Iteration: true}, {Op: opSlow, Loop: 0, Delay: 250 * time.Millisecond},
+		{Op: opBreaks, Loop: 1, Breaks: reactor.Breakpoints{Rebuild: true, Wakeup: true, QueueAbove: 64}},
+	} {
+		b, _ := json.Marshal(o)
+		var back op
+		if err := json.Unmarshal(b, &back); err != nil || back != o {
+			t.Errorf("%s came back as %+v (%v)", b, back, err)
+		}
 	}
 }
