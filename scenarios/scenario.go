@@ -1,6 +1,7 @@
 package scenarios
 
 import (
+	"bytes"
 	"strconv"
 	"strings"
 	"time"
@@ -327,3 +328,38 @@ func (s *Scenario) CaptionAt(t time.Duration) string {
 	}
 	return strings.Join(texts, " ")
 }
+
+// Portable is a scenario as another process rebuilds it exactly: its
+// source, the --set overrides applied in order, and the CPU count that
+// resolved workers: 0 (a page in a browser knows another count, or none).
+// A live run shown in a browser sends its scenario this way, so the page's
+// captions and header read the scenario the engine runs.
+type Portable struct {
+	File   string      `json:"file"`
+	Source []byte      `json:"source"`
+	Sets   [][2]string `json:"sets,omitempty"`
+	CPUs   int         `json:"cpus"`
+}
+
+// Portable returns s in a form FromPortable rebuilds.
+func (s *Scenario) Portable() Portable {
+	p := Portable{File: s.File, Source: bytes.Clone(s.src), CPUs: s.cpus}
+	for _, a := range s.sets {
+		p.Sets = append(p.Sets, [2]string{a.key, a.value})
+	}
+	return p
+}
+
+// FromPortable parses a scenario sent by Portable, with the same checks as
+// a file and its overrides: it came over a socket, so it is untrusted.
+func FromPortable(p Portable) (*Scenario, error) {
+	sets := make([]setArg, len(p.Sets))
+	for i, kv := range p.Sets {
+		sets[i] = setArg{key: kv[0], value: kv[1]}
+	}
+	return parseWith(p.File, p.Source, sets, min(max(p.CPUs, 1), maxPortableCPUs))
+}
+
+// maxPortableCPUs bounds the CPU count a sent scenario resolves workers: 0
+// with, so a hostile one cannot ask for millions of loops.
+const maxPortableCPUs = 1024

@@ -3,6 +3,7 @@ package sim
 import (
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"time"
 
@@ -16,6 +17,11 @@ import (
 // the writer writes what it holds at least this often (README, "a trace
 // cut short replays up to its last complete event").
 const traceFlushInterval = 200 * time.Millisecond
+
+// traceStreamFlush is how late a streamed trace (Options.TraceTo) may
+// deliver an event: a page drawing the run live 30 times a second wants
+// each frame's events.
+const traceStreamFlush = 20 * time.Millisecond
 
 // traceFiles are the run's trace recordings, if any were asked for.
 type traceFiles struct {
@@ -33,6 +39,10 @@ func (r *Run) attachSinks() error {
 		if err := r.files.openJSONL(r, p); err != nil {
 			return err
 		}
+	}
+	if w := r.opts.TraceTo; w != nil {
+		jw := r.jsonlWriter(w, traceStreamFlush)
+		r.files.closers = append(r.files.closers, jw.Close)
 	}
 	if p := r.opts.ChromePath; p != "" {
 		if err := r.files.openChrome(r, p); err != nil {
@@ -66,6 +76,15 @@ func (f *traceFiles) openJSONL(r *Run, path string) error {
 	if err != nil {
 		return err
 	}
+	w := r.jsonlWriter(file, traceFlushInterval)
+	f.closers = append(f.closers, func() error {
+		return errors.Join(w.Close(), file.Close())
+	})
+	return nil
+}
+
+// jsonlWriter adds a JSONL writer onto out to the run's sinks.
+func (r *Run) jsonlWriter(out io.Writer, flush time.Duration) *jsonl.Writer {
 	cfg := fmt.Sprintf("io_ratio=%d rebuild_threshold=%d selector=%s trigger=%s",
 		r.sc.Loop.IORatio, r.RebuildThreshold(), r.sc.Loop.Selector, r.sc.Loop.Trigger)
 	if n := r.sc.Netty; n != "" && n != scenarios.Netty4143 {
@@ -74,13 +93,10 @@ func (f *traceFiles) openJSONL(r *Run, path string) error {
 	if r.sc.Server.ReusePort {
 		cfg += " reuseport=true" // a replay's captions say what the run did
 	}
-	w := jsonl.NewWriter(file, jsonl.Header{Scenario: r.sc.Name, Model: string(r.sc.Model),
-		Started: r.coll.Clock().Epoch(), Config: cfg, Engine: reactor.EngineVersion}, jsonl.Options{Source: r.coll, FlushInterval: traceFlushInterval})
+	w := jsonl.NewWriter(out, jsonl.Header{Scenario: r.sc.Name, Model: string(r.sc.Model),
+		Started: r.coll.Clock().Epoch(), Config: cfg, Engine: reactor.EngineVersion}, jsonl.Options{Source: r.coll, FlushInterval: flush})
 	r.coll.AddSink(w)
-	f.closers = append(f.closers, func() error {
-		return errors.Join(w.Close(), file.Close())
-	})
-	return nil
+	return w
 }
 
 func (f *traceFiles) openChrome(r *Run, path string) error {

@@ -483,3 +483,19 @@ func (s *Summary) Resolver() scenarios.Resolver {
 	}
 	return resolver{s}
 }
+
+// SummaryFromJSON reads a summary as JSON wrote it, as a page showing a run
+// of another process receives it: the figures and the expectations'
+// outcomes, not what only the run itself holds (its windows, its CPU wait).
+func SummaryFromJSON(data []byte) (*Summary, error) {
+	var s Summary
+	if err := json.Unmarshal(data, &s); err != nil {
+		return nil, err
+	}
+	for _, r := range s.Expect {
+		if !r.OK {
+			s.expectFail++
+		}
+	}
+	return &s, nil
+}

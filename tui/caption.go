@@ -26,7 +26,7 @@ type captionView struct {
 	action string // "t=1.0s: 50 000 tasks … submitted to worker-0 from outside; …"
 	recent bool   // the action happened within flashFor
 	watch  string
-	talks  []string           // the loops the watch note's figures are of
+	talks  []string          // the loops the watch note's figures are of
 	points []scenarios.Point // its figures: a loop and the counter each reads
 }
 

@@ -134,7 +134,7 @@ func TestCaptionsFollowTheOverrides(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			f, _, _ := liveMoment(run, mdl).frame(model.Query{Focus: -1})
+			f, _, _ := liveMoment(NewLocalRun(run), mdl).frame(model.Query{Focus: -1})
 			all := checkCaptions(t, sc, f, sum)
 			for _, s := range tc.has {
 				if !strings.Contains(all, s) {

@@ -122,8 +122,14 @@ func (f *fakeSession) finish() {
 func (f *fakeSession) Elapsed() time.Duration        { return f.elapsed }
 func (f *fakeSession) Duration() time.Duration       { return f.duration }
 func (f *fakeSession) Scenario() *scenarios.Scenario { return f.sc }
-func (f *fakeSession) Loops() []*reactor.EventLoop   { return f.loops }
-func (f *fakeSession) Wheel() *wheel.Timer           { return nil }
+func (f *fakeSession) Loops() []Loop {
+	out := make([]Loop, len(f.loops))
+	for i, l := range f.loops {
+		out[i] = l
+	}
+	return out
+}
+func (f *fakeSession) Wheel() (wheel.Snapshot, bool) { return wheel.Snapshot{}, false }
 func (f *fakeSession) Clients() sim.ClientStats      { return f.clients }
 func (f *fakeSession) RebuildThreshold() int         { return f.threshold }
 func (f *fakeSession) Summary() *sim.Summary         { return &sim.Summary{} }
@@ -139,7 +145,7 @@ func (f *fakeSession) Dropped() uint64            { return 0 }
 func (f *fakeSession) TraceNow() int64            { return f.traceNow.Load() }
 func (f *fakeSession) HoldClock(hold bool)        { f.holding.Store(hold) }
 func (f *fakeSession) ClockHeld() bool            { return f.holding.Load() }
-func (f *fakeSession) Step(_ *reactor.EventLoop, step func()) {
+func (f *fakeSession) Step(_ int, step func()) {
 	f.steps.Add(1)
 	step()
 }

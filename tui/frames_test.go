@@ -44,7 +44,7 @@ func TestLiveAndReplayFramesAreEqual(t *testing.T) {
 	rep.Seek(rep.Len())
 	// Both through the path the screens take.
 	q := model.Query{Focus: -1}
-	live, _, liveCap := liveMoment(run, mdl).frame(q)
+	live, _, liveCap := liveMoment(NewLocalRun(run), mdl).frame(q)
 	now := time.Duration(rep.Time())
 	replay, _, repCap := moment{snapshot: rep.Snapshot, set: live.Settings, sc: sc, now: now,
 		fired: sim.FiredBy(sc, run.LoopTable(), now)}.frame(q)

@@ -11,7 +11,6 @@ import (
 	"github.com/gdamore/tcell/v2"
 	"github.com/rivo/tview"
 
-	"github.com/reactorviz/reactorviz/reactor"
 	"github.com/reactorviz/reactorviz/reactor/trace"
 	"github.com/reactorviz/reactorviz/reactor/trace/counters"
 	"github.com/reactorviz/reactorviz/scenarios"
@@ -109,7 +108,7 @@ func (v *liveView) needsRedraw() bool {
 	return dirty || time.Now().UnixNano()-v.lastDraw.Load() >= int64(100*time.Millisecond)
 }
 
-func (v *liveView) loops() []*reactor.EventLoop {
+func (v *liveView) loops() []Loop {
 	run, _, _, _ := v.r.current()
 	if run == nil {
 		return nil
@@ -507,12 +506,13 @@ func (v *liveView) mouse(action tview.MouseAction, ev *tcell.EventMouse, setFocu
 	return v.body.mouse(action, ev, setFocus)
 }
 
-func (v *liveView) focused() *reactor.EventLoop {
+// focused is the focused loop and its index; nil when none is.
+func (v *liveView) focused() (Loop, int) {
 	loops := v.loops()
 	if v.focus >= 0 && v.focus < len(loops) {
-		return loops[v.focus]
+		return loops[v.focus], v.focus
 	}
-	return nil
+	return nil, -1
 }
 
 func (v *liveView) act(a action) {
@@ -520,16 +520,16 @@ func (v *liveView) act(a action) {
 	case actPauseAll:
 		v.pauseAll()
 	case actStep:
-		if l := v.focused(); l != nil {
-			v.stepOrPause(l, l.Step)
+		if l, i := v.focused(); l != nil {
+			v.stepOrPause(i, l, l.Step)
 		}
 	case actStepIter:
-		if l := v.focused(); l != nil {
-			v.stepOrPause(l, l.StepIteration)
+		if l, i := v.focused(); l != nil {
+			v.stepOrPause(i, l, l.StepIteration)
 		}
 	case actStepAll:
-		for _, l := range v.loops() {
-			v.stepOrPause(l, l.Step)
+		for i, l := range v.loops() {
+			v.stepOrPause(i, l, l.Step)
 		}
 	case actBreaks:
 		b, _ := v.r.settings()
@@ -572,13 +572,13 @@ func (v *liveView) act(a action) {
 // instead, so a step key always leaves the loop parked where it can be
 // looked at. The step goes through the run, which lets a held clock run
 // for just the stepped phase; a loop paused on its own does not hold it.
-func (v *liveView) stepOrPause(l *reactor.EventLoop, step func()) {
+func (v *liveView) stepOrPause(i int, l Loop, step func()) {
 	run, _, _, _ := v.r.current()
 	switch {
 	case !l.GateStatus().Paused:
 		l.Pause("step")
 	case run != nil:
-		run.Step(l, step)
+		run.Step(i, step)
 	default:
 		step()
 	}

@@ -142,7 +142,7 @@ func TestLivePauseWhileShuttingDown(t *testing.T) {
 	checkGoroutines(t)
 	hs, lf := startLive(t, 120, 40)
 	f := lf.session(0)
-	for i, l := range f.Loops() {
+	for i, l := range f.loops {
 		l.ShutdownGracefully(0, time.Second)
 		<-l.Terminated()
 		f.feed(trace.Event{Time: 2600e6, Loop: uint16(i), Kind: trace.KindState,

@@ -7,7 +7,9 @@
 // (tui/model) on its own goroutine; one ticker takes a snapshot of the
 // model at most ~30 times a second and redraws; key handlers run on the UI
 // goroutine and send commands to the loops' step gates directly. Nothing
-// here reaches into the engine beyond the EventLoop control API.
+// here reaches into the engine beyond the Loop control API, which a loop of
+// this process and a loop of a run in another (a page's live run, see
+// tui/remote) both offer.
 package tui
 
 import (
@@ -25,8 +27,9 @@ import (
 )
 
 // Session is one run of a scenario as every screen sees it, in full:
-// *sim.Run implements it, and so does the tests' fake. What a screen shows
-// never depends on which of the two it reads.
+// *sim.Run implements it through LocalRun, a run in another process through
+// tui/remote, and so does the tests' fake. What a screen shows never
+// depends on which it reads.
 type Session interface {
 	// Its life, which the runner drives (runner.go).
 
@@ -45,12 +48,12 @@ type Session interface {
 	// Loops lists the loops; Loops()[i] emits as trace loop index i. They
 	// are also the controls: each loop's step gate (pause, step, step an
 	// iteration, breakpoints, slow motion).
-	Loops() []*reactor.EventLoop
+	Loops() []Loop
 	// LoopTable is the trace loop table: the loops, then the wheel's
 	// thread when the run has one.
 	LoopTable() []trace.LoopInfo
-	// Wheel is the run's HashedWheelTimer, or nil.
-	Wheel() *wheel.Timer
+	// Wheel reads the run's HashedWheelTimer; false when it has none.
+	Wheel() (wheel.Snapshot, bool)
 	Clients() sim.ClientStats
 	// LoopTime is loop i's last second from its own clocks; nil when not
 	// measured.
@@ -77,9 +80,9 @@ type Session interface {
 	HoldClock(hold bool)
 	// ClockHeld reports whether the run clock is held.
 	ClockHeld() bool
-	// Step runs step, a step of loop l's gate; while the run clock is held
-	// it runs for the step only, until l parks again.
-	Step(l *reactor.EventLoop, step func())
+	// Step runs step, a step of loop i's gate; while the run clock is held
+	// it runs for the step only, until the loop parks again.
+	Step(i int, step func())
 	// ClockMap puts an event's time on the run clock, which stands still
 	// while the run is held.
 	ClockMap() func(eventTime int64) time.Duration
@@ -87,7 +90,72 @@ type Session interface {
 	Fired() []sim.Fired
 }
 
-var _ Session = (*sim.Run)(nil)
+// Loop is what a screen reads of one event loop and the controls of its
+// step gate, the part of *reactor.EventLoop's API a screen uses: a loop of
+// this process is one, and so is a loop of a run in another process, whose
+// figures come from the run's last snapshot and whose controls are sent to
+// it (tui/remote).
+type Loop interface {
+	Name() string
+	State() trace.State
+	// TID is the loop's thread id; 0 before it started.
+	TID() int
+	Stats() reactor.Stats
+	IORatio() int
+	GateStatus() reactor.GateStatus
+	// Pause stops this loop at its next phase boundary; PauseRun does so
+	// for a pause of the whole run, waking the loop from its select.
+	Pause(reason string)
+	PauseRun(reason string)
+	Resume()
+	// Step lets a paused loop run to its next phase boundary;
+	// StepIteration to the start of its next iteration.
+	Step()
+	StepIteration()
+	SetBreakpoints(b reactor.Breakpoints)
+	SetSlowMotion(d time.Duration)
+}
+
+var _ Loop = (*reactor.EventLoop)(nil)
+
+// LocalRun is a run of this process as a Session: *sim.Run, whose loops
+// are the engine's own.
+type LocalRun struct {
+	*sim.Run
+	loops []Loop
+}
+
+var _ Session = (*LocalRun)(nil)
+
+// NewLocalRun wraps r.
+func NewLocalRun(r *sim.Run) *LocalRun {
+	lr := &LocalRun{Run: r}
+	for _, l := range r.Loops() {
+		lr.loops = append(lr.loops, l)
+	}
+	return lr
+}
+
+// Loops implements Session.
+func (r *LocalRun) Loops() []Loop { return r.loops }
+
+// Wheel implements Session.
+func (r *LocalRun) Wheel() (wheel.Snapshot, bool) {
+	w := r.Run.Wheel()
+	if w == nil {
+		return wheel.Snapshot{}, false
+	}
+	return w.Snapshot(), true
+}
+
+// Step implements Session.
+func (r *LocalRun) Step(i int, step func()) {
+	loops := r.Run.Loops()
+	if i < 0 || i >= len(loops) {
+		return
+	}
+	r.Run.Step(loops[i], step)
+}
 
 // NewRun builds a session whose events go to sink, not yet started.
 type NewRun func(sink trace.Sink) (Session, error)
@@ -164,13 +232,22 @@ func Live(sc *scenarios.Scenario, opts sim.Options, o Options) error {
 		return errors.New("tui: no scenario")
 	}
 	return RunLive(func(sink trace.Sink) (Session, error) {
-		ro := opts
-		ro.Sinks = append(append([]trace.Sink(nil), opts.Sinks...), sink)
-		if ro.RingSize == 0 {
-			ro.RingSize, ro.ExternalRingSize = liveRingSize, liveExternalRingSize
-		}
-		return simRun(sim.New(sc.Clone(), ro))
+		return simRun(LiveRun(sc, opts, sink))
 	}, o)
+}
+
+// LiveRun builds a run of a copy of sc as the live screen runs it, not yet
+// started: its events go to sinks besides opts.Sinks, and unless opts says
+// otherwise its rings are the live screen's, which a flood does not
+// overrun. A page's live run (tui/remote) is built here too, so the page
+// sees what the terminal would.
+func LiveRun(sc *scenarios.Scenario, opts sim.Options, sinks ...trace.Sink) (*sim.Run, error) {
+	ro := opts
+	ro.Sinks = append(append([]trace.Sink(nil), opts.Sinks...), sinks...)
+	if ro.RingSize == 0 {
+		ro.RingSize, ro.ExternalRingSize = liveRingSize, liveExternalRingSize
+	}
+	return sim.New(sc.Clone(), ro)
 }
 
 // Compare runs sc once per model, one after another, in the compare view.
@@ -232,7 +309,7 @@ func simRun(r *sim.Run, err error) (Session, error) {
 	if err != nil {
 		return nil, err
 	}
-	return r, nil
+	return NewLocalRun(r), nil
 }
 
 // runProbe reads a live run for its frames: each loop's own counters
@@ -263,11 +340,10 @@ func (p runProbe) Loop(i int) (model.LoopProbe, bool) {
 
 // Wheel implements model.Probe: the slots' counts are not in the trace.
 func (p runProbe) Wheel() (model.WheelView, bool) {
-	w := p.run.Wheel()
-	if w == nil {
+	s, ok := p.run.Wheel()
+	if !ok {
 		return model.WheelView{}, false
 	}
-	s := w.Snapshot()
 	wv := model.WheelView{Present: true, Size: len(s.Slots), Cursor: s.Cursor, Slots: s.Slots,
 		Tick: s.Tick, Pending: s.Pending, Queued: s.Queued, TickDur: s.TickDuration}
 	if s.Tick == 0 && s.Pending == 0 {

@@ -29,7 +29,11 @@ const (
 
 // Serve serves the site on ln until ctx ends, then closes ln and every
 // connection and returns nil; an accept error ends it early.
-func (s *Site) Serve(ctx context.Context, ln net.Listener) error {
+func (s *Site) Serve(ctx context.Context, ln net.Listener) error { return s.ServeLive(ctx, ln, nil) }
+
+// ServeLive is Serve with a live run: a page's WebSocket at LivePath goes
+// to live, which may be nil for none.
+func (s *Site) ServeLive(ctx context.Context, ln net.Listener, live LiveHandler) error {
 	var (
 		mu     sync.Mutex
 		conns  = map[net.Conn]struct{}{}
@@ -69,7 +73,7 @@ func (s *Site) Serve(ctx context.Context, ln net.Listener) error {
 		mu.Unlock()
 		go func() {
 			defer wg.Done()
-			s.serveConn(c)
+			s.serveConn(ctx, c, live)
 			mu.Lock()
 			delete(conns, c)
 			mu.Unlock()
@@ -83,9 +87,16 @@ type request struct {
 	close          bool // HTTP/1.0, or Connection: close
 	gzip           bool // Accept-Encoding takes gzip
 	body           bool // a body was announced
+
+	// A WebSocket's handshake (ws.go).
+	upgrade      string // Upgrade
+	connUpgrade  bool   // Connection lists upgrade
+	wsKey        string
+	wsVersion    string
+	origin, host string
 }
 
-func (s *Site) serveConn(c net.Conn) {
+func (s *Site) serveConn(ctx context.Context, c net.Conn, live LiveHandler) {
 	defer c.Close()
 	br := bufio.NewReader(c)
 	bw := bufio.NewWriter(c)
@@ -97,6 +108,15 @@ func (s *Site) serveConn(c net.Conn) {
 				c.SetWriteDeadline(time.Now().Add(writeTimeout))
 				writeResponse(bw, response{status: 400, text: "bad request: " + err.Error()}, false, true)
 			}
+			return
+		}
+		if p, _ := sitePath(req.target); p == strings.TrimPrefix(LivePath, "/") || req.upgrade != "" {
+			if live == nil || p != strings.TrimPrefix(LivePath, "/") {
+				c.SetWriteDeadline(time.Now().Add(writeTimeout))
+				writeResponse(bw, response{status: 404, text: "no live run here: reactorviz run NAME --web serves one"}, false, true)
+				return
+			}
+			serveLive(ctx, c, br, bw, req, live)
 			return
 		}
 		resp := s.respond(req)
@@ -143,7 +163,21 @@ func readRequest(br *bufio.Reader) (request, error) {
 		value = strings.TrimSpace(value)
 		switch strings.ToLower(strings.TrimSpace(name)) {
 		case "connection":
-			req.close = req.close || strings.EqualFold(value, "close")
+			for _, tok := range strings.Split(value, ",") {
+				tok = strings.TrimSpace(tok)
+				req.close = req.close || strings.EqualFold(tok, "close")
+				req.connUpgrade = req.connUpgrade || strings.EqualFold(tok, "upgrade")
+			}
+		case "upgrade":
+			req.upgrade = value
+		case "sec-websocket-key":
+			req.wsKey = value
+		case "sec-websocket-version":
+			req.wsVersion = value
+		case "origin":
+			req.origin = value
+		case "host":
+			req.host = value
 		case "accept-encoding":
 			req.gzip = acceptsGzip(value)
 		case "content-length":
@@ -242,7 +276,7 @@ func sitePath(target string) (string, bool) {
 	return p, true
 }
 
-var statusText = map[int]string{200: "OK", 400: "Bad Request", 404: "Not Found", 405: "Method Not Allowed", 500: "Internal Server Error"}
+var statusText = map[int]string{200: "OK", 400: "Bad Request", 403: "Forbidden", 404: "Not Found", 405: "Method Not Allowed", 500: "Internal Server Error"}
 
 func writeResponse(bw *bufio.Writer, r response, head, closeAfter bool) error {
 	if r.status != 200 {

@@ -1,6 +1,8 @@
 // Package web is reactorviz in the browser: the replay TUI compiled to
 // WebAssembly (./web/app), drawn by tcell's web screen, in a page that
-// picks a recording and fits the terminal to the window.
+// picks a recording and fits the terminal to the window; and, for run
+// --web, the live screen of a run of this process, over a WebSocket
+// (ws.go) served beside the page.
 //
 // The site is the page (page/, kept in git), the generated files (site/,
 // made by go generate ./web and embedded), and the built-in recordings,

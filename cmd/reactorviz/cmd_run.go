@@ -57,6 +57,8 @@ func cmdRun(e *env, args []string) error {
 	f.BoolVar(&ui.paused, "paused", false, "TUI: open the run paused at its start (space runs it, n steps the focused loop)")
 	tracePath := f.String("trace", "", "record every event to a JSONL trace `file` (replay reads it)")
 	chromePath := f.String("chrome", "", "write a Chrome/Perfetto trace `file` (open it in ui.perfetto.dev)")
+	var wf webFlags
+	wf.register(f, 8080)
 	pos, err := f.parse(e, args, 1, 1)
 	if err != nil {
 		return err
@@ -73,6 +75,12 @@ func cmdRun(e *env, args []string) error {
 		return err
 	}
 	opts := sim.Options{TracePath: *tracePath, ChromePath: *chromePath}
+	if wf.on {
+		if rf.headless || rf.json {
+			return usageErr("run: --web shows the run in the browser; --headless and --json print it here")
+		}
+		return liveInBrowser(e, wf, sc, opts, ui.paused, false)
+	}
 	if rf.tui(e) && liveTUI != nil {
 		return liveTUI(sc, opts, ui)
 	}

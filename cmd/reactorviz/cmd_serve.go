@@ -15,6 +15,7 @@ import (
 
 	"github.com/reactorviz/reactorviz/reactor"
 	"github.com/reactorviz/reactorviz/reactor/protocol"
+	"github.com/reactorviz/reactorviz/scenarios"
 	"github.com/reactorviz/reactorviz/sim"
 )
 
@@ -37,6 +38,8 @@ func cmdServe(e *env, args []string) error {
 	d := f.Duration("duration", 0, "stop after this long (0: run until SIGINT/SIGTERM)")
 	var ui uiFlags
 	ui.register(f)
+	var wf webFlags
+	wf.register(f, 8081) // serve's own port is 8080
 	cpuProfile := f.String("cpuprofile", "", "write a CPU profile of the whole run to `file` (headless only; read it with go tool pprof)")
 	if _, err := f.parse(e, args, 0, 0); err != nil {
 		return err
@@ -51,6 +54,16 @@ func cmdServe(e *env, args []string) error {
 	}
 	if err := needLive("serve"); err != nil {
 		return err
+	}
+	if wf.on {
+		if *headless || *asJSON || *cpuProfile != "" {
+			return usageErr("serve: --web shows the run in the browser; --headless, --json and --cpuprofile are for a run without a screen")
+		}
+		sc, opts, err := serveRun(o, *d)
+		if err != nil {
+			return err
+		}
+		return liveInBrowser(e, wf, sc, opts, ui.paused, true)
 	}
 	tui := !*headless && !*asJSON && e.stdoutTTY && serveTUI != nil
 	if *cpuProfile != "" && tui {
@@ -89,6 +102,23 @@ func startCPUProfile(path string) (func(), error) {
 
 // serveTUI opens the live view on a serving engine, and on quit prints the
 // summary the headless serve prints to out; set by tui.go.
+// serveRun is the scenario and run options of a serve with the TUI or in
+// the browser: one that runs until stopped, or for d.
+func serveRun(o sim.ServeOptions, d time.Duration) (*scenarios.Scenario, sim.Options, error) {
+	sc, err := sim.ServeScenario(o)
+	if err != nil {
+		return nil, sim.Options{}, runtimeErr(err)
+	}
+	opts := sim.ServeRunOptions(o)
+	if d > 0 {
+		opts.Forever = false
+		if err := setDuration(sc, d); err != nil {
+			return nil, sim.Options{}, &exitError{exitUsage, err}
+		}
+	}
+	return sc, opts, nil
+}
+
 var serveTUI func(o sim.ServeOptions, d time.Duration, ui uiFlags, out io.Writer) error
 
 func checkServe(o *sim.ServeOptions, allowRemote, noTrace bool) error {

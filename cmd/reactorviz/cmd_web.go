@@ -2,12 +2,20 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io"
 	"net"
 	"os"
 	"os/signal"
 	"strconv"
+	"syscall"
 
+	"github.com/reactorviz/reactorviz/internal/safetext"
+	"github.com/reactorviz/reactorviz/scenarios"
+	"github.com/reactorviz/reactorviz/sim"
+	"github.com/reactorviz/reactorviz/tui"
+	"github.com/reactorviz/reactorviz/tui/remote"
 	"github.com/reactorviz/reactorviz/web"
 )
 
@@ -68,4 +76,64 @@ func urlHost(a net.Addr) string {
 		ip = net.IPv4(127, 0, 0, 1)
 	}
 	return net.JoinHostPort(ip.String(), strconv.Itoa(ta.Port))
+}
+
+// webFlags are --web and where to serve it, for run and serve: the live
+// run shown in the browser instead of the terminal.
+type webFlags struct {
+	on   bool
+	host string
+	port int
+}
+
+func (w *webFlags) register(f *flags, port int) {
+	f.BoolVar(&w.on, "web", false, "show the run in the browser instead of the terminal: serve the page and the live run's\nevents over a WebSocket (on 127.0.0.1 unless --web-host says otherwise), print the URL")
+	f.StringVar(&w.host, "web-host", "127.0.0.1", "with --web: the address to serve the page on")
+	f.IntVar(&w.port, "web-port", port, "with --web: the port to serve the page on (0: any free port)")
+}
+
+// liveInBrowser serves the page with a live run of sc on it until SIGINT
+// or SIGTERM: each page that opens URL#live runs it, and its restarts run
+// it again, in this process, on the engine (tui/remote). The last run's
+// summary is printed at the end.
+func liveInBrowser(e *env, wf webFlags, sc *scenarios.Scenario, opts sim.Options, paused, serving bool) error {
+	if wf.port < 0 || wf.port > 65535 {
+		return usageErr("--web-port %d: want 0 to 65535", wf.port)
+	}
+	site, err := web.Open(e.stderr)
+	if err != nil {
+		return runtimeErr(err)
+	}
+	host := remote.NewHost(func(w io.Writer) (*sim.Run, error) {
+		o := opts
+		o.TraceTo = w
+		return tui.LiveRun(sc, o)
+	})
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	ln, err := net.Listen("tcp", net.JoinHostPort(wf.host, strconv.Itoa(wf.port)))
+	if err != nil {
+		return runtimeErr(fmt.Errorf("--web: %w (choose another with --web-port, or --web-port 0)", err))
+	}
+	// The fragment tells the page it shows a live run, and how: the
+	// options the terminal's live screen takes from the command line.
+	frag := "#live"
+	if paused {
+		frag += ",paused"
+	}
+	if serving {
+		frag += ",serve"
+	}
+	fmt.Fprintf(e.stdout, "%s live in the browser: http://%s/%s  (Ctrl-C stops)\n", safetext.Line(sc.Name), urlHost(ln.Addr()), frag)
+	err = site.ServeLive(ctx, ln, func(ctx context.Context, c *web.WSConn) error {
+		err := host.Serve(ctx, c)
+		if errors.Is(err, remote.ErrFellBehind) {
+			fmt.Fprintf(e.stderr, "the page was cut off: %v\n", err)
+		}
+		return err
+	})
+	if s := host.LastSummary(); s != nil {
+		fmt.Fprint(e.stdout, s.Text())
+	}
+	return uiErr(err)
 }

@@ -30,16 +30,9 @@ func init() {
 		return uiErr(tui.RunReplayTrace(tr, cut, name, banner, ui.options()))
 	}
 	serveTUI = func(o sim.ServeOptions, d time.Duration, ui uiFlags, out io.Writer) error {
-		sc, err := sim.ServeScenario(o)
+		sc, opts, err := serveRun(o, d)
 		if err != nil {
-			return runtimeErr(err)
-		}
-		opts := sim.ServeRunOptions(o)
-		if d > 0 {
-			opts.Forever = false
-			if err := setDuration(sc, d); err != nil {
-				return &exitError{exitUsage, err}
-			}
+			return err
 		}
 		to := ui.options()
 		to.Serve = true

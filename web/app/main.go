@@ -11,6 +11,10 @@
 //
 // A replay in the browser has nowhere to quit to: when the learner quits
 // it, the page is told (reactorvizEnded) and offers to reopen it.
+//
+// For a live run (the page at URL#live, served by run --web) the page
+// hands it a WebSocket's address instead (live): it runs the live screen
+// on sessions of tui/remote, whose runs are in the server's process.
 package main
 
 import (
@@ -26,14 +30,18 @@ import (
 	"github.com/gdamore/tcell/v2"
 
 	"github.com/reactorviz/reactorviz/tui"
+	"github.com/reactorviz/reactorviz/tui/remote"
 )
 
-// request is one recording the page asked for.
+// request is one recording the page asked for, or a live run.
 type request struct {
 	name   string // shown in the header, and in errors
 	data   []byte // the trace: JSONL, gzipped or not
 	banner string // set for a built-in recording
 	moment string // where to open it: a time such as 16.2s, or an event number
+
+	live          string // the WebSocket of a live run, instead of a trace
+	paused, serve bool   // the live screen's options
 }
 
 func main() {
@@ -42,6 +50,7 @@ func main() {
 	api.Set("open", js.FuncOf(p.jsOpen))
 	api.Set("resize", js.FuncOf(p.jsResize))
 	api.Set("seek", js.FuncOf(p.jsSeek))
+	api.Set("live", js.FuncOf(p.jsLive))
 	js.Global().Set("reactorvizGo", api)
 	if ready := js.Global().Get("reactorvizReady"); ready.Type() == js.TypeFunction {
 		ready.Invoke()
@@ -92,8 +101,12 @@ func (p *player) serve() {
 	}
 }
 
-// start opens a replay of r on a fresh screen.
+// start opens a replay of r on a fresh screen, or the live run it names.
 func (p *player) start(r request) {
+	if r.live != "" {
+		p.startLive(r)
+		return
+	}
 	trace, err := traceReader(r.data)
 	if err != nil {
 		ended(fmt.Errorf("%s: %v", r.name, err))
@@ -115,6 +128,56 @@ func (p *player) start(r request) {
 	if r.moment != "" {
 		go p.screen.seek(r.moment)
 	}
+}
+
+// startLive opens the live screen on a fresh screen, showing the run the
+// server at r.live runs (tui/remote): its restarts are runs of the server
+// too, and q stops the run there.
+func (p *player) startLive(r request) {
+	scr, err := tcell.NewScreen()
+	if err != nil {
+		ended(err)
+		return
+	}
+	p.screen = newSizedScreen(scr, p.cols, p.rows)
+	done := make(chan error, 1)
+	p.done = done
+	go func(s *sizedScreen) {
+		err := runLive(r, s)
+		close(s.gone)
+		done <- err
+	}(p.screen)
+}
+
+// liveFPS caps the live screen's redraws in the browser. A frame costs far
+// more there than in a terminal (tcell's web screen takes ~32 ms to show a
+// 1280×800 window, where folding an event takes ~200 ns), and the same
+// thread decodes the run's events: at 15 frames a second a page showing
+// single-reactor (13 000 events/s) fell further behind the run every
+// second, at 10 it keeps up.
+const liveFPS = 10
+
+func runLive(r request, s *sizedScreen) error {
+	conn, err := dialLive(r.live)
+	if err != nil {
+		return err
+	}
+	defer conn.Close()
+	cl := remote.NewClient(conn)
+	// The screen stays up after the connection goes (the last picture is
+	// worth reading); the page's status line says the run is out of reach.
+	stopped := make(chan struct{})
+	defer close(stopped)
+	go func() {
+		select {
+		case <-cl.Gone():
+			if f := js.Global().Get("reactorvizLiveLost"); f.Type() == js.TypeFunction {
+				f.Invoke(cl.Err().Error())
+			}
+		case <-stopped:
+		}
+	}()
+	return tui.RunLive(cl.NewRun, tui.Options{Screen: s, Mouse: true, Paused: r.paused, Serve: r.serve, FPS: liveFPS})
 }
 
 // stop ends the replay on screen, if any, and waits for it. It speaks
@@ -177,6 +240,23 @@ func (p *player) jsOpen(_ js.Value, args []js.Value) any {
 		r.moment = args[3].String()
 	}
 	// Only the newest request matters.
+	select {
+	case <-p.opens:
+	default:
+	}
+	p.opens <- r
+	return nil
+}
+
+// jsLive is reactorvizGo.live(url, paused, serve): the live run served
+// at url, a WebSocket.
+func (p *player) jsLive(_ js.Value, args []js.Value) any {
+	if len(args) < 1 {
+		return nil
+	}
+	r := request{name: "live", live: args[0].String()}
+	r.paused = len(args) > 1 && args[1].Truthy()
+	r.serve = len(args) > 2 && args[2].Truthy()
 	select {
 	case <-p.opens:
 	default:

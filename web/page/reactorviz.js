@@ -5,6 +5,10 @@
 // file, draws the screen and starts the Go program.
 //
 // A link names a recording and a moment: #spurious-wakeup@16.2s.
+//
+// #live shows instead the live run of the server that served the page
+// (reactorviz run NAME --web), over a WebSocket to it: #live,paused opens
+// it paused, #live,serve is a serve run.
 (function () {
   "use strict";
 
@@ -90,7 +94,34 @@
     }, 0);
   }
 
+  // liveWanted reads #live[,paused][,serve]; null for anything else.
+  function liveWanted() {
+    const h = decodeURIComponent(location.hash.replace(/^#/, ""));
+    if (!/^live(,|$)/.test(h)) return null;
+    const flags = h.split(",").slice(1);
+    return { paused: flags.includes("paused"), serve: flags.includes("serve") };
+  }
+
+  // openLive hands the Go program the WebSocket of the live run.
+  function openLive(l) {
+    ended = false;
+    last = { live: l };
+    current = { name: "live", moment: "", live: true };
+    document.title = "reactorviz · live";
+    const url = (location.protocol === "https:" ? "wss://" : "ws://") + location.host + "/live";
+    say("live run: connecting…");
+    window.reactorvizGo.live(url, l.paused, l.serve);
+    setTimeout(() => {
+      if (!ended) say("live run on " + location.host);
+    }, 0);
+  }
+
   function openWanted() {
+    const l = liveWanted();
+    if (l) {
+      if (!(current && current.live && !ended)) openLive(l);
+      return;
+    }
     const want = parseHash();
     if (current && current.name === want.name && !ended) {
       if (want.moment) {
@@ -128,7 +159,7 @@
   // "event N/M  MM:SS.mmm/…".
   document.getElementById("link").addEventListener("click", async (e) => {
     e.currentTarget.blur();
-    if (!current || current.file) {
+    if (!current || current.file || current.live) {
       say("a link can name a built-in recording only", true);
       return;
     }
@@ -201,7 +232,10 @@
     }
     if (ended) {
       e.stopPropagation();
-      if (e.key === "Enter" && last) hand(last.name, last.data, last.banner, "");
+      if (e.key === "Enter" && last) {
+        if (last.live) openLive(last.live);
+        else hand(last.name, last.data, last.banner, "");
+      }
       return;
     }
     const key = rename[e.key] || e.key;
@@ -243,12 +277,15 @@
       loadIndex().then(openWanted, (err) => say(err.message, true));
     }, 0);
   };
+  window.reactorvizLiveLost = function (msg) {
+    if (!ended) say(msg + " · the screen shows the run as it last was; reload to run it again", true);
+  };
   window.reactorvizEnded = function (msg) {
     ended = true;
     if (msg) {
       say(msg, true);
     } else {
-      say("the replay was closed · Enter reopens it, or pick a recording");
+      say((current && current.live ? "the live run was stopped" : "the replay was closed") + " · Enter reopens it, or pick a recording");
     }
   };
 })();

@@ -1,0 +1,573 @@
+package remote
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"sync"
+	"time"
+
+	"github.com/reactorviz/reactorviz/reactor"
+	"github.com/reactorviz/reactorviz/reactor/trace"
+	"github.com/reactorviz/reactorviz/reactor/wheel"
+	"github.com/reactorviz/reactorviz/scenarios"
+	"github.com/reactorviz/reactorviz/sim"
+	"github.com/reactorviz/reactorviz/tracefile/jsonl"
+	"github.com/reactorviz/reactorviz/tui"
+)
+
+// Client is the page's side of a connection to a Host: it makes the
+// sessions the live screen shows, one run at a time, as tui.NewRun does.
+type Client struct {
+	c   Conn
+	wmu sync.Mutex // one write at a time
+
+	mu      sync.Mutex
+	seq     uint64   // ops sent
+	cur     *Session // the run whose messages arrive now
+	replies chan message
+	gone    chan struct{} // closed when the connection has failed
+	err     error
+}
+
+// NewClient reads c until it fails; Close it by closing c.
+func NewClient(c Conn) *Client {
+	cl := &Client{c: c, replies: make(chan message, 4), gone: make(chan struct{})}
+	go cl.read()
+	return cl
+}
+
+// Gone is closed once the connection has failed; Err says why.
+func (c *Client) Gone() <-chan struct{} { return c.gone }
+
+// Err is why the connection failed, once Gone is closed.
+func (c *Client) Err() error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.err
+}
+
+// send writes an op and returns its number: the host counts the ops it
+// applies the same way.
+func (c *Client) send(o op) uint64 {
+	b, _ := json.Marshal(o)
+	c.wmu.Lock()
+	defer c.wmu.Unlock()
+	c.mu.Lock()
+	c.seq++
+	seq := c.seq
+	c.mu.Unlock()
+	_ = c.c.WriteMessage(false, b)
+	return seq
+}
+
+// replyTimeout bounds the wait for built and started: a host builds a run
+// in milliseconds and binds it in a second at most.
+const replyTimeout = 30 * time.Second
+
+// reply waits for the answer of type t.
+func (c *Client) reply(t string) (message, error) {
+	timer := time.NewTimer(replyTimeout)
+	defer timer.Stop()
+	for {
+		select {
+		case m := <-c.replies:
+			if m.T == t {
+				return m, nil
+			}
+		case <-c.gone:
+			return message{}, c.Err()
+		case <-timer.C:
+			return message{}, fmt.Errorf("remote: no %s from the run within %v", t, replyTimeout)
+		}
+	}
+}
+
+// NewRun is Run as a tui.NewRun.
+func (c *Client) NewRun(sink trace.Sink) (tui.Session, error) {
+	s, err := c.Run(sink)
+	if err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// Run asks the host for a run and returns it as a session, not yet
+// started, whose events go to sink.
+func (c *Client) Run(sink trace.Sink) (*Session, error) {
+	c.send(op{Op: opNew})
+	m, err := c.reply(msgBuilt)
+	if err != nil {
+		return nil, err
+	}
+	if m.Err != "" {
+		return nil, errors.New(m.Err)
+	}
+	if m.Scenario == nil {
+		return nil, errors.New("remote: the run came without its scenario")
+	}
+	sc, err := scenarios.FromPortable(*m.Scenario)
+	if err != nil {
+		return nil, fmt.Errorf("remote: the run's scenario: %w", err)
+	}
+	s := &Session{c: c, sc: sc, table: m.Loops, duration: m.Duration, threshold: m.Threshold,
+		sink: sink, done: make(chan struct{}), decoded: make(chan struct{})}
+	s.trace = newChunks()
+	if m.Controls < 0 || m.Controls > len(m.Loops) {
+		return nil, fmt.Errorf("remote: %d loops in a table of %d", m.Controls, len(m.Loops))
+	}
+	s.gates = make([]pending, m.Controls)
+	for i := range m.Controls {
+		s.loops = append(s.loops, &loop{s: s, i: i})
+	}
+	c.mu.Lock()
+	c.cur = s
+	c.mu.Unlock()
+	go s.decode()
+	return s, nil
+}
+
+// read dispatches what the host sends: the trace and states to the
+// current session, answers to whoever waits for them.
+func (c *Client) read() {
+	var err error
+	for {
+		var binary bool
+		var data []byte
+		binary, data, err = c.c.ReadMessage()
+		if err != nil {
+			break
+		}
+		c.mu.Lock()
+		s := c.cur
+		c.mu.Unlock()
+		if binary {
+			if s != nil {
+				s.trace.add(data)
+			}
+			continue
+		}
+		var m message
+		if err = json.Unmarshal(data, &m); err != nil {
+			err = fmt.Errorf("remote: a message from the run: %w", err)
+			break
+		}
+		switch m.T {
+		case msgState:
+			if s != nil && m.State != nil {
+				s.setState(m.Seq, m.State)
+			}
+		case msgEnded:
+			if s != nil {
+				s.end(m)
+			}
+		default:
+			c.replies <- m
+		}
+	}
+	c.mu.Lock()
+	c.err = err // the connection's own word on why it ended
+	if c.err == nil {
+		c.err = errClosed
+	}
+	s := c.cur
+	c.mu.Unlock()
+	if s != nil {
+		s.end(message{Err: errClosed.Error()})
+	}
+	close(c.gone)
+}
+
+// Session is a run of the host as the live screen reads it: the loops'
+// figures from the last state, the events from the trace, the controls
+// sent to the host.
+type Session struct {
+	c         *Client
+	sc        *scenarios.Scenario
+	table     []trace.LoopInfo
+	duration  time.Duration
+	threshold int
+	sink      trace.Sink
+	loops     []tui.Loop
+	trace     *chunks
+
+	mu       sync.Mutex
+	addrs    []string
+	st       state
+	seq      uint64    // the ops the host had applied at st
+	gates    []pending // what the page asked of each gate, until a state answers it
+	summary  *sim.Summary
+	ended    bool
+	stopOnce sync.Once
+	done     chan struct{} // closed once ended and decoded
+	decoded  chan struct{} // closed when the trace has been read to its end
+	traceErr error
+}
+
+// pending is a gate control sent and not yet answered.
+type pending struct {
+	seq    uint64 // the op's number; 0 for none
+	paused bool
+	reason string
+}
+
+var _ tui.Session = (*Session)(nil)
+
+// Start implements tui.Session.
+func (s *Session) Start() error {
+	s.c.send(op{Op: opStart})
+	m, err := s.c.reply(msgStarted)
+	if err != nil {
+		return err
+	}
+	if m.Err != "" {
+		return errors.New(m.Err)
+	}
+	s.mu.Lock()
+	s.addrs = m.Addrs
+	s.mu.Unlock()
+	return nil
+}
+
+// Done implements tui.Session: closed when the host's run has ended and
+// its trace has been read to the end line, or the connection is gone.
+func (s *Session) Done() <-chan struct{} { return s.done }
+
+// Stop implements tui.Session.
+func (s *Session) Stop() { s.stopOnce.Do(func() { s.c.send(op{Op: opStop}) }) }
+
+// Summary implements tui.Session.
+func (s *Session) Summary() *sim.Summary {
+	select {
+	case <-s.done:
+	default:
+		return nil
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.summary
+}
+
+// TraceErr is what was wrong with the trace, if anything.
+func (s *Session) TraceErr() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.traceErr
+}
+
+func (s *Session) Scenario() *scenarios.Scenario { return s.sc }
+func (s *Session) Loops() []tui.Loop             { return s.loops }
+func (s *Session) LoopTable() []trace.LoopInfo   { return append([]trace.LoopInfo(nil), s.table...) }
+func (s *Session) RebuildThreshold() int         { return s.threshold }
+func (s *Session) Duration() time.Duration       { return s.duration }
+
+func (s *Session) Wheel() (wheel.Snapshot, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.st.Wheel == nil {
+		return wheel.Snapshot{}, false
+	}
+	return *s.st.Wheel, true
+}
+
+func (s *Session) Clients() sim.ClientStats {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.st.Clients
+}
+
+func (s *Session) LoopTime(i int) *sim.LoopTime {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if i < 0 || i >= len(s.st.Loops) {
+		return nil
+	}
+	return s.st.Loops[i].Time
+}
+
+func (s *Session) Dropped() uint64 {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.st.Dropped
+}
+
+func (s *Session) Addrs() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.addrs
+}
+
+func (s *Session) Answered() int64 {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.st.Answered
+}
+
+func (s *Session) Elapsed() time.Duration {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.st.Elapsed
+}
+
+func (s *Session) TraceNow() int64 {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.st.Now
+}
+
+// HoldClock implements tui.Session: the host holds its run's clock.
+// The page takes the hold at once, as it takes a pause, and the host's
+// next state confirms it.
+func (s *Session) HoldClock(hold bool) {
+	s.mu.Lock()
+	s.st.Held = hold
+	s.mu.Unlock()
+	s.c.send(op{Op: opHold, On: hold})
+}
+
+// ClockHeld implements tui.Session, from the last state or the page's own
+// hold.
+func (s *Session) ClockHeld() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.st.Held
+}
+
+// Step implements tui.Session. The host steps through its run, which lets
+// a held clock run for the step (see page.control), so step, the loop's
+// own Step or StepIteration, is all there is to send.
+func (s *Session) Step(_ int, step func()) { step() }
+
+// ClockMap implements tui.Session, from the run clock's origin the host
+// reported.
+func (s *Session) ClockMap() func(int64) time.Duration {
+	s.mu.Lock()
+	origin := s.st.Origin
+	s.mu.Unlock()
+	return func(t int64) time.Duration {
+		if origin == 0 {
+			return 0
+		}
+		return max(time.Duration(t-origin), 0)
+	}
+}
+
+// Fired implements tui.Session: the scenario's actions due by the run
+// clock, as a replay gives them (sim.FiredBy); the host's run played them
+// at those times.
+func (s *Session) Fired() []sim.Fired {
+	return sim.FiredBy(s.sc, s.table, s.Elapsed())
+}
+
+// setState takes a state from the host; seq is the number of ops it had
+// applied, which answers the gate controls sent up to it.
+func (s *Session) setState(seq uint64, st *state) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.st, s.seq = *st, seq
+	for i := range s.gates {
+		if s.gates[i].seq != 0 && s.gates[i].seq <= seq {
+			s.gates[i] = pending{}
+		}
+	}
+}
+
+// end marks the run over; Done closes once the trace is read too.
+func (s *Session) end(m message) {
+	s.mu.Lock()
+	if s.ended {
+		s.mu.Unlock()
+		return
+	}
+	s.ended = true
+	if len(m.Summary) > 0 {
+		s.summary, _ = sim.SummaryFromJSON(m.Summary)
+	}
+	s.mu.Unlock()
+	s.trace.close()
+	go func() {
+		<-s.decoded
+		close(s.done)
+	}()
+}
+
+// decodeBatch is how many events the decoder hands the sink at most at
+// once.
+const decodeBatch = 4096
+
+// decode reads the trace as it comes and hands its events to the sink, in
+// batches: all the events of what has arrived, before waiting for more.
+func (s *Session) decode() {
+	defer close(s.decoded)
+	var batch []trace.Event
+	flush := func() {
+		if len(batch) > 0 {
+			s.sink.Consume(batch)
+			batch = batch[:0]
+		}
+	}
+	s.trace.onIdle = flush
+	r, err := jsonl.NewReader(s.trace, "live run")
+	if err == nil {
+		for {
+			var ev trace.Event
+			ev, err = r.Next()
+			if err != nil {
+				break
+			}
+			batch = append(batch, ev)
+			if len(batch) >= decodeBatch {
+				flush()
+			}
+		}
+	}
+	flush()
+	if err != nil && !errors.Is(err, io.EOF) {
+		s.mu.Lock()
+		s.traceErr = err
+		s.mu.Unlock()
+		s.trace.discard()
+	}
+}
+
+// loop is one loop of the host's run.
+type loop struct {
+	s *Session
+	i int
+}
+
+func (l *loop) ls() loopState {
+	if l.i < len(l.s.st.Loops) {
+		return l.s.st.Loops[l.i]
+	}
+	return loopState{}
+}
+
+func (l *loop) Name() string { return l.s.table[l.i].Name }
+
+func (l *loop) State() trace.State {
+	l.s.mu.Lock()
+	defer l.s.mu.Unlock()
+	return l.ls().State
+}
+
+func (l *loop) TID() int {
+	l.s.mu.Lock()
+	defer l.s.mu.Unlock()
+	return l.ls().TID
+}
+
+func (l *loop) Stats() reactor.Stats {
+	l.s.mu.Lock()
+	defer l.s.mu.Unlock()
+	return l.ls().Stats
+}
+
+func (l *loop) IORatio() int {
+	l.s.mu.Lock()
+	defer l.s.mu.Unlock()
+	return l.ls().IORatio
+}
+
+// GateStatus implements tui.Loop: the host's last word, or what the page
+// asked since, so that a second key press acts on the first one's effect.
+func (l *loop) GateStatus() reactor.GateStatus {
+	l.s.mu.Lock()
+	defer l.s.mu.Unlock()
+	g := l.ls().Gate
+	if p := l.s.gates[l.i]; p.seq != 0 {
+		g.Paused, g.Reason = p.paused, p.reason
+		if !p.paused {
+			g.Waiting = false
+		}
+	}
+	return g
+}
+
+// gate sends a gate control and keeps what it asks for until answered.
+func (l *loop) gate(o op, paused bool) {
+	o.Loop = l.i
+	l.s.mu.Lock()
+	defer l.s.mu.Unlock()
+	seq := l.s.c.send(o)
+	l.s.gates[l.i] = pending{seq: seq, paused: paused, reason: o.Reason}
+}
+
+func (l *loop) Pause(reason string)    { l.gate(op{Op: opPause, Reason: reason}, true) }
+func (l *loop) PauseRun(reason string) { l.gate(op{Op: opPause, Reason: reason, Run: true}, true) }
+func (l *loop) Resume()                { l.gate(op{Op: opResume}, false) }
+func (l *loop) Step()                  { l.s.c.send(op{Op: opStep, Loop: l.i}) }
+func (l *loop) StepIteration()         { l.s.c.send(op{Op: opStep, Loop: l.i, Iteration: true}) }
+
+func (l *loop) SetBreakpoints(b reactor.Breakpoints) {
+	l.s.c.send(op{Op: opBreaks, Loop: l.i, Breaks: b})
+}
+
+func (l *loop) SetSlowMotion(d time.Duration) { l.s.c.send(op{Op: opSlow, Loop: l.i, Delay: d}) }
+
+// chunks is the trace as it arrives, an io.Reader for the JSONL reader.
+// Before it waits for more it calls onIdle, on the reader's goroutine, so
+// the decoder hands over the events of what has arrived.
+type chunks struct {
+	mu      sync.Mutex
+	cond    *sync.Cond
+	bufs    [][]byte
+	closed  bool
+	dropped bool
+	onIdle  func()
+}
+
+func newChunks() *chunks {
+	c := &chunks{}
+	c.cond = sync.NewCond(&c.mu)
+	return c
+}
+
+func (c *chunks) add(b []byte) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.closed || c.dropped {
+		return
+	}
+	c.bufs = append(c.bufs, b)
+	c.cond.Signal()
+}
+
+func (c *chunks) close() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.closed = true
+	c.cond.Signal()
+}
+
+// discard drops what comes after a broken trace.
+func (c *chunks) discard() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.dropped, c.bufs = true, nil
+}
+
+func (c *chunks) Read(p []byte) (int, error) {
+	c.mu.Lock()
+	if len(c.bufs) == 0 && !c.closed && c.onIdle != nil {
+		c.mu.Unlock()
+		c.onIdle()
+		c.mu.Lock()
+	}
+	for len(c.bufs) == 0 && !c.closed {
+		c.cond.Wait()
+	}
+	defer c.mu.Unlock()
+	if len(c.bufs) == 0 {
+		return 0, io.EOF
+	}
+	n := copy(p, c.bufs[0])
+	if n == len(c.bufs[0]) {
+		c.bufs[0] = nil
+		c.bufs = c.bufs[1:]
+	} else {
+		c.bufs[0] = c.bufs[0][n:]
+	}
+	return n, nil
+}

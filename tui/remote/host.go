@@ -1,0 +1,422 @@
+package remote
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"sync"
+	"time"
+
+	"github.com/reactorviz/reactorviz/sim"
+)
+
+// NewRun builds a run, not yet started, whose JSONL trace goes to traceTo
+// (sim.Options.TraceTo): tui.LiveRun with it in the options.
+type NewRun func(traceTo io.Writer) (*sim.Run, error)
+
+// Host runs the live runs a page asks for, one page at a time: a page that
+// connects takes over from the one before, whose run is stopped first (a
+// reload is the common case).
+type Host struct {
+	newRun NewRun
+	// StateEvery is how often a state goes out while a run runs; default
+	// 50 ms, about the live screen's frame rate.
+	StateEvery time.Duration
+	// StopTimeout bounds the wait for a run's graceful shutdown; default
+	// 30 s, as the terminal's.
+	StopTimeout time.Duration
+	// MaxQueued bounds what waits to be sent to a page that reads slower
+	// than the run makes events; past it the page is cut off, with a close
+	// that says why, rather than the host holding the run's events without
+	// bound. Default 64 MiB.
+	MaxQueued int
+
+	mu      sync.Mutex
+	current context.CancelCauseFunc // the connection being served
+	served  chan struct{}           // closed when it has been served
+	last    *sim.Summary            // of the last run that ended, for the command to print
+}
+
+// NewHost returns a host whose runs newRun builds.
+func NewHost(newRun NewRun) *Host { return &Host{newRun: newRun} }
+
+// LastSummary is the summary of the last run that ended, or nil.
+func (h *Host) LastSummary() *sim.Summary {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.last
+}
+
+// ErrTakenOver is why a page is let go when another connects.
+var ErrTakenOver = errors.New("another page took over the live run")
+
+// ErrFellBehind is why a page is cut off: it read slower than the run made
+// events, and MaxQueued bytes waited for it.
+var ErrFellBehind = errors.New("the page fell behind the run")
+
+// Serve serves one page on c until c fails or ctx ends, then stops its run
+// and waits for it. It returns why the connection ended: nil when ctx
+// ended, ErrTakenOver, ErrFellBehind, or c's error.
+func (h *Host) Serve(ctx context.Context, c Conn) error {
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	served := make(chan struct{})
+	defer close(served)
+	h.mu.Lock()
+	prevCancel, prevServed := h.current, h.served
+	h.current, h.served = cancel, served
+	h.mu.Unlock()
+	if prevCancel != nil {
+		prevCancel(ErrTakenOver)
+		<-prevServed
+	}
+	p := &page{h: h, c: c, out: newOutbox(h.maxQueued())}
+	return p.serve(ctx)
+}
+
+func (h *Host) stateEvery() time.Duration {
+	if h.StateEvery <= 0 {
+		return 50 * time.Millisecond
+	}
+	return h.StateEvery
+}
+
+func (h *Host) stopTimeout() time.Duration {
+	if h.StopTimeout <= 0 {
+		return 30 * time.Second
+	}
+	return h.StopTimeout
+}
+
+func (h *Host) maxQueued() int {
+	if h.MaxQueued <= 0 {
+		return 64 << 20
+	}
+	return h.MaxQueued
+}
+
+// page is the host's side of one connection.
+type page struct {
+	h   *Host
+	c   Conn
+	out *outbox
+
+	mu   sync.Mutex
+	run  *sim.Run // built, maybe started; nil before the first new
+	live bool     // run started and not yet ended
+	// told is closed once the page has been told the started run ended:
+	// a new run's built must come after it, or the page would take the
+	// old run's end for the new one's.
+	told chan struct{}
+	seq  uint64 // ops applied
+	wg   sync.WaitGroup
+}
+
+// serve runs the page's three goroutines: this one reads ops, one writes
+// what the outbox holds, one sends the state while a run runs.
+func (p *page) serve(ctx context.Context) error {
+	ctx, cancel := context.WithCancelCause(ctx)
+	writeDone := make(chan struct{})
+	go func() {
+		defer close(writeDone)
+		if err := p.out.drain(p.c); err != nil {
+			cancel(err)
+		}
+	}()
+	p.wg.Add(1)
+	go func() {
+		defer p.wg.Done()
+		p.tick(ctx)
+	}()
+	readErr := make(chan error, 1)
+	go func() { readErr <- p.read(ctx) }()
+	var err error
+	select {
+	case err = <-readErr:
+		cancel(err)
+	case <-ctx.Done():
+		err = context.Cause(ctx)
+	}
+	p.stopRun()
+	p.wg.Wait()
+	p.out.close()
+	<-writeDone
+	// The reader ends when the connection is closed, which its owner does
+	// once Serve returns; it is not waited for here.
+	if errors.Is(err, context.Canceled) {
+		return nil
+	}
+	return err
+}
+
+// read applies the page's ops until the connection fails.
+func (p *page) read(ctx context.Context) error {
+	for ctx.Err() == nil {
+		binary, data, err := p.c.ReadMessage()
+		if err != nil {
+			return err
+		}
+		if binary || len(data) > MaxControl {
+			return fmt.Errorf("remote: a page sends controls as text of at most %d bytes", MaxControl)
+		}
+		var o op
+		if err := json.Unmarshal(data, &o); err != nil {
+			return fmt.Errorf("remote: a control: %w", err)
+		}
+		p.apply(o)
+	}
+	return nil
+}
+
+// apply carries out one op and answers it with a state, so the page sees
+// its effect on the gates without waiting for the next tick.
+func (p *page) apply(o op) {
+	switch o.Op {
+	case opNew:
+		p.build()
+	case opStart:
+		p.start()
+	case opStop:
+		if r := p.current(); r != nil {
+			r.Stop()
+		}
+	case opHold:
+		if r := p.current(); r != nil {
+			r.HoldClock(o.On)
+		}
+	default:
+		p.control(o)
+	}
+	p.mu.Lock()
+	p.seq++
+	p.mu.Unlock()
+	p.sendState()
+}
+
+func (p *page) current() *sim.Run {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.run
+}
+
+// control sends a gate control to one loop.
+func (p *page) control(o op) {
+	r := p.current()
+	if r == nil {
+		return
+	}
+	loops := r.Loops()
+	if o.Loop < 0 || o.Loop >= len(loops) {
+		return
+	}
+	l := loops[o.Loop]
+	reason := o.Reason
+	if len(reason) > maxReason {
+		reason = reason[:maxReason]
+	}
+	switch o.Op {
+	case opPause:
+		if o.Run {
+			l.PauseRun(reason)
+		} else {
+			l.Pause(reason)
+		}
+	case opResume:
+		l.Resume()
+	case opStep:
+		// Through the run, as the terminal's step key: a held run clock
+		// runs for the step only.
+		if o.Iteration {
+			r.Step(l, l.StepIteration)
+		} else {
+			r.Step(l, l.Step)
+		}
+	case opBreaks:
+		l.SetBreakpoints(o.Breaks)
+	case opSlow:
+		l.SetSlowMotion(min(max(o.Delay, 0), 10*time.Second))
+	}
+}
+
+// build makes a new run, after the last one has ended: their traces must
+// not interleave on the one connection.
+func (p *page) build() {
+	p.stopRun()
+	r, err := p.h.newRun(traceStream{p.out})
+	m := message{T: msgBuilt}
+	if err != nil {
+		m.Err = err.Error()
+		p.out.text(m)
+		return
+	}
+	sc := r.Scenario().Portable()
+	m.Loops, m.Controls, m.Scenario, m.Duration, m.Threshold = r.LoopTable(), len(r.Loops()), &sc, r.Duration(), r.RebuildThreshold()
+	p.mu.Lock()
+	p.run, p.live = r, false
+	p.mu.Unlock()
+	p.out.text(m)
+}
+
+// start starts the run built last and watches for its end.
+func (p *page) start() {
+	p.mu.Lock()
+	r, live := p.run, p.live
+	p.mu.Unlock()
+	m := message{T: msgStarted}
+	switch {
+	case r == nil:
+		m.Err = "no run to start: new builds one"
+	case live:
+		m.Err = "the run has started already"
+	default:
+		if err := r.Start(); err != nil {
+			m.Err = err.Error()
+		}
+	}
+	if m.Err != "" {
+		p.out.text(m)
+		return
+	}
+	m.Addrs = r.Addrs()
+	told := make(chan struct{})
+	p.mu.Lock()
+	p.live, p.told = true, told
+	p.mu.Unlock()
+	p.out.text(m)
+	p.wg.Add(1)
+	go func() {
+		defer p.wg.Done()
+		defer close(told)
+		<-r.Done()
+		p.ended(r)
+	}()
+}
+
+// ended tells the page its run is over, after the trace's end line, which
+// the run wrote before Done closed.
+func (p *page) ended(r *sim.Run) {
+	p.sendState()
+	m := message{T: msgEnded}
+	if err := r.Err(); err != nil {
+		m.Err = err.Error()
+	}
+	if s := r.Summary(); s != nil {
+		m.Summary = s.JSON()
+		p.h.mu.Lock()
+		p.h.last = s
+		p.h.mu.Unlock()
+	}
+	p.mu.Lock()
+	if p.run == r {
+		p.live = false
+	}
+	p.mu.Unlock()
+	p.out.text(m)
+}
+
+// stopRun stops the current run, if it runs, and waits for its end (up to
+// the stop timeout); a run built and never started is torn down by
+// starting and stopping it, the one way sim offers.
+func (p *page) stopRun() {
+	p.mu.Lock()
+	r, live, told := p.run, p.live, p.told
+	p.mu.Unlock()
+	if r == nil {
+		return
+	}
+	if told != nil {
+		// However this returns, the page hears of the end first.
+		defer func() {
+			select {
+			case <-told:
+			case <-time.After(p.h.stopTimeout()):
+			}
+		}()
+	}
+	if !live {
+		select {
+		case <-r.Done():
+			return
+		default:
+		}
+		if r.Start() != nil {
+			return
+		}
+	}
+	r.Stop()
+	t := time.NewTimer(p.h.stopTimeout())
+	defer t.Stop()
+	select {
+	case <-r.Done():
+	case <-t.C:
+	}
+}
+
+// tick sends the state while a run runs.
+func (p *page) tick(ctx context.Context) {
+	t := time.NewTicker(p.h.stateEvery())
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+			p.mu.Lock()
+			live := p.live
+			p.mu.Unlock()
+			if live {
+				p.sendState()
+			}
+		}
+	}
+}
+
+// sendState queues the probe's reading of the run now, unless one is
+// queued already and not yet sent.
+func (p *page) sendState() {
+	p.mu.Lock()
+	r, seq := p.run, p.seq
+	p.mu.Unlock()
+	if r == nil {
+		return
+	}
+	p.out.state(func() []byte {
+		m := message{T: msgState, Seq: seq, State: readState(r)}
+		b, _ := json.Marshal(m)
+		return b
+	})
+}
+
+// readState reads the run as the terminal's probe does (tui's runProbe):
+// atomics and snapshots, without stopping a loop.
+func readState(r *sim.Run) *state {
+	now := r.TraceNow()
+	s := &state{Elapsed: r.Elapsed(), Now: now, Dropped: r.Dropped(), Answered: r.Answered(), Clients: r.Clients(),
+		Held: r.ClockHeld()}
+	if s.Elapsed > 0 || r.ClockMap()(now) > 0 {
+		s.Origin = now - int64(r.ClockMap()(now))
+	}
+	if w := r.Wheel(); w != nil {
+		ws := w.Snapshot()
+		s.Wheel = &ws
+	}
+	for i, l := range r.Loops() {
+		s.Loops = append(s.Loops, loopState{State: l.State(), TID: l.TID(), Stats: l.Stats(), IORatio: l.IORatio(),
+			Gate: l.GateStatus(), Time: r.LoopTime(i)})
+	}
+	return s
+}
+
+// traceStream is the run's JSONL trace on its way to the page. The writer
+// calls Write on the collector's goroutine, with whole lines: it must not
+// wait for the page, so the bytes are queued.
+type traceStream struct{ out *outbox }
+
+func (t traceStream) Write(b []byte) (int, error) {
+	if err := t.out.binary(b); err != nil {
+		return 0, err
+	}
+	return len(b), nil
+}

@@ -1,0 +1,462 @@
+package remote
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"reflect"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/reactorviz/reactorviz/internal/leaktest"
+	"github.com/reactorviz/reactorviz/reactor"
+	"github.com/reactorviz/reactorviz/reactor/trace"
+	"github.com/reactorviz/reactorviz/reactor/trace/counters"
+	"github.com/reactorviz/reactorviz/reactor/wheel"
+	"github.com/reactorviz/reactorviz/scenarios"
+	"github.com/reactorviz/reactorviz/sim"
+	"github.com/reactorviz/reactorviz/tui"
+)
+
+// pipeConn is one end of an in-memory message connection.
+type pipeConn struct {
+	in, out   chan msg
+	closed    chan struct{}
+	closeOnce *sync.Once
+}
+
+type msg struct {
+	binary bool
+	data   []byte
+}
+
+func pipe() (*pipeConn, *pipeConn) {
+	a, b := make(chan msg, 64), make(chan msg, 64)
+	closed, once := make(chan struct{}), &sync.Once{}
+	return &pipeConn{in: a, out: b, closed: closed, closeOnce: once}, &pipeConn{in: b, out: a, closed: closed, closeOnce: once}
+}
+
+func (p *pipeConn) ReadMessage() (bool, []byte, error) {
+	select {
+	case m := <-p.in:
+		return m.binary, m.data, nil
+	case <-p.closed:
+		return false, nil, io.EOF
+	}
+}
+
+func (p *pipeConn) WriteMessage(binary bool, data []byte) error {
+	select {
+	case p.out <- msg{binary, append([]byte(nil), data...)}:
+		return nil
+	case <-p.closed:
+		return io.ErrClosedPipe
+	}
+}
+
+func (p *pipeConn) Close() { p.closeOnce.Do(func() { close(p.closed) }) }
+
+// counter is a sink that counts the events it is handed.
+type counter struct{ n atomic.Int64 }
+
+func (c *counter) Consume(b []trace.Event) { c.n.Add(int64(len(b))) }
+
+// shortRun is the single-reactor scenario, cut to d.
+func shortRun(t *testing.T, d string) *scenarios.Scenario {
+	t.Helper()
+	sc, err := scenarios.Load("single-reactor")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := sc.Set("duration", d); err != nil {
+		t.Fatal(err)
+	}
+	return sc
+}
+
+// hostOn serves a host of sc's runs on one end of a pipe, and returns the
+// other end's client and the runs the host built, newest last.
+func hostOn(t *testing.T, sc *scenarios.Scenario) (*Client, func() *sim.Run) {
+	t.Helper()
+	var mu sync.Mutex
+	var runs []*sim.Run
+	h := NewHost(func(w io.Writer) (*sim.Run, error) {
+		r, err := tui.LiveRun(sc, sim.Options{TraceTo: w})
+		mu.Lock()
+		runs = append(runs, r)
+		mu.Unlock()
+		return r, err
+	})
+	a, b := pipe()
+	ctx, cancel := context.WithCancel(context.Background())
+	served := make(chan error, 1)
+	go func() { served <- h.Serve(ctx, a) }()
+	t.Cleanup(func() {
+		cancel()
+		if err := <-served; err != nil {
+			t.Errorf("Serve: %v", err)
+		}
+		a.Close()
+	})
+	return NewClient(b), func() *sim.Run {
+		mu.Lock()
+		defer mu.Unlock()
+		return runs[len(runs)-1]
+	}
+}
+
+// A page's pause stops the engine's loops, a step moves one loop by one
+// phase, and the page sees both; the run then ends with every event the
+// engine emitted decoded on the page's side, and its summary.
+func TestControlsReachTheEngine(t *testing.T) {
+	leaktest.Check(t)
+	cl, lastRun := hostOn(t, shortRun(t, "3s"))
+	var sink counter
+	s, err := cl.Run(&sink)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := len(s.Loops()), len(s.LoopTable()); got == 0 || got > want {
+		t.Fatalf("%d loops for a table of %d", got, want)
+	}
+	if err := s.Start(); err != nil {
+		t.Fatal(err)
+	}
+	run := lastRun()
+	leaktest.WaitFor(t, "events and a running clock on the page", func() bool {
+		return sink.n.Load() > 0 && s.Elapsed() > 0
+	})
+
+	// space: the clock first, then every loop.
+	s.HoldClock(true)
+	for _, l := range s.Loops() {
+		l.PauseRun("paused by the page")
+	}
+	for _, l := range s.Loops() {
+		if !l.GateStatus().Paused {
+			t.Errorf("%s: the page does not show the pause it asked for", l.Name())
+		}
+	}
+	engine := run.Loops()
+	leaktest.WaitFor(t, "the engine's loops parked", func() bool {
+		for _, l := range engine {
+			if g := l.GateStatus(); !g.Paused || (l.TID() != 0 && !g.Waiting) {
+				return false
+			}
+		}
+		return true
+	})
+	leaktest.WaitFor(t, "the page to see them parked", func() bool {
+		for i, l := range s.Loops() {
+			if g := l.GateStatus(); engine[i].TID() != 0 && (!g.Waiting || g.Reason != "paused by the page") {
+				return false
+			}
+		}
+		return true
+	})
+	held := s.Elapsed()
+	time.Sleep(200 * time.Millisecond)
+	if s.Elapsed() != held || run.Elapsed() != held {
+		t.Errorf("the run clock moved while held: %v, then %v on the page and %v in the engine", held, s.Elapsed(), run.Elapsed())
+	}
+
+	// n: one phase of loop 0.
+	phase := engine[0].GateStatus().Phase
+	l0 := s.Loops()[0]
+	s.Step(0, l0.Step)
+	leaktest.WaitFor(t, "loop 0 to park one phase on", func() bool {
+		g := engine[0].GateStatus()
+		return g.Waiting && g.Phase != phase
+	})
+	leaktest.WaitFor(t, "the page to see the step", func() bool {
+		return l0.GateStatus().Phase == engine[0].GateStatus().Phase
+	})
+
+	// space again: everything runs, and the run ends on its own.
+	for _, l := range s.Loops() {
+		l.Resume()
+	}
+	s.HoldClock(false)
+	select {
+	case <-s.Done():
+	case <-time.After(30 * time.Second):
+		t.Fatal("the run did not end")
+	}
+	sum := s.Summary()
+	if sum == nil {
+		t.Fatal("no summary")
+	}
+	if err := s.TraceErr(); err != nil {
+		t.Fatalf("trace: %v", err)
+	}
+	if got, want := sink.n.Load(), int64(run.Summary().Events.Emitted-run.Summary().Events.Dropped); got != want || got == 0 {
+		t.Errorf("the page decoded %d events, the engine emitted %d", got, want)
+	}
+	if sum.Events != run.Summary().Events || len(sum.Loops) != len(engine) || sum.Failed() != run.Summary().Failed() {
+		t.Errorf("summary on the page %+v, in the engine %+v", sum.Events, run.Summary().Events)
+	}
+}
+
+// A restart is a stop, then a new run: the host builds the second only once
+// the first has ended, and each decodes on its own.
+func TestRestartStartsAFreshRun(t *testing.T) {
+	leaktest.Check(t)
+	cl, lastRun := hostOn(t, shortRun(t, "30s"))
+	for i := range 2 {
+		var sink counter
+		s, err := cl.Run(&sink)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := s.Start(); err != nil {
+			t.Fatal(err)
+		}
+		leaktest.WaitFor(t, "events", func() bool { return sink.n.Load() > 0 })
+		s.Stop()
+		select {
+		case <-s.Done():
+		case <-time.After(30 * time.Second):
+			t.Fatalf("run %d did not stop", i)
+		}
+		if err := s.TraceErr(); err != nil {
+			t.Errorf("run %d: trace: %v", i, err)
+		}
+		if s.Summary() == nil || lastRun().Summary() == nil {
+			t.Errorf("run %d: no summary", i)
+		}
+	}
+}
+
+// A connection that goes ends the session on the page, and the host stops
+// the run.
+func TestClosedConnectionEndsBothSides(t *testing.T) {
+	leaktest.Check(t)
+	sc := shortRun(t, "30s")
+	var built atomic.Pointer[sim.Run]
+	h := NewHost(func(w io.Writer) (*sim.Run, error) {
+		r, err := tui.LiveRun(sc, sim.Options{TraceTo: w})
+		built.Store(r)
+		return r, err
+	})
+	a, b := pipe()
+	served := make(chan error, 1)
+	go func() { served <- h.Serve(context.Background(), a) }()
+	cl := NewClient(b)
+	var sink counter
+	s, err := cl.Run(&sink)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Start(); err != nil {
+		t.Fatal(err)
+	}
+	b.Close()
+	select {
+	case <-s.Done():
+	case <-time.After(10 * time.Second):
+		t.Fatal("the session did not end")
+	}
+	if err := <-served; !errors.Is(err, io.EOF) {
+		t.Errorf("Serve: %v, want EOF", err)
+	}
+	select {
+	case <-built.Load().Done():
+	default:
+		t.Error("the host's run still runs")
+	}
+	<-cl.Gone()
+}
+
+// A page that sends what is not a control is cut off, and its run stopped.
+func TestHostRefusesBadControls(t *testing.T) {
+	leaktest.Check(t)
+	for _, bad := range []msg{
+		{binary: true, data: []byte(`{"op":"new"}`)},
+		{data: []byte(`{"op":`)},
+		{data: make([]byte, MaxControl+1)},
+	} {
+		h := NewHost(func(w io.Writer) (*sim.Run, error) { return nil, errors.New("not here") })
+		a, b := pipe()
+		served := make(chan error, 1)
+		go func() { served <- h.Serve(context.Background(), a) }()
+		b.out <- bad
+		select {
+		case err := <-served:
+			if err == nil {
+				t.Errorf("%.20q: served without error", bad.data)
+			}
+		case <-time.After(5 * time.Second):
+			t.Fatalf("%.20q: still served", bad.data)
+		}
+		a.Close()
+	}
+}
+
+// A second page takes over: the first one's run is stopped and its Serve
+// says why.
+func TestSecondPageTakesOver(t *testing.T) {
+	leaktest.Check(t)
+	sc := shortRun(t, "30s")
+	var first atomic.Pointer[sim.Run]
+	h := NewHost(func(w io.Writer) (*sim.Run, error) {
+		r, err := tui.LiveRun(sc, sim.Options{TraceTo: w})
+		first.CompareAndSwap(nil, r)
+		return r, err
+	})
+	a1, b1 := pipe()
+	served := make(chan error, 1)
+	go func() { served <- h.Serve(context.Background(), a1) }()
+	s, err := NewClient(b1).Run(&counter{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Start(); err != nil {
+		t.Fatal(err)
+	}
+	a2, _ := pipe()
+	ctx, cancel := context.WithCancel(context.Background())
+	second := make(chan error, 1)
+	go func() { second <- h.Serve(ctx, a2) }()
+	if err := <-served; !errors.Is(err, ErrTakenOver) {
+		t.Errorf("the first page's Serve: %v, want ErrTakenOver", err)
+	}
+	select {
+	case <-first.Load().Done():
+	default:
+		t.Error("the first page's run still runs")
+	}
+	a1.Close()
+	<-s.Done()
+	cancel()
+	if err := <-second; err != nil {
+		t.Errorf("the second page's Serve: %v", err)
+	}
+	a2.Close()
+}
+
+// Breakpoints and slow motion set on the page are the engine's: the
+// rebuild breakpoint stops worker-0 when the injected spurious wakeups
+// make its selector rebuild, and the page shows the stop and why.
+func TestBreakpointsReachTheEngine(t *testing.T) {
+	leaktest.Check(t)
+	sc, err := scenarios.Load("spurious-wakeup")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cl, lastRun := hostOn(t, sc)
+	s, err := cl.Run(&counter{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, l := range s.Loops() {
+		l.SetBreakpoints(reactor.Breakpoints{Rebuild: true})
+		l.SetSlowMotion(time.Microsecond)
+	}
+	if err := s.Start(); err != nil {
+		t.Fatal(err)
+	}
+	run := lastRun()
+	for _, l := range run.Loops() {
+		leaktest.WaitFor(t, l.Name()+"'s slow motion", func() bool { return l.GateStatus().Delay == time.Microsecond })
+	}
+	var w0 int
+	for i, l := range run.Loops() {
+		if l.Name() == "worker-0" {
+			w0 = i
+		}
+	}
+	leaktest.WaitFor(t, "worker-0 stopped by its rebuild breakpoint", func() bool {
+		g := run.Loops()[w0].GateStatus()
+		return g.Waiting && g.Break == counters.BreakRebuild
+	})
+	leaktest.WaitFor(t, "the page to show the stop", func() bool {
+		g := s.Loops()[w0].GateStatus()
+		return g.Waiting && g.Break == counters.BreakRebuild && g.Reason != ""
+	})
+	s.Loops()[w0].Resume()
+	s.Stop()
+	<-s.Done()
+}
+
+// A new run asked for while one runs stops the one running, and the page
+// hears of its end before the new one is built: the end is not taken for
+// the new run's.
+func TestNewRunWhileOneRuns(t *testing.T) {
+	leaktest.Check(t)
+	cl, _ := hostOn(t, shortRun(t, "30s"))
+	var first counter
+	s1, err := cl.Run(&first)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s1.Start(); err != nil {
+		t.Fatal(err)
+	}
+	leaktest.WaitFor(t, "events of the first run", func() bool { return first.n.Load() > 0 })
+	var second counter
+	s2, err := cl.Run(&second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-s1.Done():
+	default:
+		t.Fatal("the first run is not over on the page when the second is built")
+	}
+	if s1.Summary() == nil {
+		t.Error("the first run ended without its summary")
+	}
+	if err := s2.Start(); err != nil {
+		t.Fatal(err)
+	}
+	leaktest.WaitFor(t, "events of the second run", func() bool { return second.n.Load() > 0 && s2.Elapsed() > 0 })
+	select {
+	case <-s2.Done():
+		t.Fatal("the second run ended with the first")
+	default:
+	}
+	s2.Stop()
+	<-s2.Done()
+	if err := s2.TraceErr(); err != nil {
+		t.Errorf("the second run's trace: %v", err)
+	}
+}
+
+// What crosses the socket comes back as it was sent: a state with every
+// kind of field set, and every op.
+func TestMessagesRoundTrip(t *testing.T) {
+	var st state
+	st.Elapsed, st.Now, st.Origin, st.Dropped, st.Answered = 1500*time.Millisecond, 9e9, 7e9, 3, 42
+	st.Clients = sim.ClientStats{Connections: 8, Requests: 1000, ThroughputRPS: 499.5, P99us: 120.25}
+	st.Wheel = &wheel.Snapshot{Tick: 12, Cursor: 4, Slots: []int{0, 1, 0, 2}, Pending: 3, Queued: 1, TickDuration: time.Millisecond}
+	lt := &sim.LoopTime{SelectNanos: 123}
+	st.Loops = []loopState{{State: trace.StateStarted, TID: 77, IORatio: 50, Time: lt,
+		Stats: reactor.Stats{Iterations: 10, Premature: 2, TaskNanos: 1234},
+		Gate:  reactor.GateStatus{Paused: true, Waiting: true, Phase: trace.PhaseTasks, Reason: "breakpoint: rebuild", Break: counters.BreakRebuild, Delay: 5 * time.Millisecond}}}
+	b, err := json.Marshal(message{T: msgState, Seq: 9, State: &st})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got message
+	if err := json.Unmarshal(b, &got); err != nil {
+		t.Fatal(err)
+	}
+	if got.T != msgState || got.Seq != 9 || !reflect.DeepEqual(*got.State, st) {
+		t.Errorf("state came back as\n%+v\nsent\n%+v", *got.State, st)
+	}
+	for _, o := range []op{
+		{Op: opNew}, {Op: opStart}, {Op: opStop}, {Op: opHold, On: true},
+		{Op: opPause, Loop: 3, Reason: "paused by user", Run: true}, {Op: opResume, Loop: 1},
+		{Op: opStep, Loop: 2, Iteration: true}, {Op: opSlow, Loop: 0, Delay: 250 * time.Millisecond},
+		{Op: opBreaks, Loop: 1, Breaks: reactor.Breakpoints{Rebuild: true, Wakeup: true, QueueAbove: 64}},
+	} {
+		b, _ := json.Marshal(o)
+		var back op
+		if err := json.Unmarshal(b, &back); err != nil || back != o {
+			t.Errorf("%s came back as %+v (%v)", b, back, err)
+		}
+	}
+}

@@ -1,0 +1,168 @@
+package web
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/reactorviz/reactorviz/internal/leaktest"
+	"github.com/reactorviz/reactorviz/reactor"
+	"github.com/reactorviz/reactorviz/scenarios"
+	"github.com/reactorviz/reactorviz/sim"
+	"github.com/reactorviz/reactorviz/tui"
+	"github.com/reactorviz/reactorviz/tui/remote"
+)
+
+// liveClockRE reads the live header's run clock, "00:01.2/00:30.0".
+var liveClockRE = regexp.MustCompile(`(\d\d:\d\d\.\d)/\d\d:\d\d\.\d`)
+
+// fmtClock is d as the header shows it.
+func fmtClock(d time.Duration) string {
+	return fmt.Sprintf("%02d:%02d.%d", int(d/time.Minute), int(d%time.Minute/time.Second), int(d%time.Second/(100*time.Millisecond)))
+}
+
+func liveClock(screen string) string {
+	if m := liveClockRE.FindStringSubmatch(screen); m != nil {
+		return m[1]
+	}
+	return ""
+}
+
+// TestBrowserLiveRun shows a live run of this process in headless
+// Chromium, as run NAME --web does: the page's live screen draws the
+// engine's loops as they run; space pauses the engine's loops and the
+// picture holds; n steps the focused loop one phase; space runs it all
+// again; q stops the run in the engine.
+func TestBrowserLiveRun(t *testing.T) {
+	exe := needChromium(t)
+	if !reactor.Live {
+		t.Skip("live runs need the Linux engine")
+	}
+	leaktest.Check(t)
+	site, err := Open(testLog{t})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sc, err := scenarios.Load("single-reactor")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := sc.Set("duration", "60s"); err != nil {
+		t.Fatal(err)
+	}
+	var mu sync.Mutex
+	var runs []*sim.Run
+	host := remote.NewHost(func(w io.Writer) (*sim.Run, error) {
+		r, err := tui.LiveRun(sc, sim.Options{TraceTo: w})
+		mu.Lock()
+		runs = append(runs, r)
+		mu.Unlock()
+		return r, err
+	})
+	run := func() *sim.Run {
+		mu.Lock()
+		defer mu.Unlock()
+		if len(runs) == 0 {
+			return nil
+		}
+		return runs[len(runs)-1]
+	}
+	addr := serveLiveOn(t, site, func(ctx context.Context, c *WSConn) error { return host.Serve(ctx, c) })
+
+	b := startBrowser(t, exe)
+	b.do("Emulation.setDeviceMetricsOverride", map[string]any{"width": 1280, "height": 800, "deviceScaleFactor": 1, "mobile": false})
+	b.do("Page.navigate", map[string]any{"url": "http://" + addr + "/#live"})
+	first := b.waitScreen("the live screen running", 60*time.Second, func(s string) bool {
+		return strings.Contains(s, "RUNNING") && strings.Contains(s, "single-reactor") && liveClock(s) != "" && liveClock(s) != "00:00.0"
+	})
+	for _, want := range []string{"reactor-0", "timeline"} {
+		if !strings.Contains(first, want) {
+			t.Errorf("the live screen lacks %q:\n%s", want, first)
+		}
+	}
+	if strings.Contains(first, "RECORDING") {
+		t.Errorf("a live run is not a recording:\n%s", first)
+	}
+	// The loop table moves: the clock and the counters go on.
+	b.waitScreen("the run clock to move", 10*time.Second, func(s string) bool { return liveClock(s) > liveClock(first) })
+
+	time.Sleep(2 * time.Second)
+	t.Logf("after 2 s more: the page shows %s, the engine stands at %v", liveClock(b.screenText()), run().Elapsed())
+	// space: the whole run pauses, in the engine.
+	b.key(" ")
+	paused := b.waitScreen("the pause on the page", 10*time.Second, func(s string) bool { return strings.Contains(s, "PAUSED") })
+	r := run()
+	leaktest.WaitFor(t, "the engine's loops parked", func() bool {
+		for _, l := range r.Loops() {
+			if g := l.GateStatus(); !g.Paused || (l.TID() != 0 && !g.Waiting) {
+				return false
+			}
+		}
+		return true
+	})
+	// The screen holds: the page catches up with the engine's clock, which
+	// the pause stopped, and stays there.
+	engineClock := r.Elapsed()
+	t.Logf("paused: the page showed %s as the engine stood at %v", liveClock(paused), engineClock)
+	want := time.Duration(engineClock / (100 * time.Millisecond) * (100 * time.Millisecond))
+	held := b.waitScreen("the page's clock at the engine's", 10*time.Second, func(s string) bool {
+		return liveClock(s) == fmtClock(want)
+	})
+	time.Sleep(time.Second) // a second in which nothing may move
+	if now := b.screenText(); liveClock(now) != liveClock(held) || r.Elapsed() != engineClock {
+		t.Errorf("the clock moved while paused: %s, then %s; the engine's %v, then %v", liveClock(held), liveClock(now), engineClock, r.Elapsed())
+	}
+
+	// n: the focused loop, reactor-0, goes one phase on, and stops again.
+	loop := r.Loops()[0]
+	before := loop.GateStatus().Phase
+	b.key("n")
+	leaktest.WaitFor(t, "reactor-0 one phase on", func() bool {
+		g := loop.GateStatus()
+		return g.Waiting && g.Phase != before
+	})
+	after := loop.GateStatus().Phase
+	b.waitScreen("the step on the page", 10*time.Second, func(s string) bool {
+		return strings.Contains(s, "PAUSED") && strings.Contains(s, "before "+after.String())
+	})
+	shot := filepath.Join(t.TempDir(), "live.png")
+	if keep := os.Getenv("REACTORVIZ_SCREENSHOTS"); keep != "" {
+		shot = filepath.Join(keep, "web-live.png")
+	}
+	b.screenshot(shot)
+
+	// space again: the run goes on; r restarts it: a new run in the
+	// engine, after the first has shut down.
+	b.key(" ")
+	b.waitScreen("the run going on", 10*time.Second, func(s string) bool { return strings.Contains(s, "RUNNING") })
+	b.key("r")
+	leaktest.WaitFor(t, "a second run in the engine", func() bool { return run() != r })
+	select {
+	case <-r.Done():
+	default:
+		t.Error("the first run still runs after the restart")
+	}
+	r = run()
+	b.waitScreen("the new run on the page", 30*time.Second, func(s string) bool {
+		c := liveClock(s)
+		return strings.Contains(s, "RUNNING") && c != "" && c < liveClock(held)
+	})
+	// q stops it in the engine.
+	b.key("q")
+	select {
+	case <-r.Done():
+	case <-time.After(30 * time.Second):
+		t.Fatal("q did not stop the run in the engine")
+	}
+	if s := host.LastSummary(); s == nil || s.Events.Emitted == 0 {
+		t.Errorf("the stopped run left no summary: %+v", s)
+	}
+	b.close()
+}
