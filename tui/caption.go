@@ -28,6 +28,72 @@ type captionView struct {
 	watch  string
 	talks  []string          // the loops the watch note's figures are of
 	points []scenarios.Point // its figures: a loop and the counter each reads
+	// put is what the latest script actions put in loops' queues and
+	// heaps, for the detail pane to point at.
+	put []putMark
+}
+
+// putMark names the tasks a script action put on a loop: queued tasks
+// (heap false) or scheduled ones, by the name the engine gives them.
+type putMark struct {
+	loop int
+	heap bool
+	name string
+}
+
+// putBy is what one action put, by task name: sim's submitTasks and
+// scheduleTasks name them so, and injected slow and panicking tasks too.
+func putBy(a scenarios.Action) (name string, heap, ok bool) {
+	switch a := a.(type) {
+	case scenarios.Submit:
+		return "task", false, !a.Tail
+	case *scenarios.Submit:
+		return "task", false, !a.Tail
+	case scenarios.Schedule:
+		return scheduleName(a.Mode), true, true
+	case *scenarios.Schedule:
+		return scheduleName(a.Mode), true, true
+	}
+	return "", false, false
+}
+
+func scheduleName(m scenarios.ScheduleMode) string {
+	switch m {
+	case scenarios.ScheduleFixedRate:
+		return "fixed-rate"
+	case scenarios.ScheduleFixedDelay:
+		return "fixed-delay"
+	}
+	return "timer"
+}
+
+// putMarks lists what the latest moment's actions put on loops.
+func putMarks(fired []sim.Fired) []putMark {
+	if len(fired) == 0 {
+		return nil
+	}
+	var out []putMark
+	for _, f := range fired[len(fired)-sameMoment(fired):] {
+		name, heap, ok := putBy(f.Action)
+		if !ok {
+			continue
+		}
+		for _, li := range f.Loops {
+			out = append(out, putMark{loop: li, heap: heap, name: name})
+		}
+	}
+	return out
+}
+
+// marked reports whether the task named name on loop is one the latest
+// action put there.
+func (c captionView) marked(loop int, heap bool, name string) bool {
+	for _, m := range c.put {
+		if m.loop == loop && m.heap == heap && m.name == name {
+			return true
+		}
+	}
+	return false
 }
 
 // captionAt builds the caption of a scenario at run time now from the
@@ -53,6 +119,7 @@ func captionAt(sc *scenarios.Scenario, f *model.Frame, fired []sim.Fired, now ti
 		}
 		c.action = "t=" + seconds(last.Action.Time()) + ": " + strings.Join(what, "; ")
 		c.recent = now-last.At < flashFor
+		c.put = putMarks(fired)
 	}
 	return c
 }

@@ -174,3 +174,65 @@ func TestCaptionMarksTheLoopsItTalksAbout(t *testing.T) {
 		t.Errorf("watched %q; caption %q", got, c.watch)
 	}
 }
+
+// The log points at the events that count a caption's figures:
+// wakeup-coalescing's note at 1 s states worker-0's eventfd writes and
+// coalesced wakeups, so worker-0's wakeup lines are marked, written or
+// not, and neither worker-1's nor another kind of worker-0's.
+func TestCaptionPointsAtTheLinesItCounts(t *testing.T) {
+	sc, err := scenarios.Load("wakeup-coalescing")
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := &model.Frame{}
+	for _, n := range []string{"boss-0", "worker-0", "worker-1"} {
+		var r model.FrameLoop
+		r.Name = n
+		f.Rows = append(f.Rows, r)
+	}
+	mark := pointedLines(captionAt(sc, f, nil, 1500*time.Millisecond).points)
+	if mark == nil {
+		t.Fatal("no line marked")
+	}
+	line := func(loop string, k trace.Kind, written bool, from string) *model.LogLine {
+		return &model.LogLine{Loop: loop, Event: trace.Event{Kind: k, Flag: written, Str: from}}
+	}
+	for _, tc := range []struct {
+		l    *model.LogLine
+		want bool
+	}{
+		{line("worker-0", trace.KindWakeup, true, "external"), true},
+		{line("worker-0", trace.KindWakeup, false, "external"), true},
+		{line("worker-1", trace.KindWakeup, true, "external"), false},
+		{line("worker-0", trace.KindTaskSubmit, false, "task"), false},
+	} {
+		if got := mark(tc.l); got != tc.want {
+			t.Errorf("%s %v written=%v: marked %v, want %v", tc.l.Loop, tc.l.Event.Kind, tc.l.Event.Flag, got, tc.want)
+		}
+	}
+}
+
+// The latest script action's tasks are what the detail pane points at: a
+// submit of tasks to worker-0 marks worker-0's queued "task"s, a schedule
+// its scheduled timers, and nothing of another loop.
+func TestCaptionPointsAtWhatTheActionPut(t *testing.T) {
+	submit := scenarios.Submit{Loop: "worker-0", Count: 3}
+	sched := scenarios.Schedule{Loop: "worker-0", Count: 1, Mode: scenarios.ScheduleFixedRate}
+	c := captionAt(nil, &model.Frame{}, []sim.Fired{{Action: submit, Loops: []int{1}}, {Action: sched, Loops: []int{1}}}, time.Second)
+	for _, tc := range []struct {
+		loop int
+		heap bool
+		name string
+		want bool
+	}{
+		{1, false, "task", true},
+		{1, true, "fixed-rate", true},
+		{1, true, "task", false},
+		{2, false, "task", false},
+		{1, false, "register", false},
+	} {
+		if got := c.marked(tc.loop, tc.heap, tc.name); got != tc.want {
+			t.Errorf("loop %d heap %v %q: marked %v, want %v", tc.loop, tc.heap, tc.name, got, tc.want)
+		}
+	}
+}

@@ -34,6 +34,9 @@ type detailInfo struct {
 	// wheelFocusable is set when the focus can move to the wheel's thread
 	// (its events have been seen).
 	wheelFocusable bool
+	// putQueue and putHeap say which tasks, by name, the latest script
+	// action put in this loop's queue or heap: the pane points at them.
+	putQueue, putHeap func(name string) bool
 }
 
 // detailOf is the detail pane's view of a frame's focused loop.
@@ -358,6 +361,9 @@ func (d *detailPane) drawQueue(scr tcell.Screen, x, y, w, h int) {
 		if t.From != "" && t.From != "heap" {
 			line += " ←" + t.From
 		}
+		if put := d.info.putQueue; put != nil && put(t.Name) {
+			st = st.Underline(true) // what the caption's action put here
+		}
 		widgets.Put(scr, x, y+1+i, w, line, st)
 	}
 	switch {
@@ -406,10 +412,14 @@ func (d *detailPane) drawHeap(scr tcell.Screen, x, y, w, h int) {
 		}
 		// The id shows the heap's order among equal deadlines:
 		// ScheduledFutureTask compares the deadline, then the id.
+		st := th.Base
+		if put := d.info.putHeap; put != nil && put(t.Name) {
+			st = st.Underline(true) // what the caption's action scheduled here
+		}
 		line := []widgets.Seg{
 			widgets.S(widgets.PadLeft(when, 6)+" ", th.Accent),
 			widgets.S("#"+strconv.FormatInt(t.ID, 10)+" ", th.Dim),
-			widgets.S(period+name, th.Base),
+			widgets.S(period+name, st),
 		}
 		widgets.PutSegs(scr, x, y+1+i, w, line)
 	}

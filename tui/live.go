@@ -162,7 +162,7 @@ func (v *liveView) refresh() {
 	}
 	v.body.sc = v.scenario()
 	v.body.show(v.frame, v.focus, v.filter, empty)
-	v.body.log.SetMark(pointedLines(v.caption.points))
+	v.body.point(v.caption)
 	switch {
 	case following:
 		v.body.followTitle(v.follow, len(v.frame.Snapshot.FollowLog))

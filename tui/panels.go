@@ -59,6 +59,16 @@ func (p *mainPanels) show(f *model.Frame, focus int, filter model.Filter, empty 
 	p.log.Set(p.logTitle, f.Log, empty)
 }
 
+// point shows what the caption talks about: the log's lines of the
+// events that count its figures, and the focused loop's queued or
+// scheduled tasks the latest script action put there.
+func (p *mainPanels) point(c captionView) {
+	p.log.SetMark(pointedLines(c.points))
+	loop := p.detail.info.loop.Index
+	p.detail.info.putQueue = func(name string) bool { return c.marked(loop, false, name) }
+	p.detail.info.putHeap = func(name string) bool { return c.marked(loop, true, name) }
+}
+
 // inspectTitle titles the event pane as the inspect panel of the
 // timeline cursor's slice on the focused loop: when, how busy, what
 // happened; the pane lists the slice's events.

@@ -170,7 +170,7 @@ func (v *replayView) refresh() {
 	}
 	v.body.sc = v.sc
 	v.body.show(v.frame, v.focus, v.filter, empty)
-	v.body.log.SetMark(pointedLines(v.caption.points))
+	v.body.point(v.caption)
 	switch {
 	case following:
 		v.body.followTitle(v.follow, len(v.snap.FollowLog))
