@@ -156,12 +156,12 @@ var lessonConcepts = map[string]conceptView{
 	}, words: keysWords},
 	"C21": {items: func(lc *lessonCtx) []counter {
 		l := lc.info.loop
-		return []counter{{"connected", c(l.Connected)}, {"accepted", c(l.Accepted)}, {"reads", c(l.Reads)}, {"writes", c(l.Writes)},
-			{"ops in order", opsKey(l.Keys)}}
+		return []counter{{"connected", c(l.Connected)}, {"accepted", c(l.Accepted)}, {"reads", liveOnly(lc, l.Reads)},
+			{"writes", liveOnly(lc, l.Writes)}, {"ops in order", opsKey(l.Keys)}}
 	}, words: readyOpsWords},
 	"C22": {items: func(lc *lessonCtx) []counter {
 		l := lc.info.loop
-		return []counter{{"trigger", triggerOf(lc.sc)}, {"reads", c(l.Reads)}, {"empty reads", c(l.EmptyReads)}}
+		return []counter{{"trigger", triggerOf(lc.sc)}, {"reads", liveOnly(lc, l.Reads)}, {"empty reads", liveOnly(lc, l.EmptyReads)}}
 	}},
 	"C23": {items: func(lc *lessonCtx) []counter {
 		l := lc.info.loop
@@ -177,6 +177,15 @@ var lessonConcepts = map[string]conceptView{
 	"C26": {items: func(lc *lessonCtx) []counter {
 		return []counter{{"accepted in all", c(sumOf(lc.f, "", accepted))}, {"register0 here", c(lc.info.loop.Registered)}}
 	}},
+}
+
+// liveOnly is a system call counter the engine counts and no event
+// records: a replay cannot know it.
+func liveOnly(lc *lessonCtx, n int64) string {
+	if lc.f.Recorded {
+		return "live only"
+	}
+	return c(n)
 }
 
 // c is model.Count, short for the table above.

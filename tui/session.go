@@ -396,6 +396,11 @@ func (m moment) frame(q model.Query) (*model.Frame, int, captionView) {
 		q.Focus = defaultFocus(s)
 		s = m.snapshot(q)
 	}
+	if sc := m.sc; sc != nil && s.Wheel.Present && sc.Wheel.Length() > s.Wheel.Size {
+		// A trace tells the wheel's length only by the slots it has
+		// reached; the scenario says it from the start.
+		s.Wheel.Size = sc.Wheel.Length()
+	}
 	f := model.NewFrame(s, m.probe, m.set)
 	flashLoops(f, m.fired, m.now)
 	c := captionAt(m.sc, f, m.fired, m.now)

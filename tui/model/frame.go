@@ -100,6 +100,9 @@ type Frame struct {
 	// Now is the moment the frame shows, against which deadlines count
 	// down: the latest event's time; a replay sets its current event's.
 	Now int64
+	// Recorded says the frame is a trace's, not a live run's: the system
+	// call counters no event records (counters' live tag) are not known.
+	Recorded bool
 }
 
 // Settings are the run's configuration a frame reports with each loop.
@@ -120,10 +123,10 @@ type Settings struct {
 // clocks measure the last second. A replay passes nil, and reads the
 // recording. The pause state is merged here and nowhere else.
 func NewFrame(s *Snapshot, p Probe, set Settings) *Frame {
+	f := &Frame{Snapshot: s, Rows: make([]FrameLoop, len(s.Loops)), Settings: set, Now: s.Time, Recorded: p == nil}
 	if p == nil {
 		p = recorded{s}
 	}
-	f := &Frame{Snapshot: s, Rows: make([]FrameLoop, len(s.Loops)), Settings: set, Now: s.Time}
 	for i, l := range s.Loops {
 		r := FrameLoop{Loop: l, IORatio: set.IORatio, Threshold: set.Threshold}
 		if lp, ok := p.Loop(l.Index); ok {
