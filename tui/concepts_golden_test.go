@@ -40,7 +40,7 @@ var conceptShots = []conceptShot{
 	{"C13", "tour", 120, 40, "g12.05s\n\t\t\t", "task queue", 6},
 	{"C14", "scheduled-timers", 120, 40, "g0.35s\n", "heap", 5},
 	{"C15", "task-deadline-64", 120, 40, "g1.5s\n", "64-task checks", 1},
-	{"C16", "io-ratio", 120, 40, "g1.5s\n", "concepts", 2},
+	{"C16", "io-ratio", 120, 40, "g1.5s\n", "C16 budget", 1},
 	{"C17", "scheduled-timers", 120, 40, "g1s\n\t\t", "─ wheel · HashedWheelTimer", 9},
 	{"C18", "multi-reactor", 120, 40, "g0.9s\n", "─ worker ·", 4},
 	{"C19", "blocking-handler", 120, 40, "g1.5s\n", "─ timeline", 6},

@@ -319,7 +319,9 @@ func TestE2ELessonEveryBuiltin(t *testing.T) {
 			}
 			for _, id := range sc.Concepts {
 				for _, it := range lessonConcepts[id].items(&lessonCtx{f: &model.Frame{Snapshot: &model.Snapshot{}}, sc: sc}) {
-					if !strings.Contains(out, it.label+" ") {
+					// A mechanism's drawing gives way in a crowded block;
+					// TestConceptElements checks where it is drawn.
+					if !mechanismView[it.label] && !strings.Contains(out, it.label+" ") {
 						t.Errorf("%s: %s's %q is not on screen:\n%s", where, id, it.label, out)
 					}
 				}

@@ -397,6 +397,13 @@ func (p *mainPanels) concepts() []string {
 	return conceptsOf(p.sc, p.detail.info.ok && !p.detail.info.wheelThread)
 }
 
+// mechanismView are the labels of the long items that draw a mechanism
+// rather than count it (lesson_mechanisms.go). A crowded block leaves them
+// out, so every concept keeps its counters; the detail pane's columns and
+// the lesson layout still show them.
+var mechanismView = map[string]bool{"fed by": true, "by deadline,id": true, "selectedKeys": true, "events[]": true,
+	"ops in order": true}
+
 // lessonUnit is what the block never breaks across lines: a counter, with
 // the concept's tag before its first.
 type lessonUnit []widgets.Seg
@@ -404,9 +411,16 @@ type lessonUnit []widgets.Seg
 // conceptUnits are the counters of one concept, a unit each, less those an
 // earlier concept showed already (seen, by label and value) and those the
 // detail pane shows (skip, by label).
-func conceptUnits(id string, lc *lessonCtx, seen map[counter]bool, skip map[string]bool, th *widgets.Theme) []lessonUnit {
+func conceptUnits(id string, lc *lessonCtx, seen map[counter]bool, skip map[string]bool, crowded bool, th *widgets.Theme) []lessonUnit {
 	var out []lessonUnit
+	var above []string
 	for _, it := range lessonConcepts[id].items(lc) {
+		if crowded && mechanismView[it.label] {
+			continue
+		}
+		if skip[it.label] && !seen[it] {
+			above = append(above, it.label)
+		}
 		if seen[it] || skip[it.label] {
 			continue
 		}
@@ -416,6 +430,12 @@ func conceptUnits(id string, lc *lessonCtx, seen map[counter]bool, skip map[stri
 			u = append(lessonUnit{widgets.S(id+" ", th.Accent)}, u...)
 		}
 		out = append(out, u)
+	}
+	if len(out) == 0 && len(above) > 0 && !crowded {
+		// Every counter of the concept is in the detail pane: say so,
+		// rather than list the concept with nothing under it.
+		out = append(out, lessonUnit{widgets.S(id+" ", th.Accent),
+			widgets.S("in the counters above: "+strings.Join(above, ", "), th.Dim)})
 	}
 	return out
 }
@@ -452,16 +472,20 @@ func flow(units []lessonUnit, w, indent int, sp tcell.Style) [][]widgets.Seg {
 func conceptLines(lc *lessonCtx, ids []string, skip map[string]bool, w, rows int, words bool, th *widgets.Theme) [][]widgets.Seg {
 	seen := map[counter]bool{}
 	per := make([][][]widgets.Seg, 0, len(ids))
-	var all []lessonUnit
 	n := 0
 	for _, id := range ids {
-		units := conceptUnits(id, lc, seen, skip, th)
-		all = append(all, units...)
-		lines := flow(units, w, 4, th.Base)
+		lines := flow(conceptUnits(id, lc, seen, skip, false, th), w, 4, th.Base)
 		per = append(per, lines)
 		n += len(lines)
 	}
 	if n > rows {
+		// Crowded: every concept's counters run on together, and a
+		// concept whose counters the detail pane shows says nothing.
+		clear(seen)
+		var all []lessonUnit
+		for _, id := range ids {
+			all = append(all, conceptUnits(id, lc, seen, skip, true, th)...)
+		}
 		return flow(all, w, 0, th.Base)
 	}
 	var out [][]widgets.Seg

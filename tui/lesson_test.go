@@ -113,7 +113,9 @@ func checkConcepts(t *testing.T, hs *harness, sc *scenarios.Scenario, where stri
 		}
 	}
 	for _, it := range want {
-		if !strings.Contains(scr, it.label+" "+it.value) {
+		// A mechanism's drawing gives way in a crowded block;
+		// TestConceptElements checks where it is drawn.
+		if !mechanismView[it.label] && !strings.Contains(scr, it.label+" "+it.value) {
 			t.Errorf("%s: %q is not on screen:\n%s", where, it.label+" "+it.value, scr)
 		}
 	}
