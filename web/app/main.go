@@ -112,19 +112,11 @@ func (p *player) start(r request) {
 		ended(fmt.Errorf("%s: %v", r.name, err))
 		return
 	}
-	scr, err := tcell.NewScreen()
-	if err != nil {
-		ended(err)
+	if !p.open(func(s *sizedScreen) error {
+		return tui.RunReplayFrom(trace, r.name, r.banner, tui.Options{Screen: s, Mouse: true})
+	}) {
 		return
 	}
-	p.screen = newSizedScreen(scr, p.cols, p.rows)
-	done := make(chan error, 1)
-	p.done = done
-	go func(s *sizedScreen) {
-		err := tui.RunReplayFrom(trace, r.name, r.banner, tui.Options{Screen: s, Mouse: true})
-		close(s.gone)
-		done <- err
-	}(p.screen)
 	if r.moment != "" {
 		go p.screen.seek(r.moment)
 	}
@@ -134,19 +126,26 @@ func (p *player) start(r request) {
 // server at r.live runs (tui/remote): its restarts are runs of the server
 // too, and q stops the run there.
 func (p *player) startLive(r request) {
+	p.open(func(s *sizedScreen) error { return runLive(r, s) })
+}
+
+// open runs a screen on a fresh sized screen, and reports whether it
+// started.
+func (p *player) open(run func(*sizedScreen) error) bool {
 	scr, err := tcell.NewScreen()
 	if err != nil {
 		ended(err)
-		return
+		return false
 	}
 	p.screen = newSizedScreen(scr, p.cols, p.rows)
 	done := make(chan error, 1)
 	p.done = done
 	go func(s *sizedScreen) {
-		err := runLive(r, s)
+		err := run(s)
 		close(s.gone)
 		done <- err
 	}(p.screen)
+	return true
 }
 
 // liveFPS caps the live screen's redraws in the browser. A frame costs far
