@@ -44,6 +44,8 @@ type shell struct {
 	opts Options
 	v    view
 	root *rootView
+	// shown spares the terminal the cells a frame did not change.
+	shown shownCells
 
 	footer *widgets.Bar
 	help   *widgets.HelpView
@@ -269,6 +271,7 @@ type rootView struct {
 func (r *rootView) Draw(scr tcell.Screen) {
 	sh := r.sh
 	th := sh.th
+	defer sh.shown.settle(scr)
 	w, h := scr.Size()
 	widgets.Clear(scr, 0, 0, w, h, th.Base)
 	if w < minWidth || h < minHeight {

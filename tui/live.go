@@ -59,6 +59,9 @@ type liveView struct {
 	sh       *shell
 	r        *runner
 	lastDraw atomic.Int64 // unix ns of the last refresh, for needsRedraw
+	// drawnEvents is how many events the model had folded at the last
+	// refresh, for needsRedraw.
+	drawnEvents atomic.Uint64
 
 	// The rest belongs to the UI goroutine.
 	focus   int
@@ -100,12 +103,41 @@ func (v *liveView) scenario() *scenarios.Scenario {
 	return run.Scenario()
 }
 
-// needsRedraw runs on the ticker goroutine: redraw when events arrived, and
-// at least every 100 ms so the clock and the gate states move.
+// idleFrame is the longest the live screen goes without a frame, so the
+// clock and the gate states move; floodFrame the shortest between two
+// frames while events flood in.
+const (
+	idleFrame  = 100 * time.Millisecond
+	floodFrame = 100 * time.Millisecond
+)
+
+// floodRate is the rate of events, per second, from which the live screen
+// draws at most one frame per floodFrame. At that rate the log turns over
+// thousands of lines between two frames, far faster than it can be read,
+// and a frame costs the CPU the loops are short of: under serve with wrk
+// the UI shares the server's cores, and a frame costs a millisecond or
+// two. Below it, the screen redraws at the ticker's rate (30 a second).
+const floodRate = 50_000
+
+// needsRedraw runs on the ticker goroutine: redraw when events arrived, no
+// more often than floodFrame while they flood in, and at least every
+// idleFrame.
 func (v *liveView) needsRedraw() bool {
 	_, mdl, _, _ := v.r.current()
+	since := time.Duration(time.Now().UnixNano() - v.lastDraw.Load())
+	if since < floodFrame && flooding(mdl.Events()-v.drawnEvents.Load(), since) {
+		// Leave the model dirty: the frame is only put off.
+		return false
+	}
 	dirty := mdl.TakeDirty()
-	return dirty || time.Now().UnixNano()-v.lastDraw.Load() >= int64(100*time.Millisecond)
+	return dirty || since >= idleFrame
+}
+
+// flooding reports whether n events in d come faster than floodRate. A
+// restart's fresh model counts from zero again: n then wraps round to a
+// huge number, and is no flood.
+func flooding(n uint64, d time.Duration) bool {
+	return n < 1<<62 && float64(n) >= floodRate*max(d.Seconds(), 1e-3)
 }
 
 func (v *liveView) loops() []Loop {
@@ -122,6 +154,7 @@ func (v *liveView) loops() []Loop {
 func (v *liveView) refresh() {
 	v.lastDraw.Store(time.Now().UnixNano())
 	run, mdl, _, _ := v.r.current()
+	v.drawnEvents.Store(mdl.Events())
 	at := liveMoment(run, mdl)
 	v.frame, v.focus, v.caption = at.frame(v.timelineQuery(run))
 	if v.followBreakpoint() {

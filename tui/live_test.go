@@ -465,3 +465,40 @@ func TestLiveMousePlacesTheCursor(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// While events flood in, the live screen draws at most one frame per
+// floodFrame, and puts a frame off without losing it: the model stays
+// dirty, so the frame comes once floodFrame has passed. A trickle of
+// events is drawn at the ticker's rate.
+func TestLiveFloodPutsFramesOff(t *testing.T) {
+	var f *fakeSession
+	hs := newHarness(t, 120, 40, func(o Options) error {
+		return RunLive(func(sink trace.Sink) (Session, error) {
+			f = newFakeSessionWith(t, "flood", scenarios.ModelMasterSlave, sink, eightLoops)
+			return f, nil
+		}, o)
+	})
+	defer func() { _ = hs.quit() }()
+	hs.frame()
+	lv := hs.sh.v.(*liveView)
+	justDrawn := func(ago time.Duration) { lv.lastDraw.Store(time.Now().Add(-ago).UnixNano()) }
+
+	f.feed(floodBatch(3e9)...) // 5 000 events: 150 000 a second at 30 frames a second
+	justDrawn(30 * time.Millisecond)
+	if lv.needsRedraw() {
+		t.Error("a frame 30 ms after the last, during a flood, was not put off")
+	}
+	justDrawn(floodFrame + time.Millisecond)
+	if !lv.needsRedraw() {
+		t.Error("the frame put off during a flood never came")
+	}
+
+	hs.frame()
+	s := &script{table: eightLoops, now: 4e9}
+	s.iteration("worker-0", 1, "task")
+	f.feed(s.events...)
+	justDrawn(30 * time.Millisecond)
+	if !lv.needsRedraw() {
+		t.Error("a few events 30 ms after the last frame were not drawn")
+	}
+}

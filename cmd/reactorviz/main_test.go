@@ -17,8 +17,10 @@ import (
 	"sync"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/reactorviz/reactorviz/reactor/trace/counters"
+	"github.com/reactorviz/reactorviz/sim"
 )
 
 func TestExitCodes(t *testing.T) {
@@ -157,6 +159,31 @@ func TestServeWritesCPUProfile(t *testing.T) {
 		"--cpuprofile", filepath.Join(t.TempDir(), "missing", "cpu.pprof"))
 	if code != exitRuntime || !strings.Contains(errs, "cpu.pprof") {
 		t.Fatalf("unwritable profile: exit %d, %s", code, errs)
+	}
+}
+
+// With the TUI open, --cpuprofile profiles the run with the UI in it: the
+// UI's fold and drawing share the server's cores, and that is the cost
+// such a profile is taken to find.
+func TestServeTUIWritesCPUProfile(t *testing.T) {
+	old := serveTUI
+	t.Cleanup(func() { serveTUI = old })
+	ran := false
+	serveTUI = func(sim.ServeOptions, time.Duration, uiFlags, io.Writer) error {
+		ran = true
+		return nil
+	}
+	prof := filepath.Join(t.TempDir(), "cpu.pprof")
+	code, _, errs := runTTY(t, "serve", "--addr", "127.0.0.1:0", "--workers", "1", "--cpuprofile", prof)
+	if code != exitOK || !ran {
+		t.Fatalf("exit %d, TUI opened %v: %s", code, ran, errs)
+	}
+	b, err := os.ReadFile(prof)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(b) < 2 || b[0] != 0x1f || b[1] != 0x8b {
+		t.Fatalf("profile is not gzipped protobuf: %d bytes % x", len(b), b[:min(len(b), 8)])
 	}
 }
 

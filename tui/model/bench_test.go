@@ -140,3 +140,41 @@ func BenchmarkReplayStepBackFrame(b *testing.B) {
 	}
 	b.ReportMetric(float64(r.tlFolded-folded)/float64(b.N), "folded/frame")
 }
+
+// serveTrace is n events of a worker answering HTTP under wrk: each
+// iteration selects two ready channels, reads and writes each.
+func serveTrace(n int) []trace.Event {
+	out := make([]trace.Event, 0, n+16)
+	var tm int64
+	ch := int64(0)
+	for len(out) < n {
+		add := func(k trace.Kind, a, b, c int64) {
+			tm += 700
+			out = append(out, trace.Event{Time: tm, Loop: 1, Kind: k, A: a, B: b, C: c})
+		}
+		add(trace.KindSelectBegin, 1e9, 0, 0)
+		add(trace.KindSelectEnd, 2, 5000, 1)
+		add(trace.KindIOBegin, 0, 0, 0)
+		for range 2 {
+			ch = (ch + 1) % 64
+			add(trace.KindRead, ch, ch+11, 41)
+			add(trace.KindWrite, ch, ch+11, 78)
+		}
+		add(trace.KindIOEnd, 2, 6000, 0)
+	}
+	return out[:n]
+}
+
+// BenchmarkConsumeServe is BenchmarkConsume on serve's events: the
+// iteration's boundaries, reads and writes, with no task.
+func BenchmarkConsumeServe(b *testing.B) {
+	events := serveTrace(1 << 16)
+	m := New(testLoops)
+	b.ResetTimer()
+	for range b.N {
+		for off := 0; off < len(events); off += 1024 {
+			m.Consume(events[off : off+1024])
+		}
+	}
+	b.ReportMetric(float64(b.N*len(events))/b.Elapsed().Seconds(), "events/s")
+}

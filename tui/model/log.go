@@ -22,10 +22,20 @@ func newEventLog(capacity int) *eventLog {
 }
 
 func (g *eventLog) add(batch []trace.Event) {
-	for i := range batch {
-		g.buf[g.next] = batch[i]
-		g.next = (g.next + 1) % len(g.buf)
-		g.n = min(g.n+1, len(g.buf))
+	if skip := len(batch) - len(g.buf); skip > 0 {
+		// Only the newest len(buf) can stay: the older ones would be
+		// overwritten within this call. Skip them where they would have
+		// gone, so the ring stands as if each had been written.
+		g.next = (g.next + skip) % len(g.buf)
+		batch = batch[skip:]
+	}
+	// A copy per stretch up to the ring's end, not a division per event:
+	// the collector adds every event the loops emit.
+	for len(batch) > 0 {
+		n := copy(g.buf[g.next:], batch)
+		batch = batch[n:]
+		g.next = (g.next + n) % len(g.buf)
+		g.n = min(g.n+n, len(g.buf))
 	}
 }
 

@@ -4,6 +4,7 @@ import (
 	"iter"
 	"math/rand/v2"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -688,5 +689,26 @@ func TestFollowedTaskShowsItsWakeupAndBatch(t *testing.T) {
 	want := []trace.Kind{trace.KindTaskSubmit, trace.KindWakeup, trace.KindTasksBegin, trace.KindDeadlineCheck, trace.KindTaskRun}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("path %v, want %v", got, want)
+	}
+}
+
+// The log's ring holds the same events, in the same places, however the
+// collector cuts its batches: one at a time, in batches that wrap round
+// the ring, or in one batch longer than the ring.
+func TestEventLogBatchesAsOneByOne(t *testing.T) {
+	events := genTrace(3*37+11, 9)
+	one := newEventLog(37)
+	for i := range events {
+		one.add(events[i : i+1])
+	}
+	for _, cut := range []int{1, 5, 36, 37, 38, 100, len(events)} {
+		g := newEventLog(37)
+		for off := 0; off < len(events); off += cut {
+			g.add(events[off:min(off+cut, len(events))])
+		}
+		if g.next != one.next || g.n != one.n || !slices.Equal(g.buf, one.buf) {
+			t.Errorf("batches of %d: next %d n %d, want next %d n %d, ring equal %v",
+				cut, g.next, g.n, one.next, one.n, slices.Equal(g.buf, one.buf))
+		}
 	}
 }

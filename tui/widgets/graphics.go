@@ -106,7 +106,7 @@ func (r *IterationRing) Set(p trace.Phase, paused bool) {
 //	╭▶●select ─▶ processSelectedKeys ─▶ runAllTasks ─╮
 //	╰────────────────────────────────────────────────╯
 func (r *IterationRing) Draw(scr tcell.Screen) {
-	r.DrawForSubclass(scr, r)
+	clearBox(r.Box, scr)
 	x, y, w, h := r.GetInnerRect()
 	if w < 12 || h < 1 {
 		return
@@ -163,7 +163,7 @@ func (r *WheelRing) Set(v WheelView) { r.v = v }
 
 // Draw implements tview.Primitive.
 func (r *WheelRing) Draw(scr tcell.Screen) {
-	r.DrawForSubclass(scr, r)
+	clearBox(r.Box, scr)
 	x, y, w, h := r.GetInnerRect()
 	if w < 8 || h < 3 {
 		return

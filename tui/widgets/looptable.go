@@ -92,7 +92,7 @@ func layout(w, nameW int) columns {
 
 // Draw implements tview.Primitive.
 func (t *LoopTable) Draw(scr tcell.Screen) {
-	t.DrawForSubclass(scr, t)
+	clearBox(t.Box, scr)
 	x, y, w, h := t.GetInnerRect()
 	if h <= 0 || w <= 0 {
 		return

@@ -45,7 +45,7 @@ func (g *EventLog) Rows() int {
 
 // Draw implements tview.Primitive.
 func (g *EventLog) Draw(scr tcell.Screen) {
-	g.DrawForSubclass(scr, g)
+	clearBox(g.Box, scr)
 	x, y, w, h := g.GetInnerRect()
 	if h <= 0 {
 		return
@@ -133,7 +133,7 @@ func (b *Bar) Set(left, right []Seg) { b.left, b.right = left, right }
 // Draw implements tview.Primitive. The right part is kept whole while the
 // left one keeps at least half the row; the left one is cut to fit.
 func (b *Bar) Draw(scr tcell.Screen) {
-	b.DrawForSubclass(scr, b)
+	clearBox(b.Box, scr)
 	x, y, w, h := b.GetInnerRect()
 	if h <= 0 {
 		return

@@ -2,8 +2,10 @@ package widgets
 
 import (
 	"strings"
+	"unicode/utf8"
 
 	"github.com/gdamore/tcell/v2"
+	"github.com/rivo/tview"
 	"github.com/rivo/uniseg"
 )
 
@@ -24,13 +26,22 @@ func Put(scr tcell.Screen, x, y, w int, s string, st tcell.Style) int {
 	used := 0
 	state := -1
 	for len(s) > 0 && used < w {
+		if n := printableASCII(s, w-used); n > 0 {
+			// ASCII fast path: one byte, one cell, the whole run under one
+			// lock of the screen and with no string made per cell (the
+			// cells keep substrings of s). SetContent per cell allocates
+			// a string and takes the lock each time, and a frame puts
+			// thousands of cells.
+			putRun(scr, x+used, y, s[:n], st)
+			used += n
+			s = s[n:]
+			state = -1
+			continue
+		}
 		if c := s[0]; c < 0x80 {
-			// ASCII fast path: one byte, one cell.
-			r := rune(c)
-			if c < 0x20 || c == 0x7f {
-				r = '?'
-			}
-			scr.SetContent(x+used, y, r, nil, st)
+			// A control character prints as '?' so nothing can move the
+			// cursor.
+			scr.SetContent(x+used, y, '?', nil, st)
 			used++
 			s = s[1:]
 			state = -1
@@ -94,13 +105,74 @@ func SegsWidth(segs []Seg) int {
 
 // Fill paints w cells of row y with r.
 func Fill(scr tcell.Screen, x, y, w int, r rune, st tcell.Style) {
-	for i := range max(w, 0) {
-		scr.SetContent(x+i, y, r, nil, st)
+	if x < 0 {
+		w, x = w+x, 0
+	}
+	if w <= 0 {
+		return
+	}
+	run := fillRun(r)
+	if run == "" {
+		for i := range w {
+			scr.SetContent(x+i, y, r, nil, st)
+		}
+		return
+	}
+	// As Put's fast path: a row in one call, each cell a substring of the
+	// rune's run. Past the run's length, in pieces.
+	size := utf8.RuneLen(r)
+	for w > 0 {
+		n := min(w, len(run)/size)
+		putRun(scr, x, y, run[:n*size], st)
+		x, w = x+n, w-n
 	}
 }
 
-// Clear blanks a rectangle.
+// fillRuns are the runs Fill paints from: the blank and the rules' lines,
+// made once. A rune not here is painted cell by cell.
+var fillRuns = map[rune]string{
+	' ': strings.Repeat(" ", fillRunCells),
+	'─': strings.Repeat("─", fillRunCells),
+	'━': strings.Repeat("━", fillRunCells),
+	'·': strings.Repeat("·", fillRunCells),
+}
+
+const fillRunCells = 512
+
+func fillRun(r rune) string { return fillRuns[r] }
+
+// putRun writes s, one cell per rune, all of it single-width and printable,
+// from (x, y) to the screen's edge.
+func putRun(scr tcell.Screen, x, y int, s string, st tcell.Style) {
+	if x < 0 || y < 0 {
+		// The screen draws nothing of a run that starts off it; the cells
+		// on it are drawn one by one, as SetContent clips.
+		for i, r := range []rune(s) {
+			scr.SetContent(x+i, y, r, nil, st)
+		}
+		return
+	}
+	scr.PutStrStyled(x, y, s, st)
+}
+
+// printableASCII is how many of s's first bytes, at most max, are
+// printable ASCII: one cell each, each drawn as its own grapheme cluster
+// (a combining mark after the last is not part of the run and is dropped
+// on its own, as it always was).
+func printableASCII(s string, max int) int {
+	n := 0
+	for n < len(s) && n < max && s[n] >= 0x20 && s[n] < 0x7f {
+		n++
+	}
+	return n
+}
+
+// Clear blanks a rectangle; the whole screen in one fill.
 func Clear(scr tcell.Screen, x, y, w, h int, st tcell.Style) {
+	if sw, sh := scr.Size(); x == 0 && y == 0 && w == sw && h == sh {
+		scr.Fill(' ', st)
+		return
+	}
 	for row := range max(h, 0) {
 		Fill(scr, x, y+row, w, ' ', st)
 	}
@@ -185,4 +257,13 @@ func DrawFrame(scr tcell.Screen, x, y, w, h int, title string, th *Theme) {
 	if title != "" && w > 6 {
 		Put(scr, x+2, y, w-4, " "+title+" ", th.Title)
 	}
+}
+
+// clearBox blanks a widget's box in the box's background, as tview's
+// Box.DrawForSubclass does before a widget draws, but a row at a time:
+// DrawForSubclass sets every cell on its own, and the widgets here draw no
+// border, title or draw func, which is all else it would draw.
+func clearBox(b *tview.Box, scr tcell.Screen) {
+	x, y, w, h := b.GetRect()
+	Clear(scr, x, y, w, h, tcell.StyleDefault.Background(b.GetBackgroundColor()))
 }

@@ -49,6 +49,20 @@ var (
 // idleBusy is the busy share under which a column reads as idle.
 const idleBusy = 0.05
 
+// glyphStrings are the lanes' glyphs as strings, made once: SetContent
+// makes a string of its rune for every cell it sets, and the lanes set a
+// cell per column per loop on every frame.
+var glyphStrings = func() map[rune]string {
+	m := map[rune]string{}
+	for _, r := range append(append([]rune{' ', GlyphSelect, GlyphParked, GlyphFollow}, tasksGlyphs...), ioGlyphs...) {
+		m[r] = string(r)
+	}
+	for _, g := range markGlyphs {
+		m[g.r] = string(g.r)
+	}
+	return m
+}()
+
 // markGlyphs lists the marks from the most urgent down: a column holding
 // several shows the first. The rare ones come first, so a single wakeup
 // or premature return is not hidden by the cuts of a busy batch.
@@ -203,7 +217,11 @@ func (t *Timeline) drawLane(scr tcell.Screen, x, y, w int, l *TimelineLane) {
 		if cx+i-x-TimelineLabelW == t.cursor {
 			cst = cst.Reverse(true)
 		}
-		scr.SetContent(cx+i, y, r, nil, cst)
+		if gs, ok := glyphStrings[r]; ok {
+			scr.Put(cx+i, y, gs, cst)
+		} else {
+			scr.SetContent(cx+i, y, r, nil, cst)
+		}
 	}
 	if l.Lane.Drops {
 		Put(scr, x+TimelineLabelW, y, cols, "drops›", t.th.Bad)
