@@ -70,29 +70,6 @@ func (c Caption) Placeholders() []string {
 	return out
 }
 
-// Loops returns the loops among names the caption's placeholders read
-// (worker-0.accepted names worker-0, sum(boss-*.accepted) every boss), in
-// the order of names: what the caption talks about, for the screen to
-// point at.
-func (c Caption) Loops(names []string) []string {
-	talks := map[string]bool{}
-	for _, p := range c.parts {
-		if p.val == nil || p.val.loop == "" {
-			continue
-		}
-		for _, n := range matchLoops(p.val.loop, names) {
-			talks[n] = true
-		}
-	}
-	var out []string
-	for _, n := range names {
-		if talks[n] {
-			out = append(out, n)
-		}
-	}
-	return out
-}
-
 // Point is one figure a caption states: a loop among the names given and
 // the summary key of its counter (worker-1.wakeups_written is worker-1,
 // wakeups_written), for the screen to point at the events that count it.

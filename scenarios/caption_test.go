@@ -1,6 +1,7 @@
 package scenarios
 
 import (
+	"reflect"
 	"strings"
 	"testing"
 )
@@ -76,9 +77,10 @@ func TestCaptionTemplateErrors(t *testing.T) {
 	}
 }
 
-// A caption names the loops its figures are of, patterns expanded, in
-// table order; a run key or a configuration value names none.
-func TestCaptionLoops(t *testing.T) {
+// A caption's figures are of the loops their placeholders read, patterns
+// expanded, each with its counter's key, in the caption's order; a run key
+// or a configuration value names none.
+func TestCaptionPoints(t *testing.T) {
 	src := captionBase + `watch:
   - text: "{worker-1.rebuilds} and {sum(boss-*.accepted)}, {groups.worker.size} at {loop.io_ratio}"
   - text: nothing to point at
@@ -88,10 +90,11 @@ func TestCaptionLoops(t *testing.T) {
 		t.Fatal(err)
 	}
 	names := []string{"boss-0", "boss-1", "worker-0", "worker-1"}
-	if got := sc.Watch[0].Loops(names); strings.Join(got, " ") != "boss-0 boss-1 worker-1" {
-		t.Errorf("loops %q, want boss-0 boss-1 worker-1", got)
+	want := []Point{{"worker-1", "rebuilds"}, {"boss-0", "accepted"}, {"boss-1", "accepted"}}
+	if got := sc.Watch[0].Points(names); !reflect.DeepEqual(got, want) {
+		t.Errorf("points %v, want %v", got, want)
 	}
-	if got := sc.Watch[1].Loops(names); len(got) != 0 {
-		t.Errorf("a plain note names %q", got)
+	if got := sc.Watch[1].Points(names); len(got) != 0 {
+		t.Errorf("a plain note points at %v", got)
 	}
 }
