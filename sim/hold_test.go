@@ -156,3 +156,40 @@ func TestClientsKeepTheirScheduleThroughAHold(t *testing.T) {
 		t.Errorf("max latency %v µs: the pause counted", p)
 	}
 }
+
+// A run whose end comes while one loop is stopped on its own (a
+// breakpoint, a step) does not end under the learner: the whole run is
+// paused there, the stopped loop where it stood, and ends once let go.
+func TestRunEndWaitsForAStoppedLoop(t *testing.T) {
+	leaktest.Check(t)
+	sc, err := scenarios.Load("single-reactor")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sc.Duration = 400 * time.Millisecond
+	r, err := New(sc, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := r.Start(); err != nil {
+		t.Fatal(err)
+	}
+	l := r.Loops()[0]
+	l.Pause("breakpoint")
+	waitFor(t, "the loop parked", func() bool { return l.GateStatus().Waiting })
+	waitFor(t, "the run's end held", r.ClockHeld)
+	select {
+	case <-r.Done():
+		t.Fatal("the run ended with a loop stopped")
+	case <-time.After(300 * time.Millisecond):
+	}
+	if g := l.GateStatus(); !g.Waiting || g.Reason != "breakpoint" {
+		t.Errorf("the stopped loop's gate at the end: %+v", g)
+	}
+	releaseRun(r)
+	select {
+	case <-r.Done():
+	case <-time.After(10 * time.Second):
+		t.Fatal("the run did not end once let go")
+	}
+}

@@ -340,12 +340,46 @@ func (r *Run) drive() {
 	go func() { defer wg.Done(); r.split.run(r.stop) }()
 	if r.opts.Forever {
 		<-r.stop
-	} else {
-		r.sleepUntil(r.sc.Duration)
+	} else if r.sleepUntil(r.sc.Duration) {
+		r.waitOutStops()
 	}
 	r.Stop()
 	wg.Wait()
 	r.finish(nil)
+}
+
+// endPause is the gate reason of the loops a run's end pauses.
+const endPause = "the run's end: space ends it"
+
+// waitOutStops keeps the end of a run from taking away a loop the learner
+// stopped on its own (a breakpoint, a step) while the others ran: the
+// whole run is paused there instead, as space pauses it, the stopped loop
+// where it stood, and it ends once the learner lets it run on.
+func (r *Run) waitOutStops() {
+	stopped := false
+	for _, l := range r.Loops() {
+		if l.GateStatus().Paused && l.State() < trace.StateShuttingDown {
+			stopped = true
+		}
+	}
+	if !stopped {
+		return
+	}
+	r.HoldClock(true)
+	for _, l := range r.Loops() {
+		if !l.GateStatus().Paused {
+			l.PauseRun(endPause)
+		}
+	}
+	tick := time.NewTicker(50 * time.Millisecond)
+	defer tick.Stop()
+	for r.ClockHeld() {
+		select {
+		case <-r.stop:
+			return
+		case <-tick.C:
+		}
+	}
 }
 
 // finish shuts everything down in Netty's order — clients, then the
