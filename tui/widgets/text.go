@@ -129,13 +129,19 @@ func Fill(scr tcell.Screen, x, y, w int, r rune, st tcell.Style) {
 }
 
 // fillRuns are the runs Fill paints from: the blank and the rules' lines,
-// made once. A rune not here is painted cell by cell.
-var fillRuns = map[rune]string{
-	' ': strings.Repeat(" ", fillRunCells),
-	'─': strings.Repeat("─", fillRunCells),
-	'━': strings.Repeat("━", fillRunCells),
-	'·': strings.Repeat("·", fillRunCells),
-}
+// made once. A rune not here is painted cell by cell. A run is one cell a
+// rune, so a rune the terminal draws two cells wide has none: the rules'
+// lines are East Asian ambiguous, two cells under RUNEWIDTH_EASTASIAN,
+// which tcell reads into uniseg before this package's variables are made.
+var fillRuns = func() map[rune]string {
+	runs := map[rune]string{}
+	for _, r := range []rune{' ', '─', '━', '·'} {
+		if uniseg.StringWidth(string(r)) == 1 {
+			runs[r] = strings.Repeat(string(r), fillRunCells)
+		}
+	}
+	return runs
+}()
 
 const fillRunCells = 512
 
