@@ -474,10 +474,14 @@ func (v *liveView) status(state runState, err error) string {
 	}
 	var s string
 	switch {
-	case paused == 0 && total == 0 && v.clockHeld():
+	case paused == 0 && v.clockHeld() && total == 0:
 		// Every loop is shutting down or gone: none parks, and what is
 		// left waits on the held clock.
 		return "⏸ PAUSED · the clock is held: the shutdown waits"
+	case paused == 0 && v.clockHeld():
+		// Held, as space holds it, before the loops have parked: the
+		// same predicate space reads, so the header and the key agree.
+		return "⏸ PAUSED"
 	case paused == 0:
 		return "▶ RUNNING"
 	case paused == total:
