@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"net/netip"
 	"strings"
 	"sync"
 	"time"
@@ -330,12 +331,30 @@ func upgradeProblem(req request) (status int, problem string) {
 	if k, err := base64.StdEncoding.DecodeString(req.wsKey); err != nil || len(k) != 16 {
 		return 400, "a Sec-WebSocket-Key of 16 bytes in base64"
 	}
-	// A page of another site must not drive the run: a browser names the
-	// page's origin, which must be this server.
+	// The run is this machine's: it is reached by a loopback name, never
+	// by one a page's DNS points here (rebinding), and a page of another
+	// site must not drive it: a browser names the page's origin, which
+	// must be this server.
+	if !loopbackHost(req.host) {
+		return 403, "the live run answers on a loopback address only"
+	}
 	if req.origin != "" && !sameOrigin(req.origin, req.host) {
 		return 403, "a page of another origin"
 	}
 	return 0, ""
+}
+
+// loopbackHost reports whether a Host header names this machine by a
+// loopback address or localhost, with a port or without.
+func loopbackHost(host string) bool {
+	if h, _, err := net.SplitHostPort(host); err == nil {
+		host = h
+	}
+	if strings.EqualFold(host, "localhost") {
+		return true
+	}
+	a, err := netip.ParseAddr(strings.Trim(host, "[]"))
+	return err == nil && a.IsLoopback()
 }
 
 // sameOrigin reports whether a page at origin was served by host.

@@ -319,3 +319,34 @@ func TestWebSocketCloseSaysWhy(t *testing.T) {
 		t.Errorf("closed with %d %q", code, reason)
 	}
 }
+
+// A page that a rebound DNS name points at this server names that name as
+// its Host and its origin alike: the origin check alone would pass it, so
+// the live run answers loopback names only.
+func TestWebSocketRefusesARebindingName(t *testing.T) {
+	leaktest.Check(t)
+	s, _ := testSite(t)
+	ended := make(chan error, 3) // room for every connection, should one be let in wrongly
+	addr := serveLiveOn(t, s, echo(ended))
+	_, port, _ := net.SplitHostPort(addr)
+	for host, want := range map[string]int{"rebound.example:" + port: 403, "localhost:" + port: 101, addr: 101} {
+		c, err := net.Dial("tcp", addr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		c.SetDeadline(time.Now().Add(10 * time.Second))
+		req := "GET /live HTTP/1.1\r\nHost: " + host + "\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: " +
+			rfcKey + "\r\nSec-WebSocket-Version: 13\r\nOrigin: http://" + host + "\r\n\r\n"
+		if _, err := io.WriteString(c, req); err != nil {
+			t.Fatal(err)
+		}
+		resp, err := http.ReadResponse(bufio.NewReader(c), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if resp.StatusCode != want {
+			t.Errorf("Host %s: status %d, want %d", host, resp.StatusCode, want)
+		}
+		c.Close()
+	}
+}

@@ -100,6 +100,11 @@ func liveInBrowser(e *env, wf webFlags, sc *scenarios.Scenario, opts sim.Options
 	if wf.port < 0 || wf.port > 65535 {
 		return usageErr("--web-port %d: want 0 to 65535", wf.port)
 	}
+	if !isLoopback(wf.host) {
+		// The page drives the engine (it starts, pauses and stops runs):
+		// it is served to this machine only.
+		return usageErr("--web-host %s: a live run is shown on a loopback address only", wf.host)
+	}
 	site, err := web.Open(e.stderr)
 	if err != nil {
 		return runtimeErr(err)

@@ -140,3 +140,10 @@ func TestRunWebRefusesHeadless(t *testing.T) {
 		t.Fatalf("run --web --headless: exit %d, %q", code, stderr)
 	}
 }
+
+func TestRunWebRefusesARemoteHost(t *testing.T) {
+	code, _, stderr := runCLI(t, "run", "single-reactor", "--web", "--web-host", "0.0.0.0")
+	if code != exitUsage || !strings.Contains(stderr, "--web-host 0.0.0.0") {
+		t.Fatalf("run --web --web-host 0.0.0.0: exit %d, %q", code, stderr)
+	}
+}
