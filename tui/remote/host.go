@@ -111,7 +111,11 @@ type page struct {
 	// old run's end for the new one's.
 	told chan struct{}
 	seq  uint64 // ops applied
-	wg   sync.WaitGroup
+	// closed is set, under mu, once serve has begun to stop: the reader
+	// may still be building or starting a run, which must then not
+	// outlive the page, nor add to wg while serve waits on it.
+	closed bool
+	wg     sync.WaitGroup
 }
 
 // serve runs the page's three goroutines: this one reads ops, one writes
@@ -139,6 +143,9 @@ func (p *page) serve(ctx context.Context) error {
 	case <-ctx.Done():
 		err = context.Cause(ctx)
 	}
+	p.mu.Lock()
+	p.closed = true
+	p.mu.Unlock()
 	p.stopRun()
 	p.wg.Wait()
 	p.out.close()
@@ -254,8 +261,15 @@ func (p *page) build() {
 	sc := r.Scenario().Portable()
 	m.Loops, m.Controls, m.Scenario, m.Duration, m.Threshold = r.LoopTable(), len(r.Loops()), &sc, r.Duration(), r.RebuildThreshold()
 	p.mu.Lock()
-	p.run, p.live = r, false
+	closed := p.closed
+	if !closed {
+		p.run, p.live = r, false
+	}
 	p.mu.Unlock()
+	if closed {
+		p.discard(r, false) // the page went while the run was built
+		return
+	}
 	p.out.text(m)
 }
 
@@ -282,10 +296,17 @@ func (p *page) start() {
 	m.Addrs = r.Addrs()
 	told := make(chan struct{})
 	p.mu.Lock()
+	if p.closed {
+		// The page went while the run started: serve has stopped what
+		// it knew of, so this run is stopped here.
+		p.mu.Unlock()
+		p.discard(r, true)
+		return
+	}
 	p.live, p.told = true, told
+	p.wg.Add(1) // under mu: serve waits on wg only once closed is set
 	p.mu.Unlock()
 	p.out.text(m)
-	p.wg.Add(1)
 	go func() {
 		defer p.wg.Done()
 		defer close(told)
@@ -316,6 +337,25 @@ func (p *page) ended(r *sim.Run) {
 	p.out.text(m)
 }
 
+// discard ends a run no page will see: started or not (a run built and
+// never started is torn down by starting and stopping it, the one way sim
+// offers), it is stopped and waited for, up to the stop timeout.
+func (p *page) discard(r *sim.Run, started bool) {
+	select {
+	case <-r.Done():
+		return
+	default:
+	}
+	if !started && r.Start() != nil {
+		return
+	}
+	r.Stop()
+	select {
+	case <-r.Done():
+	case <-time.After(p.h.stopTimeout()):
+	}
+}
+
 // stopRun stops the current run, if it runs, and waits for its end (up to
 // the stop timeout); a run built and never started is torn down by
 // starting and stopping it, the one way sim offers.
@@ -335,23 +375,7 @@ func (p *page) stopRun() {
 			}
 		}()
 	}
-	if !live {
-		select {
-		case <-r.Done():
-			return
-		default:
-		}
-		if r.Start() != nil {
-			return
-		}
-	}
-	r.Stop()
-	t := time.NewTimer(p.h.stopTimeout())
-	defer t.Stop()
-	select {
-	case <-r.Done():
-	case <-t.C:
-	}
+	p.discard(r, live)
 }
 
 // tick sends the state while a run runs.

@@ -462,3 +462,39 @@ func TestMessagesRoundTrip(t *testing.T) {
 		}
 	}
 }
+
+// A page taken over while its run is being built leaves no run behind:
+// the run the reader finishes building after Serve has stopped is torn
+// down, not left to run to its end.
+func TestRunBuiltAfterThePageWentIsStopped(t *testing.T) {
+	leaktest.Check(t)
+	sc := shortRun(t, "30s")
+	release := make(chan struct{})
+	built := make(chan *sim.Run, 1)
+	h := NewHost(func(w io.Writer) (*sim.Run, error) {
+		<-release // the page goes meanwhile
+		r, err := tui.LiveRun(sc, sim.Options{TraceTo: w})
+		if err == nil {
+			built <- r
+		}
+		return r, err
+	})
+	a, b := pipe()
+	ctx, takeOver := context.WithCancel(context.Background())
+	served := make(chan error, 1)
+	go func() { served <- h.Serve(ctx, a) }()
+	if err := b.WriteMessage(false, []byte(`{"op":"new"}`)); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(50 * time.Millisecond) // the reader is in newRun
+	takeOver()
+	<-served
+	b.Close()
+	close(release)
+	r := <-built
+	select {
+	case <-r.Done():
+	case <-time.After(10 * time.Second):
+		t.Fatal("the run built after the page went still runs")
+	}
+}
