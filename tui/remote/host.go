@@ -401,12 +401,17 @@ func (p *page) tick(ctx context.Context) {
 // queued already and not yet sent.
 func (p *page) sendState() {
 	p.mu.Lock()
-	r, seq := p.run, p.seq
+	r := p.run
 	p.mu.Unlock()
 	if r == nil {
 		return
 	}
 	p.out.state(func() []byte {
+		// The ops applied are read with the state, when it is sent: a
+		// state queued before a later op, and sent after it, says so.
+		p.mu.Lock()
+		seq := p.seq
+		p.mu.Unlock()
 		m := message{T: msgState, Seq: seq, State: readState(r)}
 		b, _ := json.Marshal(m)
 		return b
