@@ -110,7 +110,7 @@ var keyTable = []binding{
 	{act: actStepAll, keys: keys(runeKey('a')), label: "a", hint: "step all", on: onLive, footer: 6,
 		help: "Step every loop one phase (running loops are paused first), to watch boss and workers side by side."},
 	{act: actBreaks, keys: keys(runeKey('b')), label: "b", hint: "breaks", on: onLive | onReplay, footer: 7,
-		help: "Breakpoints: pause a loop at its next phase boundary after a selector rebuild, a 64-task deadline hit, a wakeup written by another thread, a task or handler panic, or when its task queue grows deeper than N; right after a premature select return. The header says which one fired. In a replay the same rule chooses the events < and > jump to."},
+		help: "Breakpoints: pause a loop at its next phase boundary after a selector rebuild, a 64-task deadline hit, a wakeup written by another thread, a task or handler panic, or when its task queue grows deeper than N; right after a premature select return. The header says which one fired, and a loop stopped so keeps the run from ending under you: at its end the whole run pauses, and space ends it. In a replay the same rule chooses the events < and > jump to."},
 	{act: actPlay, keys: keys(runeKey(' ')), label: "space", hint: "play", on: onReplay, footer: 3,
 		help: "Play the trace at the chosen speed, or stop playing."},
 	{act: actBack, keys: keys(namedKey(tcell.KeyLeft), runeKey(',')), label: "←/,", hint: "back", on: onReplay, footer: 4,
