@@ -78,7 +78,6 @@ type scaler struct {
 	now        func() int64 // the monitor's clock: the first loop's, a double in tests
 	lastCheck  int64
 	lastActive []int64
-	idle, busy []int
 	candidates []*EventLoop
 	util       []atomic.Int64 // last utilisation per loop, in permille
 
@@ -117,7 +116,7 @@ func (g *EventLoopGroup) enableAutoScale(a AutoScale) (*scaler, error) {
 	n := len(g.loops)
 	s := &scaler{
 		g: g, cfg: a,
-		lastActive: make([]int64, n), idle: make([]int, n), busy: make([]int, n),
+		lastActive: make([]int64, n),
 		candidates: make([]*EventLoop, 0, n), util: make([]atomic.Int64, n),
 		stop: make(chan struct{}), done: make(chan struct{}),
 	}
@@ -221,26 +220,24 @@ func (s *scaler) measure(i int, l *EventLoop, total int64, busy *int) {
 	chans := l.stats.Channels.Load()
 	switch {
 	case u < s.cfg.ScaleDown:
-		cycles := s.idle[i]
-		s.idle[i]++
-		s.busy[i] = 0
-		if cycles >= s.cfg.Patience && chans <= 0 {
+		cycles := l.idleCycles.Add(1) - 1 // getAndIncrementIdleCycles
+		l.busyCycles.Store(0)
+		if int(cycles) >= s.cfg.Patience && chans <= 0 {
 			s.candidates = append(s.candidates, l)
 		}
 	case u > s.cfg.ScaleUp:
-		cycles := s.busy[i]
-		s.busy[i]++
-		s.idle[i] = 0
-		if cycles >= s.cfg.Patience {
+		cycles := l.busyCycles.Add(1) - 1
+		l.idleCycles.Store(0)
+		if int(cycles) >= s.cfg.Patience {
 			*busy++
 		}
 	default:
-		s.idle[i], s.busy[i] = 0, 0
+		l.resetCycles()
 	}
 	pm := int64(u * 1000)
 	s.util[i].Store(pm)
 	if l.tracing() {
-		l.emitExternal(trace.Event{Kind: trace.KindUtilisation, A: pm, B: delta, C: total, D: int64(s.idle[i]), E: chans})
+		l.emitExternal(trace.Event{Kind: trace.KindUtilisation, A: pm, B: delta, C: total, D: int64(l.idleCycles.Load()), E: chans})
 	}
 }
 
@@ -249,13 +246,14 @@ func (s *scaler) scaleDown(n int) {
 	active := len(s.active.Load().loops)
 	for _, l := range s.candidates[:n] {
 		if l.trySuspend() {
-			idx := s.indexOf(l)
 			active--
 			if l.tracing() {
-				l.emitExternal(trace.Event{Kind: trace.KindLoopSuspend, A: int64(s.idle[idx]), B: int64(active)})
+				l.emitExternal(trace.Event{Kind: trace.KindLoopSuspend, A: int64(l.idleCycles.Load()), B: int64(active)})
 			}
 			add(&l.stats.Suspensions, 1)
-			s.idle[idx], s.busy[idx] = 0, 0
+			// Reset on suspension, so a loop resumed is not suspended again
+			// at once (the monitor's resetBusyCycles, resetIdleCycles).
+			l.resetCycles()
 			changed = true
 		}
 	}
@@ -309,13 +307,13 @@ func (s *scaler) rebuildLocked() {
 	s.active.Store(&activeSet{loops: act})
 }
 
-func (s *scaler) indexOf(l *EventLoop) int {
-	for i, x := range s.g.loops {
-		if x == l {
-			return i
-		}
-	}
-	return 0
+// resetCycles is resetIdleCycles and resetBusyCycles: the counts of
+// windows in a row a loop was idle or busy, which Netty keeps on the
+// executor (SingleThreadEventExecutor.consecutiveIdleCycles and
+// consecutiveBusyCycles), so a start resets them as a suspension does.
+func (l *EventLoop) resetCycles() {
+	l.idleCycles.Store(0)
+	l.busyCycles.Store(0)
 }
 
 // ActiveCount is activeExecutorCount(): how many loops Next() chooses from.

@@ -108,14 +108,16 @@ func newDesign(l *EventLoop) loopDesign {
 		return &design41{nextWakeupSelect: nextWakeupSelect{l: l}}
 	case Netty42:
 		var h ioHandler = nioHandler{l}
+		ioIfReady := false
 		switch l.cfg.Selector {
 		case SelectorEpoll:
 			h = nextWakeupSelect{l: l, idleCap: true} // EpollIoHandler: level-triggered only
+			ioIfReady = true
 		case SelectorIOUring:
 			l.uring = &uringHandler{l: l, held: -1}
 			h = l.uring
 		}
-		return design42{ioHandler: h, l: l}
+		return design42{ioHandler: h, l: l, ioIfReady: ioIfReady}
 	}
 	return design4143{nioHandler{l}}
 }
@@ -154,14 +156,21 @@ func (design4143) closesBeforeTasks() bool { return false }
 type design42 struct {
 	ioHandler
 	l *EventLoop
+	// ioIfReady: the handler processes only what its wait returned
+	// (EpollIoHandler.run: processReady only if strategy > 0).
+	ioIfReady bool
 }
 
 func (d design42) runTasks(int64, int) { d.l.runAllTasks(int64(d.l.cfg.TaskQuantum)) }
 
 // ioPhase: SingleThreadIoEventLoop.runIo always calls IoHandler.run, which
-// selects and processes in one (NioIoHandler.run calls processSelectedKeys
-// whatever the select returned).
-func (design42) ioPhase(int) bool { return true }
+// waits and processes in one; what it processes depends on the handler.
+// NioIoHandler.run calls processSelectedKeys whatever the select returned,
+// and IoUringIoHandler.run calls processCompletionsAndHandleOverflow after
+// every wait, so both have an I/O phase in every iteration.
+// EpollIoHandler.run calls processReady only if strategy > 0 (the events
+// epoll_wait returned): an iteration that found nothing ready has none.
+func (d design42) ioPhase(keys int) bool { return !d.ioIfReady || keys > 0 }
 
 // closesBeforeTasks: SingleThreadIoEventLoop.run is runIo(), then
 // ioHandler.prepareToDestroy() when shutting down (it closes every

@@ -84,6 +84,11 @@ type shared struct {
 	stats counters
 	split timeSplit
 
+	// idleCycles and busyCycles are the windows in a row an auto-scaling
+	// group's monitor found the loop idle or busy; every start resets them.
+	idleCycles atomic.Int32
+	busyCycles atomic.Int32
+
 	producers
 }
 
@@ -501,6 +506,11 @@ func (l *EventLoop) startThread() {
 		return
 	}
 	if l.state.CompareAndSwap(int32(s), int32(trace.StateStarted)) {
+		// 4.2's startThread calls resetIdleCycles(); resetBusyCycles(); on
+		// every start, from ST_NOT_STARTED as from ST_SUSPENDED: a loop the
+		// monitor saw idle before its first task starts from 0. (Before
+		// 4.2 the counts do not exist and stay 0.)
+		l.resetCycles()
 		l.startGoroutine(s)
 	}
 }

@@ -207,17 +207,20 @@ func sendPhase(events []trace.Event, loop uint16) (outside, ended, entered bool)
 
 // NioEventLoop.run of 4.1.44+ calls processSelectedKeys only when the
 // strategy (the keys selected) is > 0: an iteration woken by a task has
-// no I/O phase. 4.1.43's run and every 4.2 handler process keys each
+// no I/O phase. So does 4.2's EpollIoHandler.run (processReady only if
+// strategy > 0). 4.1.43's run and 4.2's NioIoHandler process keys each
 // iteration, with or without any.
 func TestIOPhaseOnlyWithKeys(t *testing.T) {
 	for _, tc := range []struct {
 		flavour    Flavour
+		selector   SelectorKind
 		emptyPhase bool
-	}{{Netty41, false}, {Netty4143, true}, {Netty42, true}} {
-		t.Run(tc.flavour.String(), func(t *testing.T) {
+	}{{Netty41, SelectorNIO, false}, {Netty4143, SelectorNIO, true}, {Netty42, SelectorNIO, true},
+		{Netty42, SelectorEpoll, false}} {
+		t.Run(tc.flavour.String()+" "+tc.selector.String(), func(t *testing.T) {
 			leakCheck(t)
 			coll, rec := newTraced(t)
-			l := startedLoop(t, Config{Netty: tc.flavour, Collector: coll})
+			l := startedLoop(t, Config{Netty: tc.flavour, Selector: tc.selector, Collector: coll})
 			for i := 0; i < 3; i++ {
 				waitFor(t, "loop asleep", func() bool { return blockedInEpoll(l) })
 				done := make(chan struct{})

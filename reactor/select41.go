@@ -106,9 +106,12 @@ func (h nextWakeupSelect) selectUntil(deadline, now int64) int64 {
 		took = t - start
 	}
 	l.interrupted = interrupted
-	// Whether this return will count as premature is only known after the
-	// tasks ran; the event's flag is the prediction from what is queued.
-	premature := n == 0 && !interrupted && !l.fatal() && !l.hasTasks() && !l.scheduledDue(t)
+	// Under 4.1.44+ whether this return will count as premature is only
+	// known after the tasks ran; the event's flag is the prediction from
+	// what is queued. EpollIoHandler.run of 4.2 (idleCap) counts nothing:
+	// it has no selectCnt and no unexpectedSelectorWakeup, so its return
+	// after the idle second, or after anything else, is never premature.
+	premature := !h.idleCap && n == 0 && !interrupted && !l.fatal() && !l.hasTasks() && !l.scheduledDue(t)
 	// The count this iteration will leave, by the same prediction, is
 	// shown at once: a loop stopped at its I/O or tasks gate shows what
 	// its trace says. runTasks stores the count it settles on.
@@ -162,7 +165,12 @@ func (d *design41) runTasks(ioTime int64, keys int) {
 	if ran || keys > 0 {
 		l.selectCnt = 0
 	} else {
-		add(&l.stats.Premature, 1)
+		// A select cut short by a signal (the Go runtime's preemption
+		// interrupts epoll_wait with EINTR) is no premature return: the
+		// select_end said so, and unexpectedSelectorWakeup resets.
+		if !l.interrupted {
+			add(&l.stats.Premature, 1)
+		}
 		if l.unexpectedSelectorWakeup() {
 			l.selectCnt = 0
 		}

@@ -54,7 +54,14 @@ func (l *EventLoop) ShutdownGracefully(quiet, timeout time.Duration) {
 			if ok {
 				l.releaseGate()
 				l.offerWakeupTask()
-				l.wakeup(nil)
+				// wakeup(inEventLoop) writes nothing on the loop's own
+				// thread in any version (NioEventLoop.wakeup checks
+				// !inEventLoop, 4.2's handlers isExecutorThread): a loop
+				// shutting itself down is awake, and the WAKEUP_TASK keeps
+				// its next select from blocking.
+				if !l.InEventLoop() {
+					l.wakeup(nil)
+				}
 			}
 			l.exit()
 			if ok {
