@@ -245,10 +245,17 @@ func (s *scaler) scaleDown(n int) {
 	changed := false
 	active := len(s.active.Load().loops)
 	for _, l := range s.candidates[:n] {
-		if l.trySuspend() {
+		// Stamped before the loop is asked: it notes SUSPENDING at once.
+		p, rec := l.reserveExternal()
+		idle := l.idleCycles.Load()
+		if !l.trySuspend() {
+			if rec {
+				l.coll.Abandon(p)
+			}
+		} else {
 			active--
-			if l.tracing() {
-				l.emitExternal(trace.Event{Kind: trace.KindLoopSuspend, A: int64(l.idleCycles.Load()), B: int64(active)})
+			if rec {
+				l.publishExternal(p, trace.Event{Kind: trace.KindLoopSuspend, A: int64(idle), B: int64(active)})
 			}
 			add(&l.stats.Suspensions, 1)
 			// Reset on suspension, so a loop resumed is not suspended again
@@ -274,13 +281,21 @@ func (s *scaler) scaleUp(n int, reason string) {
 	act := append(make([]*EventLoop, 0, len(loops)), old...)
 	for i := 0; i < len(loops) && len(act)-len(old) < n; i++ {
 		l := loops[(s.wakeAt+uint64(i))%uint64(len(loops))]
-		if !l.State().Suspended() || !l.resume() {
+		if !l.State().Suspended() {
+			continue
+		}
+		// Stamped before the resume, whose task the loop may run at once.
+		p, rec := l.reserveExternal()
+		if !l.resume() {
+			if rec {
+				l.coll.Abandon(p)
+			}
 			continue
 		}
 		act = append(act, l)
 		add(&l.stats.Resumes, 1)
-		if l.tracing() {
-			l.emitExternal(trace.Event{Kind: trace.KindLoopResume, A: int64(len(act)), Str: reason})
+		if rec {
+			l.publishExternal(p, trace.Event{Kind: trace.KindLoopResume, A: int64(len(act)), Str: reason})
 		}
 	}
 	if woken := len(act) - len(old); woken > 0 {

@@ -67,6 +67,11 @@ type fixed struct {
 	coll    *trace.Collector
 	loopIdx uint16
 	nowFn   func() int64
+
+	// beforeRecord, when set (tests only, before the loop is shared),
+	// runs on a producer between its wakeup's action (the eventfd write
+	// or not) and its record of it.
+	beforeRecord func()
 }
 
 // shared is what other goroutines read or write while the loop runs.
@@ -287,14 +292,21 @@ func (l *EventLoop) SetIORatio(r int) error {
 	if err := ValidateIORatio(r); err != nil {
 		return err
 	}
-	old := l.ioRatio.Swap(int32(r))
-	if old != int32(r) && l.tracing() {
-		e := trace.Event{Kind: trace.KindIORatio, A: int64(r), B: int64(old)}
-		if l.InEventLoop() {
-			l.emit(e)
-		} else {
-			l.emitExternal(e)
+	if l.InEventLoop() {
+		if old := l.ioRatio.Swap(int32(r)); old != int32(r) && l.tracing() {
+			l.emit(trace.Event{Kind: trace.KindIORatio, A: int64(r), B: int64(old)})
 		}
+		return nil
+	}
+	// Stamped before the swap: the loop's next batch may use the new ratio.
+	p, rec := l.reserveExternal()
+	old := l.ioRatio.Swap(int32(r))
+	switch {
+	case !rec:
+	case old != int32(r):
+		l.publishExternal(p, trace.Event{Kind: trace.KindIORatio, A: int64(r), B: int64(old)})
+	default:
+		l.coll.Abandon(p)
 	}
 	return nil
 }
@@ -337,11 +349,31 @@ func (l *EventLoop) emitAt(t int64, e trace.Event) {
 }
 
 // emitExternal records an event raised on another goroutine through the
-// collector's shared multi-producer ring.
+// collector's shared multi-producer ring. It is for events whose action
+// the loop cannot see before the record (a rejection, a measurement); an
+// action the loop may react to at once is recorded with reserveExternal.
 func (l *EventLoop) emitExternal(e trace.Event) {
 	e.Time = l.clock.Now()
 	e.Loop = l.loopIdx
 	l.coll.External(e)
+}
+
+// reserveExternal stamps an event of another goroutine before its action
+// (the eventfd write, the task offered): the loop can react to the action
+// at once, and the record must not come after the reaction, in time or in
+// the trace. It reports false when not tracing (or the ring is full);
+// otherwise publishExternal or Collector.Abandon must follow.
+func (l *EventLoop) reserveExternal() (trace.Pending, bool) {
+	if !l.tracing() {
+		return trace.Pending{}, false
+	}
+	return l.coll.Reserve()
+}
+
+// publishExternal records e at the time reserveExternal stamped.
+func (l *EventLoop) publishExternal(p trace.Pending, e trace.Event) {
+	e.Loop = l.loopIdx
+	l.coll.Publish(p, e)
 }
 
 // Execute runs fn on the loop thread, in submission order. Any goroutine.
@@ -416,11 +448,21 @@ func (l *EventLoop) submit(name string, fn func(), from *EventLoop, immediate bo
 	defer l.exit()
 	inLoop := from == l || (from == nil && l.InEventLoop())
 	id := l.taskIDs.Add(1)
+	// From another goroutine the submission is stamped before the offer:
+	// the loop may run the task as soon as it is queued.
+	var p trace.Pending
+	var rec bool
+	if !inLoop {
+		p, rec = l.reserveExternal()
+	}
 	if !l.tasks.Offer(task{fn: fn, name: name, id: id}) {
+		if rec {
+			l.coll.Abandon(p)
+		}
 		return l.reject(fmt.Sprintf("task queue full (%d)", l.cfg.QueueCapacity))
 	}
 	add(&l.stats.TasksSubmitted, 1)
-	l.traceSubmit(id, name, inLoop, from)
+	l.traceSubmit(id, name, inLoop, from, p, rec)
 	if !inLoop {
 		l.startThread()
 		if immediate {
@@ -432,9 +474,11 @@ func (l *EventLoop) submit(name string, fn func(), from *EventLoop, immediate bo
 
 // traceSubmit records a submission with its producer: the task queue is
 // multi-producer, single-consumer (C13), and a trace that names who fed it
-// lets the UI draw the producers feeding the one loop that drains it.
-func (l *EventLoop) traceSubmit(id uint64, name string, inLoop bool, from *EventLoop) {
-	if !l.tracing() {
+// lets the UI draw the producers feeding the one loop that drains it. A
+// submission from another goroutine fills the slot p that submit reserved
+// (rec) before offering the task.
+func (l *EventLoop) traceSubmit(id uint64, name string, inLoop bool, from *EventLoop, p trace.Pending, rec bool) {
+	if inLoop && !l.tracing() || !inLoop && !rec {
 		return
 	}
 	e := trace.Event{Kind: trace.KindTaskSubmit, A: int64(id), B: int64(l.tasks.Len()), Flag: !inLoop, Str: name}
@@ -444,7 +488,7 @@ func (l *EventLoop) traceSubmit(id uint64, name string, inLoop bool, from *Event
 	if inLoop {
 		l.emit(e)
 	} else {
-		l.emitExternal(e)
+		l.publishExternal(p, e)
 	}
 }
 
@@ -453,19 +497,28 @@ func (l *EventLoop) traceSubmit(id uint64, name string, inLoop bool, from *Event
 // false → true; 4.1.44+ and 4.2 epoll: only if nextWakeupNanos was not
 // AWAKE; 4.2 io_uring: only if no earlier write awaits its completion), so
 // N submissions to a sleeping loop cost one write (C11).
+//
+// The wakeup is stamped before the write, not after: once the eventfd is
+// written the loop may return from its select, run the task and trace it
+// all before this goroutine gets the CPU back, and the trace must show the
+// wakeup before the select it ends.
 func (l *EventLoop) wakeup(from *EventLoop) {
+	p, rec := l.reserveExternal()
 	written := l.design.wake()
+	if l.beforeRecord != nil {
+		l.beforeRecord() // tests: the producer held between its write and its record
+	}
 	if written {
 		add(&l.stats.WakeupsWritten, 1)
 	} else {
 		add(&l.stats.WakeupsCoalesced, 1)
 	}
-	if l.tracing() {
+	if rec {
 		src := "external"
 		if from != nil {
 			src = from.name
 		}
-		l.emitExternal(trace.Event{Kind: trace.KindWakeup, Flag: written, Str: src})
+		l.publishExternal(p, trace.Event{Kind: trace.KindWakeup, Flag: written, Str: src})
 	}
 }
 

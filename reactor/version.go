@@ -8,4 +8,4 @@ package reactor
 // screen elements drawn from them (`go test ./tui -run TestConceptElements
 // -update`); a change that leaves traces as they were (a refactor, a
 // faster path) keeps it.
-const EngineVersion = 5
+const EngineVersion = 6

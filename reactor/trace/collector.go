@@ -1,6 +1,8 @@
 package trace
 
 import (
+	"cmp"
+	"math"
 	"slices"
 	"sync"
 	"time"
@@ -47,6 +49,7 @@ type Collector struct {
 
 	drainMu sync.Mutex // one consumer at a time
 	batch   []Event
+	held    []Event // drained, but later than an off-loop event still to come
 	seq     uint64
 	emitted uint64
 
@@ -111,6 +114,21 @@ func (c *Collector) LoopIndex(name string) (uint16, bool) {
 // goroutine; a full ring drops and counts.
 func (c *Collector) External(e Event) bool { return c.ext.Put(e) }
 
+// Reserve stamps an off-loop event before the producer acts, so the event
+// is never later than what its action causes on a loop: a wakeup written
+// to a loop's eventfd is stamped before the select it ends returns. Until
+// the producer publishes it (Publish, or Abandon), the drain holds back
+// every event stamped after it, so the trace also delivers cause before
+// effect. Safe from any goroutine; false when the ring is full.
+func (c *Collector) Reserve() (Pending, bool) { return c.ext.Reserve(c.clock.Now) }
+
+// Publish records e in the slot p reserved, at p's time.
+func (c *Collector) Publish(p Pending, e Event) { c.ext.Publish(p, e) }
+
+// Abandon releases a reservation that turned out to have nothing to
+// record.
+func (c *Collector) Abandon(p Pending) { c.ext.Publish(p, Event{}) }
+
 // AddSink attaches a sink and turns emission on.
 func (c *Collector) AddSink(s Sink) {
 	c.mu.Lock()
@@ -146,7 +164,7 @@ func (c *Collector) run(stop, done chan struct{}) {
 	if idle {
 		select {
 		case <-stop:
-			c.Flush()
+			c.flush(true)
 			return
 		case <-c.sinkAdd:
 		}
@@ -156,7 +174,7 @@ func (c *Collector) run(stop, done chan struct{}) {
 	for {
 		select {
 		case <-stop:
-			c.Flush()
+			c.flush(true)
 			return
 		case <-t.C:
 			c.Flush()
@@ -178,8 +196,15 @@ func (c *Collector) Stop() {
 }
 
 // Flush drains every ring now and delivers what it found. Events of one loop
-// keep their order; events of different loops are merged by time.
-func (c *Collector) Flush() {
+// keep their order; events of different loops are merged by time. An
+// off-loop producer that reserved a slot and has not published it yet
+// (Reserve) holds back the events stamped at or after its stamp, until a
+// later Flush: the trace never shows an effect before its cause.
+func (c *Collector) Flush() { c.flush(false) }
+
+// flush is Flush; the last one, when the collector stops, delivers
+// everything it drained, whatever a producer still holds.
+func (c *Collector) flush(last bool) {
 	c.mu.Lock()
 	rings := c.rings
 	sinks := c.sinks
@@ -187,11 +212,15 @@ func (c *Collector) Flush() {
 
 	c.drainMu.Lock()
 	defer c.drainMu.Unlock()
-	b := c.batch[:0]
+	b := append(c.batch[:0], c.held...)
+	c.held = c.held[:0]
+	// The loops' rings first, then the off-loop ring: an event a producer
+	// claims after this looked at its ring is stamped after every event
+	// drained here.
 	for _, r := range rings {
 		b = r.Drain(b)
 	}
-	b = c.ext.Drain(b)
+	b, wm := c.ext.DrainWatermark(b)
 	if len(b) == 0 {
 		c.batch = b
 		return
@@ -200,6 +229,17 @@ func (c *Collector) Flush() {
 	// order: checking costs a comparison an event, a stable sort many.
 	if !slices.IsSortedFunc(b, byTime) {
 		slices.SortStableFunc(b, byTime)
+	}
+	if !last && wm != math.MaxInt64 {
+		// A loop stamps its events in order, so what is held back of one
+		// loop is all after what goes out.
+		i, _ := slices.BinarySearchFunc(b, wm, func(e Event, t int64) int { return cmp.Compare(e.Time, t) })
+		c.held = append(c.held, b[i:]...)
+		b = b[:i]
+		if len(b) == 0 {
+			c.batch = b
+			return
+		}
 	}
 	for i := range b {
 		c.seq++

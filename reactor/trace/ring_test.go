@@ -181,3 +181,57 @@ func TestFieldsRoundTripThroughSetField(t *testing.T) {
 		}
 	}
 }
+
+// A reserved off-loop record holds back, flush after flush, every event
+// stamped at or after its stamp, and is delivered before them once
+// published; an abandoned one delivers nothing and holds nothing.
+func TestCollectorHoldsBackBehindAReservation(t *testing.T) {
+	c := NewCollector(Options{})
+	loop := c.AddLoop("worker-0", "worker")
+	var got []Event
+	c.AddSink(SinkFunc(func(b []Event) { got = append(got, b...) }))
+	loop.Put(Event{Kind: KindSelectBegin, Time: 1})
+	p, ok := c.Reserve()
+	if !ok {
+		t.Fatal("no slot")
+	}
+	loop.Put(Event{Kind: KindSelectEnd, Time: p.Time + 10})
+	c.Flush()
+	c.Flush()
+	if len(got) != 1 || got[0].Kind != KindSelectBegin {
+		t.Fatalf("delivered %+v while a reservation older than the select_end was open", got)
+	}
+	c.Publish(p, Event{Kind: KindWakeup, Flag: true})
+	c.Flush()
+	if len(got) != 3 || got[1].Kind != KindWakeup || got[1].Time != p.Time || got[2].Kind != KindSelectEnd {
+		t.Fatalf("after the publish: %+v", got)
+	}
+	q, _ := c.Reserve()
+	loop.Put(Event{Kind: KindTaskRun, Time: q.Time + 1})
+	c.Abandon(q)
+	c.Flush()
+	if len(got) != 4 || got[3].Kind != KindTaskRun {
+		t.Fatalf("after an abandoned reservation: %+v", got)
+	}
+	for i := 1; i < len(got); i++ {
+		if got[i].Seq != got[i-1].Seq+1 {
+			t.Fatalf("sequence numbers %d then %d", got[i-1].Seq, got[i].Seq)
+		}
+	}
+}
+
+// The collector's last flush, when it stops, delivers what it drained
+// even behind a reservation never published.
+func TestCollectorStopDeliversBehindAReservation(t *testing.T) {
+	c := NewCollector(Options{})
+	loop := c.AddLoop("worker-0", "worker")
+	var n int
+	c.AddSink(SinkFunc(func(b []Event) { n += len(b) }))
+	c.Start()
+	p, _ := c.Reserve()
+	loop.Put(Event{Kind: KindSelectEnd, Time: p.Time + 1})
+	c.Stop()
+	if n != 1 {
+		t.Fatalf("%d events delivered at stop, want 1", n)
+	}
+}
