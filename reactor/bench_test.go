@@ -244,3 +244,28 @@ func BenchmarkEchoRoundTrip(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkExecuteTraced is BenchmarkExecuteParallel with a sink attached:
+// each submission from outside also records its task_submit and its
+// wakeup through the off-loop ring, each in a slot claimed before the
+// action (the offer, the eventfd write) and filled in after it.
+func BenchmarkExecuteTraced(b *testing.B) {
+	coll := trace.NewCollector(trace.Options{ExternalSize: 1 << 16})
+	coll.AddSink(trace.SinkFunc(func([]trace.Event) {}))
+	coll.Start()
+	defer coll.Stop()
+	l, err := NewEventLoop("worker-0", "worker", Config{Collector: coll})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer func() { l.ShutdownGracefully(0, time.Second); <-l.Terminated() }()
+	noop := func() {}
+	b.ReportAllocs()
+	b.RunParallel(func(pb *testing.PB) {
+		for pb.Next() {
+			for l.Execute(noop) != nil {
+				runtime.Gosched()
+			}
+		}
+	})
+}

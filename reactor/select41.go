@@ -118,6 +118,11 @@ func (h nextWakeupSelect) selectUntil(deadline, now int64) int64 {
 	cnt := int64(0)
 	if premature {
 		cnt = l.selectCnt + 1
+		// The counter and the highest count follow the event, so a
+		// replay of the trace counts what the run counted
+		// (design41.runTasks keeps Netty's own count for the rebuild).
+		add(&l.stats.Premature, 1)
+		storeMax(&l.stats.MaxSelectCnt, cnt)
 	}
 	l.stats.SelectCnt.Store(cnt)
 	if l.tracing() {
@@ -149,6 +154,14 @@ func (*design41) closesBeforeTasks() bool { return false }
 // keys it applies ioRatio as before. Then selectCnt: any iteration that
 // selected keys or ran tasks resets it; one that did neither counts, and
 // unexpectedSelectorWakeup rebuilds the selector at the threshold.
+//
+// The premature counter, the highest count and the selectCnt gauge are
+// not kept here but at the select's return (selectUntil), from what the
+// select_end event says, so the run and a replay of its trace agree. The
+// two differ only where Netty's selectCnt counts an iteration that had no
+// blocking select to return early, or had a queue holding nothing but a
+// WAKEUP_TASK (pollTask skips it, so runAllTasks ran nothing: the
+// iterations of a graceful shutdown); docs/netty-differences.md.
 func (d *design41) runTasks(ioTime int64, keys int) {
 	l := d.l
 	var ran bool
@@ -161,21 +174,9 @@ func (d *design41) runTasks(ioTime int64, keys int) {
 		ran = l.runAllTasks(0)
 	}
 	l.selectCnt++
-	storeMax(&l.stats.MaxSelectCnt, l.selectCnt)
-	if ran || keys > 0 {
+	if ran || keys > 0 || l.unexpectedSelectorWakeup() {
 		l.selectCnt = 0
-	} else {
-		// A select cut short by a signal (the Go runtime's preemption
-		// interrupts epoll_wait with EINTR) is no premature return: the
-		// select_end said so, and unexpectedSelectorWakeup resets.
-		if !l.interrupted {
-			add(&l.stats.Premature, 1)
-		}
-		if l.unexpectedSelectorWakeup() {
-			l.selectCnt = 0
-		}
 	}
-	l.stats.SelectCnt.Store(l.selectCnt)
 }
 
 // unexpectedSelectorWakeup is NioEventLoop.unexpectedSelectorWakeup of
@@ -187,7 +188,11 @@ func (l *EventLoop) unexpectedSelectorWakeup() bool {
 		return true
 	}
 	if th := int64(l.cfg.RebuildThreshold); th > 0 && l.selectCnt >= th {
+		// The count the rebuild reports is the highest reached; after it
+		// the gauge reads 1, as a trace's reader takes it from rebuild_end.
+		storeMax(&l.stats.MaxSelectCnt, l.selectCnt)
 		l.rebuildSelector(l.selectCnt)
+		l.stats.SelectCnt.Store(1)
 		return true
 	}
 	return false

@@ -21,12 +21,12 @@ type Mark uint16
 // Marks, from the least to the most urgent (MarkStop aside): a screen
 // column that holds several draws the most urgent.
 const (
-	MarkWakeup     Mark = 1 << iota // another thread wrote the loop's eventfd (C9)
-	MarkPremature                   // select returned with nothing ready (C11)
-	MarkOverBudget                  // one task ran longer than the batch's ioRatio budget (C7)
-	MarkCut                         // the 64-task deadline check stopped a batch (C8)
-	MarkRebuild                     // the selector was rebuilt (C12)
-	MarkPanic                       // a task panicked (C14)
+	MarkWakeup     Mark = 1 << iota // another thread wrote the loop's eventfd (C11)
+	MarkPremature                   // select returned with nothing ready (C9)
+	MarkOverBudget                  // one task ran longer than the batch's ioRatio budget (C16)
+	MarkCut                         // the 64-task deadline check stopped a batch (C15)
+	MarkRebuild                     // the selector was rebuilt (C10)
+	MarkPanic                       // a task panicked, and the loop went on (C6)
 	MarkDrop                        // the loop's ring dropped events here
 	MarkStop                        // the loop terminated
 )
