@@ -114,13 +114,12 @@ func (h nextWakeupSelect) selectUntil(deadline, now int64) int64 {
 	premature := !h.idleCap && n == 0 && !interrupted && !l.fatal() && !l.hasTasks() && !l.scheduledDue(t)
 	// The count this iteration will leave, by the same prediction, is
 	// shown at once: a loop stopped at its I/O or tasks gate shows what
-	// its trace says. runTasks stores the count it settles on.
+	// its trace says. The counter, the highest count and the gauge follow
+	// the event, so a replay of the trace counts what the run counted;
+	// design41.runTasks keeps Netty's own count, for the rebuild.
 	cnt := int64(0)
 	if premature {
 		cnt = l.selectCnt + 1
-		// The counter and the highest count follow the event, so a
-		// replay of the trace counts what the run counted
-		// (design41.runTasks keeps Netty's own count for the rebuild).
 		add(&l.stats.Premature, 1)
 		storeMax(&l.stats.MaxSelectCnt, cnt)
 	}
