@@ -206,9 +206,26 @@ func TestVerdictMachineBound(t *testing.T) {
 		t.Errorf("cpu wait: %+v", c.Figures[1])
 	}
 	if !strings.HasPrefix(c.Verdict, "the machine was busy: other processes used 40% of its CPUs during multi's run and its worker-0 waited for a CPU 43% of the run") ||
-		strings.Contains(c.Verdict, "served") || !strings.Contains(c.Verdict, "single: one loop accepts and serves every channel, busiest reactor-0 99% of the run") {
+		strings.Contains(c.Verdict, "served") || !strings.Contains(c.Verdict, "single: one loop accepts and runs every handler, busiest reactor-0 99% of the run") ||
+		!strings.Contains(c.Verdict, "multi: one boss accepts, 2 workers serve and share the handlers") || strings.Contains(c.Verdict, "ranked instead") {
 		t.Errorf("verdict: %q", c.Verdict)
 	}
+	// With each loop's CPU per request measured, the busy machine's
+	// verdict ranks the models on what they could serve with a core per
+	// loop; alike capacities are said to be alike.
+	single.CapacityRPS, single.CapacityLoop = 2400, "reactor-0"
+	single.Loops[0].LoopCPU = &LoopCPU{CPUNanos: 2e9, CPUNanosPerRequest: 410_000}
+	multi.CapacityRPS, multi.CapacityLoop = 4700, "worker-0"
+	multi.Loops[1].LoopCPU = &LoopCPU{CPUNanos: 1e9, CPUNanosPerRequest: 420_000}
+	c = judgeFigures(t, single, multi)
+	if want := "ranked instead on each loop's own CPU per request, which the machine's load does not change: with a core per loop multi could serve 2.0× single's requests (capacity 4700 vs 2400 req/s): single's reactor-0 spent 410µs of CPU per request it served, multi's busiest worker-0 420µs on its share"; !strings.Contains(c.Verdict, want) {
+		t.Errorf("verdict on a busy machine does not rank the capacities:\n got %q\nwant %q", c.Verdict, want)
+	}
+	multi.CapacityRPS = 2600
+	if c := judgeFigures(t, single, multi); !strings.Contains(c.Verdict, "the models could serve about the same with a core per loop (2400 to 2600 req/s)") {
+		t.Errorf("alike capacities ranked: %q", c.Verdict)
+	}
+	multi.CapacityRPS = 4700
 	multi.otherCPU = 5
 	if c := judgeFigures(t, single, multi); !strings.HasPrefix(c.Verdict, "multi served 1.7× single's requests") {
 		t.Errorf("a quiet machine's runs not ranked: %q", c.Verdict)
