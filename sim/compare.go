@@ -37,6 +37,9 @@ type Comparison struct {
 	// change behind it.
 	Totals []LoopTotals `json:"totals,omitempty"`
 	Causes []string     `json:"causes,omitempty"`
+	// MachineBusy says the verdict found other work on the machine took
+	// too much of its CPUs to rank what the clients saw.
+	MachineBusy bool `json:"machine_busy,omitempty"`
 }
 
 // Judgement is what a comparison concluded, for a screen: the verdict,
@@ -45,11 +48,14 @@ type Judgement struct {
 	Verdict string
 	Causes  []string
 	Checks  []scenarios.Result
+	// MachineBusy: what the clients saw was not ranked, the machine being
+	// busy; a screen offers the built-in recording made on a quiet one.
+	MachineBusy bool
 }
 
 // Judgement returns the comparison's conclusion.
 func (c *Comparison) Judgement() Judgement {
-	return Judgement{Verdict: c.Verdict, Causes: c.Causes, Checks: c.Checks}
+	return Judgement{Verdict: c.Verdict, Causes: c.Causes, Checks: c.Checks, MachineBusy: c.MachineBusy}
 }
 
 // Workload describes what every model was given.
@@ -153,6 +159,7 @@ func (c *Comparison) judge(sc *scenarios.Scenario) {
 	for _, s := range c.Models {
 		c.Figures = append(c.Figures, figuresOf(s, sc))
 	}
+	c.MachineBusy = false
 	c.Verdict = c.verdict()
 	c.check(sc.Compare)
 }

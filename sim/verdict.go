@@ -269,6 +269,7 @@ func (c *Comparison) verdict() string {
 	head, ranked := c.headline()
 	if busy, ok := contended(c.Figures); ok {
 		head, ranked = c.machineBound(busy), false
+		c.MachineBusy = true
 	}
 	parts := []string{head}
 	for _, l := range alikeLines(c.Figures) {
