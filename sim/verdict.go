@@ -341,10 +341,33 @@ func (c *Comparison) machineBound(w Figures) string {
 	}
 	head := fmt.Sprintf("the machine was busy: other processes used %.0f%% of its CPUs during %s's run%s, so what the clients saw (req/s, latency) measures the machine, not the models, and is not ranked",
 		w.OtherCPU, w.Model, waited)
-	if rank := c.capacityRank(); rank != "" {
-		head += "; ranked instead on each loop's own CPU per request, which the machine's load does not change: " + rank
+	switch {
+	case w.blocking:
+		// A blocked handler sleeps: it takes no CPU, so capacity does not
+		// tell the models apart; whose clients it held does, busy machine
+		// or not (stalled is read from their median).
+		head += "; what the load does not change: " + stalledRank(c.Figures)
+	default:
+		if rank := c.capacityRank(); rank != "" {
+			head += "; ranked instead on each loop's own CPU per request, which the machine's load does not change: " + rank
+		}
 	}
 	return head + "; what holds regardless — " + strings.Join(shapes, "; ")
+}
+
+// stalledRank says, model by model, how many loops' clients the blocked
+// handler held.
+func stalledRank(fs []Figures) string {
+	var parts []string
+	for _, f := range fs {
+		switch {
+		case f.ServedLoops > 0 && f.StalledLoops >= f.ServedLoops:
+			parts = append(parts, fmt.Sprintf("under %s the blocked handler stalled the clients of every loop (%d of %d)", f.Model, f.StalledLoops, f.ServedLoops))
+		default:
+			parts = append(parts, fmt.Sprintf("under %s those of %d of %d loops", f.Model, f.StalledLoops, f.ServedLoops))
+		}
+	}
+	return strings.Join(parts, ", ")
 }
 
 // structure is a model's shape as the lesson puts it: who runs the

@@ -231,3 +231,31 @@ func TestVerdictMachineBound(t *testing.T) {
 		t.Errorf("a quiet machine's runs not ranked: %q", c.Verdict)
 	}
 }
+
+// On a busy machine a blocking handler's comparison ranks on whose
+// clients it stalled, told by their median: a busy machine's tail on
+// every loop's clients does not make an unblocked loop stalled.
+func TestVerdictMachineBoundBlocking(t *testing.T) {
+	sc, err := scenarios.Parse("w.yaml", []byte(`name: w
+clients:
+  - {connections: 8, load: open, rate: 50/s}
+timeline:
+  - {at: 1s, inject: blocking-handler, loop: "*r-0", duration: 100ms}
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	single := summaryOf("single", 300, 1_200_000, []float64{70}, []float64{1_200_000})
+	multi := summaryOf("multi", 400, 500_000, []float64{70, 10}, []float64{500_000, 80_000})
+	single.Loops[0].Time.Clients.LatencyUS.P50 = 400_000
+	multi.Loops[1].Time.Clients.LatencyUS.P50 = 300_000
+	multi.Loops[2].Time.Clients.LatencyUS.P50 = 2_000 // its p99 (80ms) is the machine's tail
+	multi.otherCPU = 90
+	c := Judge(sc, []*Summary{single, multi})
+	if c.Figures[1].StalledLoops != 1 || c.Figures[0].StalledLoops != 1 {
+		t.Errorf("stalled loops: single %d, multi %d; want 1 and 1", c.Figures[0].StalledLoops, c.Figures[1].StalledLoops)
+	}
+	if want := "what the load does not change: under single the blocked handler stalled the clients of every loop (1 of 1), under multi those of 1 of 2 loops"; !strings.Contains(c.Verdict, want) || !c.MachineBusy {
+		t.Errorf("verdict:\n got %q\nwant %q", c.Verdict, want)
+	}
+}
