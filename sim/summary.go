@@ -49,6 +49,10 @@ type Summary struct {
 	syscalls     *SyscallCount    // the server loops' system calls; nil when rebuilt from a trace
 	design       *DesignCount     // when the run counted it (CountDesign)
 	otherCPU     float64          // share (%) of the CPUs other processes used during the run; -1 unknown
+	// outside is set for a run with no clients of its own (serve): what
+	// outside clients got is counted by the server, not by clients.
+	outside  bool
+	answered int64 // requests the protocol handlers answered (echo counts none)
 }
 
 // GroupSummary describes one EventLoopGroup.
@@ -269,6 +273,7 @@ func (r *Run) summarise() *Summary {
 	if w, ok := r.split.worstWindow(-1); ok {
 		s.Clients.LatencyUS.WorstWindow = &w
 	}
+	s.outside, s.answered = len(r.sc.Clients) == 0, r.Answered()
 	s.windows = r.split.takeWindows()
 	s.cpuWait, s.otherCPU = map[string]int64{}, r.otherCPU
 	for name, c := range r.cpu {
@@ -461,6 +466,8 @@ func (s *Summary) Text() string {
 	s.timeText(&b)
 	if s.fromTrace {
 		b.WriteString("\nclients: not in a trace\n")
+	} else if s.outside {
+		s.outsideText(&b)
 	} else {
 		c := s.Clients
 		fmt.Fprintf(&b, "\nclients: %d connections, %d requests (%.0f req/s), %d errors, %s verified\n",
@@ -498,6 +505,27 @@ func (s *Summary) Text() string {
 		fmt.Fprintf(&b, "\nerror: %s\n", safetext.Text(s.Error))
 	}
 	return b.String()
+}
+
+// outsideText is what outside clients got from a run with none of its
+// own (serve): the connections its server channels accepted and the
+// requests its handlers answered, as the server counted them.
+func (s *Summary) outsideText(b *strings.Builder) {
+	var accepted, read, written int64
+	for _, l := range s.Loops {
+		accepted += l.Accepted
+		read += l.BytesRead
+		written += l.BytesWritten
+	}
+	fmt.Fprintf(b, "\noutside clients, as the server counted them: %d connections accepted, ", accepted)
+	if s.answered > 0 {
+		rate := 0.0
+		if s.DurationNS > 0 {
+			rate = float64(s.answered) / (float64(s.DurationNS) / 1e9)
+		}
+		fmt.Fprintf(b, "%d requests answered (%.0f req/s), ", s.answered, rate)
+	}
+	fmt.Fprintf(b, "%s read, %s written\n", bytesText(read), bytesText(written))
 }
 
 // timeText lists each started loop's share of the run blocked in select,
