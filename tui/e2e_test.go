@@ -386,3 +386,30 @@ func TestE2ECompareOnABusyMachine(t *testing.T) {
 	p.keys("q")
 	p.waitForWithin("EXIT=0", 30*time.Second)
 }
+
+// io-ratio's lesson on screen: worker-2 (ioRatio 100) drains its flood in
+// one go while its clients wait, which its row's worst 250 ms window shows
+// above worker-0's (ioRatio 10), whose batches are cut.
+func TestE2EIORatioRowsShowTheStall(t *testing.T) {
+	bin := buildCLI(t)
+	p := newPane(t, 120, 40, bin+" run io-ratio")
+	p.waitForWithin("FINISHED", 60*time.Second)
+	out := p.capture()
+	worst := func(loop string) time.Duration {
+		for _, line := range strings.Split(out, "\n") {
+			f := strings.Fields(line)
+			if len(f) > 2 && strings.TrimLeft(f[0], "▶") == loop {
+				d, err := time.ParseDuration(strings.Replace(f[len(f)-1], "µ", "u", 1))
+				if err != nil {
+					t.Fatalf("%s's worst cell %q: %v\n%s", loop, f[len(f)-1], err, out)
+				}
+				return d
+			}
+		}
+		t.Fatalf("no %s row:\n%s", loop, out)
+		return 0
+	}
+	if w0, w2 := worst("worker-0"), worst("worker-2"); w2 <= w0 {
+		t.Errorf("worker-2's worst window %v is not above worker-0's %v:\n%s", w2, w0, out)
+	}
+}
