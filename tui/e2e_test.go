@@ -398,7 +398,7 @@ func TestE2EIORatioRowsShowTheStall(t *testing.T) {
 	worst := func(loop string) time.Duration {
 		for _, line := range strings.Split(out, "\n") {
 			f := strings.Fields(line)
-			if len(f) > 2 && strings.TrimLeft(f[0], "▶") == loop {
+			if len(f) > 2 && strings.TrimLeft(f[0], "▶◆◇ ") == loop {
 				d, err := time.ParseDuration(strings.Replace(f[len(f)-1], "µ", "u", 1))
 				if err != nil {
 					t.Fatalf("%s's worst cell %q: %v\n%s", loop, f[len(f)-1], err, out)
