@@ -22,6 +22,7 @@ import (
 var CompareFigures = []string{
 	"rps", "p50_us", "p99_us", "p999_us", "errors",
 	"accept_p99_us", "accept_loops", "busy_max", "served_loops", "stalled_loops",
+	"capacity_rps", "worst_window_p99_us",
 }
 
 // CompareClause is one parsed compare clause.

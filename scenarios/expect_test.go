@@ -166,7 +166,7 @@ func TestParseExpectErrors(t *testing.T) {
 		{expr: "worker-0.state == 'STARTED' extra", offset: 28, msg: `unexpected "extra" after the comparison`},
 		{expr: "true == worker-0.rebuilds", offset: 8, msg: "cannot compare true (boolean) with worker-0.rebuilds (integer)"},
 		{expr: strings.Repeat("a", 300), offset: 256, msg: "expectation is 300 characters; the limit is 256"},
-		{expr: "worker-01.rebuilds >= 1", offset: 0, msg: "unknown name worker-01: expected a loop such as boss-0, worker-1, reactor-0 or client-0, or one of scenario, model, netty, duration_ns, groups, clients, events, wheel, pool"},
+		{expr: "worker-01.rebuilds >= 1", offset: 0, msg: "unknown name worker-01: expected a loop such as boss-0, worker-1, reactor-0 or client-0, or one of scenario, model, netty, duration_ns, groups, clients, events, wheel, pool, capacity_rps, capacity_loop"},
 		{expr: "Worker-*.rebuilds >= 1", offset: 0, msg: `bad loop pattern "Worker-*"; use * as in worker-*`},
 		{expr: "état >= 1", offset: 0, msg: "unexpected character 'é'"},
 	}

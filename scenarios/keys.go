@@ -86,7 +86,21 @@ func timeKeys() []Key {
 			out = append(out, Key{Path: "time." + w + ".latency_us." + q, Type: TypeFloat, Extra: true, Doc: q + " latency of the loop's clients, µs"})
 		}
 	}
-	return out
+	for _, q := range []string{"p50", "p90", "p99", "p999", "max"} {
+		out = append(out, Key{Path: "clients_latency_us." + q, Type: TypeFloat, Extra: true, Doc: q + " latency of the clients of the loop's channels over the run, µs"})
+	}
+	for _, pre := range []string{"clients_latency_us.", "time.clients.latency_us."} {
+		out = append(out,
+			Key{Path: pre + "worst_window_p99", Type: TypeFloat, Extra: true, Doc: "the highest p99 the loop's clients saw in any 250ms window of the run, µs"},
+			Key{Path: pre + "worst_window_at_ns", Type: TypeInt, Extra: true, Doc: "when that worst window began, ns since the run's start"})
+	}
+	return append(out,
+		Key{Path: "cpu_ns", Type: TypeInt, Extra: true, Doc: "CPU time the loop's thread used (its schedstat)"},
+		Key{Path: "cpu_wait_ns", Type: TypeInt, Extra: true, Doc: "time the loop's thread was ready to run but waited for a CPU: other work on the machine"},
+		Key{Path: "cpu_ns_per_request", Type: TypeInt, Extra: true, Doc: "the loop thread's CPU per request its channels answered, ns: what a request costs, whatever the machine's load"},
+		Key{Path: "cpu_ns_per_request_phase.io", Type: TypeInt, Extra: true, Doc: "the part of cpu_ns_per_request spent in the I/O phase, ns"},
+		Key{Path: "cpu_ns_per_request_phase.tasks", Type: TypeInt, Extra: true, Doc: "the part of cpu_ns_per_request spent in the task phase, ns"},
+	)
 }
 
 // counterKeys are the loop counters, named and described once, in
@@ -118,6 +132,8 @@ var runKeys = []Key{
 	{Path: "clients.latency_us.p99", Type: TypeFloat, Doc: "99th percentile latency, µs"},
 	{Path: "clients.latency_us.max", Type: TypeFloat, Doc: "largest latency, µs"},
 	{Path: "clients.latency_us.p999", Type: TypeFloat, Doc: "99.9th percentile latency, µs", Extra: true},
+	{Path: "clients.latency_us.worst_window_p99", Type: TypeFloat, Doc: "the highest p99 in any 250ms window of the run, µs: a stall the run's p99 dilutes", Extra: true},
+	{Path: "clients.latency_us.worst_window_at_ns", Type: TypeInt, Doc: "when that worst window began, ns since the run's start", Extra: true},
 	{Path: "clients.accept_us.p50", Type: TypeFloat, Doc: "median accept latency: dial to registration on the serving loop, µs", Extra: true},
 	{Path: "clients.accept_us.p90", Type: TypeFloat, Doc: "90th percentile accept latency, µs", Extra: true},
 	{Path: "clients.accept_us.p99", Type: TypeFloat, Doc: "99th percentile accept latency, µs", Extra: true},
@@ -131,10 +147,12 @@ var runKeys = []Key{
 	{Path: "wheel.pending", Type: TypeInt, Extra: true, Doc: "wheel timeouts still pending at the end"},
 	{Path: "pool.size", Type: TypeInt, Extra: true, Doc: "business pool threads (0 if never used)"},
 	{Path: "pool.tasks_run", Type: TypeInt, Extra: true, Doc: "handler calls run on the business pool"},
+	{Path: "capacity_rps", Type: TypeFloat, Extra: true, Doc: "requests per second the model could serve with a core per loop: requests over the CPU seconds of its busiest loop (schedstat), whatever the machine's load"},
+	{Path: "capacity_loop", Type: TypeString, Extra: true, Doc: "the loop whose CPU time bounds capacity_rps"},
 }
 
 // runRoots are the first path segments that are not loop names.
-var runRoots = []string{"scenario", "model", "netty", "duration_ns", "groups", "clients", "events", "wheel", "pool"}
+var runRoots = []string{"scenario", "model", "netty", "duration_ns", "groups", "clients", "events", "wheel", "pool", "capacity_rps", "capacity_loop"}
 
 // LoopKeys returns the per-loop summary keys an expectation may name after a
 // loop, as in worker-0.rebuilds.

@@ -62,6 +62,11 @@ func totalsOf(name string, s *Summary) LoopTotals {
 	for _, w := range s.windows {
 		t.WorstP99US = max(t.WorstP99US, w.P99US)
 	}
+	if w := s.Clients.LatencyUS.WorstWindow; w != nil {
+		// The same windows, the requests still in flight counted at their
+		// age: what the verdict and the screen show.
+		t.WorstP99US = max(t.WorstP99US, w.P99US)
+	}
 	t.Syscalls, t.Design = s.syscalls, s.design
 	if t.Requests > 0 {
 		t.WaitsPerReq = float64(t.Selects+t.SelectNows) / float64(t.Requests)

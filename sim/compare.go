@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 	"text/tabwriter"
+	"time"
 
 	"github.com/reactorviz/reactorviz/scenarios"
 	"github.com/reactorviz/reactorviz/tracefile/chrome"
@@ -36,6 +37,9 @@ type Comparison struct {
 	// change behind it.
 	Totals []LoopTotals `json:"totals,omitempty"`
 	Causes []string     `json:"causes,omitempty"`
+	// MachineBusy says the verdict found other work on the machine took
+	// too much of its CPUs to rank what the clients saw.
+	MachineBusy bool `json:"machine_busy,omitempty"`
 }
 
 // Judgement is what a comparison concluded, for a screen: the verdict,
@@ -44,11 +48,14 @@ type Judgement struct {
 	Verdict string
 	Causes  []string
 	Checks  []scenarios.Result
+	// MachineBusy: what the clients saw was not ranked, the machine being
+	// busy; a screen offers the built-in recording made on a quiet one.
+	MachineBusy bool
 }
 
 // Judgement returns the comparison's conclusion.
 func (c *Comparison) Judgement() Judgement {
-	return Judgement{Verdict: c.Verdict, Causes: c.Causes, Checks: c.Checks}
+	return Judgement{Verdict: c.Verdict, Causes: c.Causes, Checks: c.Checks, MachineBusy: c.MachineBusy}
 }
 
 // Workload describes what every model was given.
@@ -152,6 +159,7 @@ func (c *Comparison) judge(sc *scenarios.Scenario) {
 	for _, s := range c.Models {
 		c.Figures = append(c.Figures, figuresOf(s, sc))
 	}
+	c.MachineBusy = false
 	c.Verdict = c.verdict()
 	c.check(sc.Compare)
 }
@@ -231,7 +239,7 @@ func (c *Comparison) Text() string {
 	fmt.Fprintf(&b, "compare %s: %d %s connections per model, models run one after another\n\n",
 		c.Workload.Scenario, c.Workload.Connections, c.Workload.Protocol)
 	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "model\tloops\tstarted\treq/s\tp50 µs\tp99 µs\tp999 µs\taccept p99\terrors\tselect %\tio %\ttask %\tbusiest\tcpu wait\tother cpu\texpect\t")
+	fmt.Fprintln(tw, "model\tloops\tstarted\treq/s\tp50 µs\tp99 µs\tp999 µs\tworst 250ms p99\taccept p99\terrors\tselect %\tio %\ttask %\tbusiest\tcpu/req\tcapacity\tcpu wait\tother cpu\texpect\t")
 	for i, s := range c.Models {
 		started := 0
 		for _, l := range s.Loops {
@@ -240,9 +248,9 @@ func (c *Comparison) Text() string {
 			}
 		}
 		f := c.Figures[i]
-		fmt.Fprintf(tw, "%s\t%d\t%d\t%.0f\t%.0f\t%.0f\t%.0f\t%s\t%d\t%.1f\t%.1f\t%.1f\t%s %.0f%%\t%s\t%s\t%s\t\n", s.Model, len(s.Loops), started,
-			f.RPS, f.P50US, f.P99US, f.P999US, usText(f.AcceptP99US), f.Errors,
-			f.Split.Select, f.Split.IO, f.Split.Tasks, f.BusiestLoop, f.BusyMax, waitText(f), pctText(f.OtherCPU), c.expectText(s))
+		fmt.Fprintf(tw, "%s\t%d\t%d\t%.0f\t%.0f\t%.0f\t%.0f\t%s\t%s\t%d\t%.1f\t%.1f\t%.1f\t%s %.0f%%\t%s\t%s\t%s\t%s\t%s\t\n", s.Model, len(s.Loops), started,
+			f.RPS, f.P50US, f.P99US, f.P999US, worstText(f), usText(f.AcceptP99US), f.Errors,
+			f.Split.Select, f.Split.IO, f.Split.Tasks, f.BusiestLoop, f.BusyMax, cpuPerReqText(f), capacityText(f), waitText(f), pctText(f.OtherCPU), c.expectText(s))
 	}
 	tw.Flush()
 	b.WriteString("\n")
@@ -366,6 +374,32 @@ func writeConclusion(b *strings.Builder, verdict string, causes []string) {
 			fmt.Fprintf(b, "  - %s\n", l)
 		}
 	}
+}
+
+// worstText is a model's worst-window cell: the p99 and when its window
+// began; "-" without one.
+func worstText(f Figures) string {
+	if f.WorstWindowP99US <= 0 {
+		return "-"
+	}
+	return fmt.Sprintf("%s @%s", usText(f.WorstWindowP99US), time.Duration(f.WorstWindowAtNS).Round(10*time.Millisecond))
+}
+
+// cpuPerReqText is the CPU per request of the loop that bounds the
+// model's capacity, "-" unmeasured.
+func cpuPerReqText(f Figures) string {
+	if f.CPUPerReqUS <= 0 {
+		return "-"
+	}
+	return usText(f.CPUPerReqUS)
+}
+
+// capacityText is the rate the model could serve with a core per loop.
+func capacityText(f Figures) string {
+	if f.CapacityRPS <= 0 {
+		return "-"
+	}
+	return fmt.Sprintf("%.0f/s", f.CapacityRPS)
 }
 
 // waitText is a model's cpu wait cell: the largest share of the run a

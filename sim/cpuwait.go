@@ -10,37 +10,56 @@ import (
 	"time"
 )
 
-// cpuWait is how long each loop's thread was ready to run but waited for
-// a CPU, read from the kernel's scheduler statistics
+// threadCPU is what the kernel's scheduler says of one thread
 // (/proc/self/task/TID/schedstat: time on a CPU, time waiting on a run
-// queue, timeslices). A loop that waited long was not slow by its model:
-// other work on the machine held the cores. Read when the load stops,
-// before the loops' threads end; -1 where the kernel keeps no schedstat.
-func cpuWait(tid int) (waitNS int64) {
+// queue, timeslices): the CPU its own work took, which the load of the
+// rest of the machine does not change, and how long it was ready to run
+// but waited for a CPU, which is all that load changes. A loop that waited
+// long was not slow by its model: other work on the machine held the cores.
+type threadCPU struct {
+	RunNS  int64 // on a CPU
+	WaitNS int64 // ready, waiting on a run queue
+}
+
+// schedStat reads a thread's scheduler statistics; ok is false where the
+// kernel keeps none or the thread is not this process's.
+func schedStat(tid int) (c threadCPU, ok bool) {
 	if tid <= 0 {
-		return -1
+		return threadCPU{}, false
 	}
 	b, err := os.ReadFile(fmt.Sprintf("/proc/self/task/%d/schedstat", tid))
 	if err != nil {
-		return -1
+		return threadCPU{}, false
 	}
 	f := strings.Fields(string(b))
 	if len(f) < 2 {
-		return -1
+		return threadCPU{}, false
 	}
-	n, err := strconv.ParseInt(f[1], 10, 64)
-	if err != nil {
-		return -1
+	run, err1 := strconv.ParseInt(f[0], 10, 64)
+	wait, err2 := strconv.ParseInt(f[1], 10, 64)
+	if err1 != nil || err2 != nil {
+		return threadCPU{}, false
 	}
-	return n
+	return threadCPU{RunNS: run, WaitNS: wait}, true
 }
 
-// sampleCPUWait reads every started loop's run-queue wait, by loop name.
-func (r *Run) sampleCPUWait() map[string]int64 {
-	out := map[string]int64{}
+// cpuWait is how long a thread waited for a CPU (schedStat); -1 where the
+// kernel keeps no schedstat.
+func cpuWait(tid int) (waitNS int64) {
+	c, ok := schedStat(tid)
+	if !ok {
+		return -1
+	}
+	return c.WaitNS
+}
+
+// sampleCPU reads every started loop's scheduler statistics, by loop
+// name. Read when the load stops, before the loops' threads end.
+func (r *Run) sampleCPU() map[string]threadCPU {
+	out := map[string]threadCPU{}
 	for _, l := range r.loops {
-		if w := cpuWait(l.TID()); w >= 0 {
-			out[l.Name()] = w
+		if c, ok := schedStat(l.TID()); ok {
+			out[l.Name()] = c
 		}
 	}
 	return out

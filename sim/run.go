@@ -52,10 +52,10 @@ type Options struct {
 
 // Run is one run of a scenario.
 type Run struct {
-	cpuWait  map[string]int64 // each loop's run-queue wait when the load stopped; finish's goroutine
-	design   *designCounter   // set by CountDesign before the run starts
-	cpuFrom  cpuTicks         // the machine's and this process's CPU when the run started
-	otherCPU float64          // share of the CPUs other processes used while it ran; -1 unknown
+	cpu      map[string]threadCPU // each loop's CPU and run-queue wait when the load stopped; finish's goroutine
+	design   *designCounter       // set by CountDesign before the run starts
+	cpuFrom  cpuTicks             // the machine's and this process's CPU when the run started
+	otherCPU float64              // share of the CPUs other processes used while it ran; -1 unknown
 
 	sc   *scenarios.Scenario
 	opts Options
@@ -390,7 +390,7 @@ func (r *Run) finish(cause error) {
 	// a run held when it is stopped ends on a running one.
 	r.HoldClock(false)
 	r.stopClients()
-	r.cpuWait = r.sampleCPUWait()
+	r.cpu = r.sampleCPU()
 	r.otherCPU = otherShare(r.cpuFrom, readCPUTicks(), r.Elapsed())
 	r.mu.Lock()
 	if r.started != 0 {

@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"runtime"
 	"sync"
 	"time"
 )
@@ -31,18 +32,24 @@ func spinsFor(d time.Duration) int {
 }
 
 // calibrate times a batch of spin rounds a few times and keeps the
-// fastest: the rounds that were least disturbed by other threads sharing
-// the CPU measure the work itself.
+// fastest, on the thread's own CPU clock where the kernel has one: a
+// batch the scheduler took off the CPU does not count the time it waited,
+// so a busy machine does not shrink the work a request costs (a wall
+// clock would read the wait as work, and every request would then do a
+// fraction of its cost). Where there is no thread clock, the fastest of
+// the batches by the wall clock is the least disturbed one.
 func calibrate() {
 	// Ten batches of about 1.5ms, once per process: long enough that one
 	// of them runs undisturbed.
 	const rounds = 1_000_000
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
 	best := time.Duration(1<<63 - 1)
 	x := uint64(88172645463325252)
 	for i := 0; i < 10; i++ {
-		start := time.Now()
+		start := spinClock()
 		x = spin(rounds, x)
-		best = min(best, max(time.Since(start), time.Nanosecond))
+		best = min(best, max(spinClock()-start, time.Nanosecond))
 	}
 	spinsPerUS = float64(rounds) / (float64(best) / float64(time.Microsecond))
 	if x == 0 {

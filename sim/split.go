@@ -22,6 +22,18 @@ type splitSampler struct {
 	samples []splitSample // oldest first, at most splitKeep
 	first   splitSample   // the run's start
 	windows []Window      // what the clients saw in each window, oldest first
+	worst   []WorstWindow // per loop: its clients' worst window so far
+	worstAt WorstWindow   // every client's worst window so far
+}
+
+// WorstWindow is the highest p99 the clients saw over any one window of
+// the run (WindowEvery long) and when that window began on the run clock:
+// a stall that a run's p99 dilutes (a batch that holds a loop for half a
+// second, once) stands out in the window that felt it. The latencies are
+// charged to the window in which their answers came.
+type WorstWindow struct {
+	P99US float64 `json:"worst_window_p99"`
+	AtNS  int64   `json:"worst_window_at_ns"`
 }
 
 // Window is what every client saw in one sampling window of the run: the
@@ -52,7 +64,7 @@ const (
 )
 
 func newSplitSampler(loops []*reactor.EventLoop, clients []load.Histogram, now func() time.Time) *splitSampler {
-	return &splitSampler{loops: loops, clients: clients, now: now}
+	return &splitSampler{loops: loops, clients: clients, now: now, worst: make([]WorstWindow, len(loops))}
 }
 
 // run samples until stop is closed.
@@ -163,17 +175,50 @@ func (s *splitSampler) addWindow(old, now splitSample) {
 	if wall < splitEvery/2 {
 		return
 	}
-	var d load.Counts
+	// The worst window counts, besides the window's answers, the
+	// requests still in flight at its end at their age: a closed-loop
+	// client held by a stalled loop sends nothing else, so its one slow
+	// answer, when it comes, is lost among the catch-up that follows.
+	at := int64(old.at.Sub(s.first.at))
+	var d, felt load.Counts
 	for i := range now.clients {
-		if now.clients[i] != nil {
-			d.Add(now.clients[i].Since(old.clients[i]))
+		if now.clients[i] == nil {
+			continue
+		}
+		one := now.clients[i].Since(old.clients[i])
+		d.Add(one)
+		withWaits := *one
+		if i < len(s.clients) {
+			s.clients[i].Waiting(now.at, &withWaits)
+		}
+		felt.Add(&withWaits)
+		if p := withWaits.Quantile(0.99); withWaits.N() > 0 && i < len(s.worst) && p > s.worst[i].P99US {
+			s.worst[i] = WorstWindow{P99US: p, AtNS: at}
 		}
 	}
 	w := Window{RPS: float64(d.N()) / wall.Seconds(), P50US: d.Quantile(0.5), P99US: d.Quantile(0.99)}
+	if p := felt.Quantile(0.99); felt.N() > 0 && p > s.worstAt.P99US {
+		s.worstAt = WorstWindow{P99US: p, AtNS: at}
+	}
 	s.windows = append(s.windows, w)
 	if len(s.windows) > windowKeep {
 		s.windows = append(s.windows[:0], s.windows[len(s.windows)-windowKeep:]...)
 	}
+}
+
+// worstWindow is loop i's clients' worst window so far (i < 0: every
+// client's); ok is false before any window had an answer.
+func (s *splitSampler) worstWindow(i int) (WorstWindow, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	w := s.worstAt
+	if i >= 0 {
+		if i >= len(s.worst) {
+			return WorstWindow{}, false
+		}
+		w = s.worst[i]
+	}
+	return w, w.P99US > 0
 }
 
 // takeWindows returns a copy of the windows so far.

@@ -19,28 +19,40 @@ import (
 // Summary is the run summary (docs/scenarios.md, "Summary keys"). Its JSON
 // keys are stable.
 type Summary struct {
-	Scenario   string             `json:"scenario"`
-	Model      string             `json:"model"`
-	Netty      string             `json:"netty"`
-	DurationNS int64              `json:"duration_ns"`
-	Groups     []GroupSummary     `json:"groups"`
-	Loops      []LoopSummary      `json:"loops"`
-	Clients    ClientSummary      `json:"clients"`
-	Events     EventSummary       `json:"events"`
-	Wheel      WheelSummary       `json:"wheel"`
-	Pool       PoolSummary        `json:"pool"`
-	Expect     []scenarios.Result `json:"expect"`
-	Warnings   []string           `json:"warnings,omitempty"`
-	Error      string             `json:"error,omitempty"`
-	resolved   map[string]scenarios.Value
-	loopNames  []string
-	expectFail int
-	fromTrace  bool // rebuilt by Replay: no client figures, no wheel cancellations
-	windows    []Window
-	cpuWait    map[string]int64 // ns each loop waited for a CPU (cpuWait)
-	syscalls   *SyscallCount    // the server loops' system calls; nil when rebuilt from a trace
-	design     *DesignCount     // when the run counted it (CountDesign)
-	otherCPU   float64          // share (%) of the CPUs other processes used during the run; -1 unknown
+	Scenario   string         `json:"scenario"`
+	Model      string         `json:"model"`
+	Netty      string         `json:"netty"`
+	DurationNS int64          `json:"duration_ns"`
+	Groups     []GroupSummary `json:"groups"`
+	Loops      []LoopSummary  `json:"loops"`
+	Clients    ClientSummary  `json:"clients"`
+	Events     EventSummary   `json:"events"`
+	Wheel      WheelSummary   `json:"wheel"`
+	Pool       PoolSummary    `json:"pool"`
+	// CapacityRPS is the rate the model could serve if each of its loops
+	// had a core of its own: the requests answered over the CPU time of
+	// the loop that used the most (CapacityLoop). It comes from each
+	// thread's own CPU time (schedstat), which other work on the machine
+	// does not change, so it holds on a busy machine where the clients'
+	// throughput does not. Absent where the kernel keeps no schedstat.
+	CapacityRPS  float64            `json:"capacity_rps,omitempty"`
+	CapacityLoop string             `json:"capacity_loop,omitempty"`
+	Expect       []scenarios.Result `json:"expect"`
+	Warnings     []string           `json:"warnings,omitempty"`
+	Error        string             `json:"error,omitempty"`
+	resolved     map[string]scenarios.Value
+	loopNames    []string
+	expectFail   int
+	fromTrace    bool // rebuilt by Replay: no client figures, no wheel cancellations
+	windows      []Window
+	cpuWait      map[string]int64 // ns each loop waited for a CPU (cpuWait)
+	syscalls     *SyscallCount    // the server loops' system calls; nil when rebuilt from a trace
+	design       *DesignCount     // when the run counted it (CountDesign)
+	otherCPU     float64          // share (%) of the CPUs other processes used during the run; -1 unknown
+	// outside is set for a run with no clients of its own (serve): what
+	// outside clients got is counted by the server, not by clients.
+	outside  bool
+	answered int64 // requests the protocol handlers answered (echo counts none)
 }
 
 // GroupSummary describes one EventLoopGroup.
@@ -61,6 +73,36 @@ type LoopSummary struct {
 	// Time is where the loop's time went and what its clients saw; a
 	// summary rebuilt from a trace has none.
 	Time *LoopTime `json:"time,omitempty"`
+	// ClientsLatencyUS is what the clients of the channels this loop
+	// serves saw over the run, with their worst window; only when some
+	// were answered.
+	ClientsLatencyUS *LatencySummary `json:"clients_latency_us,omitempty"`
+	// The CPU its thread used and waited for (LoopCPU); only for a live
+	// run's started loops where the kernel keeps schedstat.
+	*LoopCPU
+}
+
+// LoopCPU is a loop thread's own CPU time over the run and its wait for
+// a CPU (schedstat), and what its CPU comes to per request its channels
+// answered: the cost of a request on this loop, which the machine's load
+// does not change (a request waits longer on a busy machine, it does not
+// take more CPU).
+type LoopCPU struct {
+	CPUNanos     int64 `json:"cpu_ns"`
+	CPUWaitNanos int64 `json:"cpu_wait_ns"`
+	// CPUNanosPerRequest is CPUNanos over the requests the loop's channels
+	// answered; absent for a loop that served none (a boss).
+	CPUNanosPerRequest int64 `json:"cpu_ns_per_request,omitempty"`
+	// PerRequestPhase splits CPUNanosPerRequest between the I/O and task
+	// phases in proportion to the loop's own time in each (the loop
+	// clocks its phases; the kernel counts its CPU as a whole).
+	PerRequestPhase *PhaseCPU `json:"cpu_ns_per_request_phase,omitempty"`
+}
+
+// PhaseCPU is a loop's CPU per request by phase, in ns.
+type PhaseCPU struct {
+	IO    int64 `json:"io"`
+	Tasks int64 `json:"tasks"`
 }
 
 // LoopTime is one loop's time split and the latency of the requests on
@@ -102,6 +144,9 @@ type LatencySummary struct {
 	P99  float64 `json:"p99"`
 	P999 float64 `json:"p999"`
 	Max  float64 `json:"max"`
+	// The worst WindowEvery of the run (a run's clients and a loop's);
+	// absent elsewhere.
+	*WorstWindow
 }
 
 func latencySummary(h *load.Histogram) LatencySummary {
@@ -150,8 +195,48 @@ func (r *Run) loopTime(i int) *LoopTime {
 		ClientsLastSecond: lastClients}
 	if h := &r.served.hists[i]; h.Count() > 0 {
 		t.Clients = &LoopClients{Requests: int64(h.Count()), LatencyUS: latencySummary(h)}
+		if w, ok := r.split.worstWindow(i); ok {
+			t.Clients.LatencyUS.WorstWindow = &w
+		}
 	}
 	return t
+}
+
+// loopCPU is a loop's CPU figures from its thread's schedstat, read when
+// the load stopped; nil without one.
+func (r *Run) loopCPU(i int, t *LoopTime) *LoopCPU {
+	c, ok := r.cpu[r.loops[i].Name()]
+	if !ok {
+		return nil
+	}
+	out := &LoopCPU{CPUNanos: c.RunNS, CPUWaitNanos: c.WaitNS}
+	if t == nil || t.Clients == nil || t.Clients.Requests <= 0 {
+		return out
+	}
+	out.CPUNanosPerRequest = c.RunNS / t.Clients.Requests
+	split := r.loops[i].TimeSplit()
+	if work := split.IONanos + split.TaskNanos; work > 0 {
+		io := out.CPUNanosPerRequest * split.IONanos / work
+		out.PerRequestPhase = &PhaseCPU{IO: io, Tasks: out.CPUNanosPerRequest - io}
+	}
+	return out
+}
+
+// capacity is the rate the model could serve with a core per loop: the
+// requests answered over the CPU seconds of the server loop that used the
+// most. The clients' own loops (a client bootstrap) are not the server.
+func capacity(s *Summary) (rps float64, loop string) {
+	var most int64
+	for _, l := range s.Loops {
+		if l.LoopCPU == nil || l.Group == scenarios.GroupClient || l.CPUNanos <= most {
+			continue
+		}
+		most, loop = l.CPUNanos, l.Name
+	}
+	if most <= 0 || s.Clients.Requests <= 0 {
+		return 0, ""
+	}
+	return float64(s.Clients.Requests) / (float64(most) / 1e9), loop
 }
 
 // LoopTime returns loop i's time split and its clients' latency so far.
@@ -172,6 +257,11 @@ func (r *Run) summarise() *Summary {
 	for i, l := range r.loops {
 		ls := loopSummary(l)
 		ls.Time = r.loopTime(i)
+		if c := ls.Time.Clients; c != nil {
+			lat := c.LatencyUS
+			ls.ClientsLatencyUS = &lat
+		}
+		ls.LoopCPU = r.loopCPU(i, ls.Time)
 		s.Loops = append(s.Loops, ls)
 		s.loopNames = append(s.loopNames, l.Name())
 	}
@@ -180,8 +270,16 @@ func (r *Run) summarise() *Summary {
 		BytesVerified: c.BytesVerified, ThroughputRPS: c.ThroughputRPS,
 		LatencyUS: LatencySummary{P50: c.P50us, P90: c.P90us, P99: c.P99us, P999: c.P999us, Max: c.MaxUs},
 		AcceptUS:  latencySummary(c.accept)}
+	if w, ok := r.split.worstWindow(-1); ok {
+		s.Clients.LatencyUS.WorstWindow = &w
+	}
+	s.outside, s.answered = len(r.sc.Clients) == 0, r.Answered()
 	s.windows = r.split.takeWindows()
-	s.cpuWait, s.otherCPU = r.cpuWait, r.otherCPU
+	s.cpuWait, s.otherCPU = map[string]int64{}, r.otherCPU
+	for name, c := range r.cpu {
+		s.cpuWait[name] = c.WaitNS
+	}
+	s.CapacityRPS, s.CapacityLoop = capacity(s)
 	s.syscalls = syscallsOf(s.Loops, r.sc.Loop.Selector == scenarios.SelectorIOUring)
 	if r.design != nil {
 		s.design = r.design.take()
@@ -368,6 +466,8 @@ func (s *Summary) Text() string {
 	s.timeText(&b)
 	if s.fromTrace {
 		b.WriteString("\nclients: not in a trace\n")
+	} else if s.outside {
+		s.outsideText(&b)
 	} else {
 		c := s.Clients
 		fmt.Fprintf(&b, "\nclients: %d connections, %d requests (%.0f req/s), %d errors, %s verified\n",
@@ -405,6 +505,27 @@ func (s *Summary) Text() string {
 		fmt.Fprintf(&b, "\nerror: %s\n", safetext.Text(s.Error))
 	}
 	return b.String()
+}
+
+// outsideText is what outside clients got from a run with none of its
+// own (serve): the connections its server channels accepted and the
+// requests its handlers answered, as the server counted them.
+func (s *Summary) outsideText(b *strings.Builder) {
+	var accepted, read, written int64
+	for _, l := range s.Loops {
+		accepted += l.Accepted
+		read += l.BytesRead
+		written += l.BytesWritten
+	}
+	fmt.Fprintf(b, "\noutside clients, as the server counted them: %d connections accepted, ", accepted)
+	if s.answered > 0 {
+		rate := 0.0
+		if s.DurationNS > 0 {
+			rate = float64(s.answered) / (float64(s.DurationNS) / 1e9)
+		}
+		fmt.Fprintf(b, "%d requests answered (%.0f req/s), ", s.answered, rate)
+	}
+	fmt.Fprintf(b, "%s read, %s written\n", bytesText(read), bytesText(written))
 }
 
 // timeText lists each started loop's share of the run blocked in select,

@@ -24,7 +24,14 @@ func TestSummaryKeysAreAllExpectable(t *testing.T) {
 		Groups: []GroupSummary{{Name: "worker", Size: 2, Chooser: "power-of-two"}},
 		Loops: []LoopSummary{{Name: "worker-0", Group: "worker", TID: 7, State: "TERMINATED", Stats: st, TimersFired: 3,
 			Time: &LoopTime{Clients: &LoopClients{}, ClientsLastSecond: &LoopClients{}}}},
-		Error: "boom", Warnings: []string{"w"}, Expect: []scenarios.Result{{Expr: "e"}}}
+		Error: "boom", Warnings: []string{"w"}, Expect: []scenarios.Result{{Expr: "e"}},
+		CapacityRPS: 2400, CapacityLoop: "worker-0"}
+	// The figures a busy machine does not change, and the worst window.
+	ww := &WorstWindow{P99US: 655_000, AtNS: 1_250_000_000}
+	s.Clients.LatencyUS.WorstWindow = ww
+	s.Loops[0].Time.Clients.LatencyUS.WorstWindow = ww
+	s.Loops[0].ClientsLatencyUS = &LatencySummary{P50: 1, P99: 2, WorstWindow: ww}
+	s.Loops[0].LoopCPU = &LoopCPU{CPUNanos: 1, CPUWaitNanos: 2, CPUNanosPerRequest: 3, PerRequestPhase: &PhaseCPU{IO: 1, Tasks: 2}}
 	got, unknown := flatten(s)
 	if len(unknown) != 0 {
 		t.Fatalf("summary keys without an expectation key: %v", unknown)

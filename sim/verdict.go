@@ -58,8 +58,21 @@ type Figures struct {
 	// OtherCPU is the share (%) of the machine's CPUs that other processes
 	// used while the run ran (/proc/stat less this process); -1 unknown.
 	OtherCPU float64 `json:"other_cpu"`
-	blocking bool    // the timeline blocks a handler
-	windows  []Window
+	// CapacityRPS is the rate the model could serve with a core per loop
+	// (Summary.CapacityRPS); CapacityLoop the loop that bounds it and
+	// CPUPerReqUS that loop's CPU per request its channels answered. From
+	// the loops' own CPU time, they do not depend on the machine's load.
+	// 0 where the kernel keeps no schedstat.
+	CapacityRPS  float64 `json:"capacity_rps"`
+	CapacityLoop string  `json:"capacity_loop,omitempty"`
+	CPUPerReqUS  float64 `json:"cpu_per_request_us"`
+	// WorstWindowP99US is the clients' highest p99 over any WindowEvery of
+	// the run, requests in flight counted at their age, and WorstWindowAtNS
+	// when that window began.
+	WorstWindowP99US float64 `json:"worst_window_p99_us"`
+	WorstWindowAtNS  int64   `json:"worst_window_at_ns"`
+	blocking         bool    // the timeline blocks a handler
+	windows          []Window
 }
 
 // figure returns the compare figure of that name.
@@ -85,6 +98,10 @@ func (f *Figures) figure(name string) (float64, bool) {
 		return float64(f.ServedLoops), true
 	case "stalled_loops":
 		return float64(f.StalledLoops), true
+	case "capacity_rps":
+		return f.CapacityRPS, true
+	case "worst_window_p99_us":
+		return f.WorstWindowP99US, true
 	}
 	return 0, false
 }
@@ -143,7 +160,10 @@ func figuresOf(s *Summary, sc *scenarios.Scenario) Figures {
 		P50US: s.Clients.LatencyUS.P50, P99US: s.Clients.LatencyUS.P99, P999US: s.Clients.LatencyUS.P999,
 		Errors: s.Clients.Errors, AcceptP99US: s.Clients.AcceptUS.P99,
 		StallUS: float64(stallThreshold(sc) / time.Microsecond), blocking: blocks(sc),
-		Listening: listening(sc)}
+		Listening: listening(sc), CapacityRPS: s.CapacityRPS, CapacityLoop: s.CapacityLoop}
+	if w := s.Clients.LatencyUS.WorstWindow; w != nil {
+		f.WorstWindowP99US, f.WorstWindowAtNS = w.P99US, w.AtNS
+	}
 	io := ioGroups(s)
 	n := 0
 	for _, l := range s.Loops {
@@ -167,9 +187,17 @@ func figuresOf(s *Summary, sc *scenarios.Scenario) Figures {
 		}
 		if c := l.Time.Clients; c != nil && c.Requests > 0 {
 			f.ServedLoops++
-			if c.LatencyUS.P99 >= f.StallUS {
+			// Stalled by the median, not the tail: a blocked handler
+			// holds most of its loop's requests, while a busy machine
+			// adds a tail to every loop's.
+			if c.LatencyUS.P50 >= f.StallUS {
 				f.StalledLoops++
 			}
+		}
+	}
+	for _, l := range s.Loops {
+		if l.Name == f.CapacityLoop && l.LoopCPU != nil {
+			f.CPUPerReqUS = float64(l.CPUNanosPerRequest) / 1000
 		}
 	}
 	if n > 0 {
@@ -241,6 +269,7 @@ func (c *Comparison) verdict() string {
 	head, ranked := c.headline()
 	if busy, ok := contended(c.Figures); ok {
 		head, ranked = c.machineBound(busy), false
+		c.MachineBusy = true
 	}
 	parts := []string{head}
 	for _, l := range alikeLines(c.Figures) {
@@ -297,19 +326,101 @@ func contended(fs []Figures) (Figures, bool) {
 }
 
 // machineBound is the verdict of runs the machine's other work starved:
-// no ranking (the figures measure the machine), only what holds whatever
-// the load — each model's shape and how busy its loops were.
+// what the clients saw is not ranked (it measures the machine); the
+// models are ranked instead on what the load does not change, each
+// loop's own CPU per request and so the rate each model could serve with
+// a core per loop; and each model's shape, the lesson whatever the load.
 func (c *Comparison) machineBound(w Figures) string {
 	var shapes []string
 	for _, f := range c.Figures {
-		shapes = append(shapes, fmt.Sprintf("%s: %s, busiest %s %.0f%% of the run", f.Model, f.Shape, f.BusiestLoop, f.BusyMax))
+		shapes = append(shapes, fmt.Sprintf("%s: %s, busiest %s %.0f%% of the run", f.Model, structure(f), f.BusiestLoop, f.BusyMax))
 	}
 	waited := ""
 	if w.CPUWaitMax >= 0 && w.CPUWaitLoop != "" {
 		waited = fmt.Sprintf(" and its %s waited for a CPU %.0f%% of the run", w.CPUWaitLoop, w.CPUWaitMax)
 	}
-	return fmt.Sprintf("the machine was busy: other processes used %.0f%% of its CPUs during %s's run%s, so these runs' throughput and latency measure the machine, not the models, and none is ranked; what holds regardless — %s",
-		w.OtherCPU, w.Model, waited, strings.Join(shapes, "; "))
+	head := fmt.Sprintf("the machine was busy: other processes used %.0f%% of its CPUs during %s's run%s, so what the clients saw (req/s, latency) measures the machine, not the models, and is not ranked",
+		w.OtherCPU, w.Model, waited)
+	switch {
+	case w.blocking:
+		// A blocked handler sleeps: it takes no CPU, so capacity does not
+		// tell the models apart; whose clients it held does, busy machine
+		// or not (stalled is read from their median).
+		head += "; what the load does not change: " + stalledRank(c.Figures)
+	default:
+		if rank := c.capacityRank(); rank != "" {
+			head += "; ranked instead on each loop's own CPU per request, which the machine's load does not change: " + rank
+		}
+	}
+	return head + "; what holds regardless — " + strings.Join(shapes, "; ")
+}
+
+// stalledRank says, model by model, how many loops' clients the blocked
+// handler held.
+func stalledRank(fs []Figures) string {
+	var parts []string
+	for _, f := range fs {
+		switch {
+		case f.ServedLoops > 0 && f.StalledLoops >= f.ServedLoops:
+			parts = append(parts, fmt.Sprintf("under %s the blocked handler stalled the clients of every loop (%d of %d)", f.Model, f.StalledLoops, f.ServedLoops))
+		default:
+			parts = append(parts, fmt.Sprintf("under %s those of %d of %d loops", f.Model, f.StalledLoops, f.ServedLoops))
+		}
+	}
+	return strings.Join(parts, ", ")
+}
+
+// structure is a model's shape as the lesson puts it: who runs the
+// handlers.
+func structure(f Figures) string {
+	switch {
+	case f.Shape.Serving == 1 && f.Shape.Shared:
+		return "one loop accepts and runs every handler"
+	case f.Shape.Serving == 1:
+		return f.Shape.String() + ", one runs every handler"
+	case f.Shape.Serving > 1:
+		return f.Shape.String() + " and share the handlers"
+	}
+	return f.Shape.String()
+}
+
+// capacityMargin is how far apart two models' capacities must be for the
+// verdict to rank them on it: a tenth is what a thread's CPU per request
+// moves from run to run (caches, frequency), a third is a structure.
+const capacityMargin = 1.3
+
+// capacityRank ranks the models by the rate each could serve with a core
+// per loop, when the best is capacityMargin ahead of the worst and their
+// shapes differ; "" otherwise (the capacities alike, or none measured).
+func (c *Comparison) capacityRank() string {
+	fs := c.Figures
+	best := slices.MaxFunc(fs, func(a, b Figures) int { return cmp.Compare(a.CapacityRPS, b.CapacityRPS) })
+	worst := slices.MinFunc(fs, func(a, b Figures) int { return cmp.Compare(a.CapacityRPS, b.CapacityRPS) })
+	if worst.CapacityRPS <= 0 {
+		return ""
+	}
+	if best.CapacityRPS < capacityMargin*worst.CapacityRPS || sameShape(best, worst) {
+		return fmt.Sprintf("the models could serve about the same with a core per loop (%.0f to %.0f req/s)", worst.CapacityRPS, best.CapacityRPS)
+	}
+	var ahead []string
+	for _, f := range fs {
+		if f.CapacityRPS >= best.CapacityRPS/capacityMargin {
+			ahead = append(ahead, f.Model)
+		}
+	}
+	return fmt.Sprintf("with a core per loop %s could serve %.1f× %s's requests (capacity %.0f vs %.0f req/s): %s's %s spent %s of CPU per request it served, %s's busiest %s %s on its share",
+		joinNames(ahead), best.CapacityRPS/worst.CapacityRPS, worst.Model, best.CapacityRPS, worst.CapacityRPS,
+		worst.Model, worst.CapacityLoop, usText(worst.CPUPerReqUS), best.Model, best.CapacityLoop, usText(best.CPUPerReqUS))
+}
+
+func joinNames(ns []string) string {
+	switch len(ns) {
+	case 0:
+		return ""
+	case 1:
+		return ns[0]
+	}
+	return strings.Join(ns[:len(ns)-1], ", ") + " and " + ns[len(ns)-1]
 }
 
 // noiseUS is the p99 difference below which the verdict calls two models
@@ -530,12 +641,53 @@ func variantVerdict(fs []Figures, axis string, causes bool) string {
 	case slowerP99(high, low) && !anyAlike(alikeWith(fs, low), high):
 		head = fmt.Sprintf("same throughput, but %s's p99 is %.1f× %s's (%s vs %s%s)", high.Model,
 			high.P99US/low.P99US, names(alikeWith(fs, low)), usText(high.P99US), usText(low.P99US), pairedText(high, low, windowP99))
+	case worstApart(fs):
+		head = fmt.Sprintf("the clients' req/s and run p99 were about the same under every %s (about %.0f req/s, p99 %s to %s), but not their worst %s: %s",
+			axis, best.RPS, usText(low.P99US), usText(high.P99US), WindowEvery, worstWindows(fs))
 	default:
-		head = fmt.Sprintf("the clients saw about the same under every %s (about %.0f req/s, p99 %s to %s, within the runs' noise)",
-			axis, best.RPS, usText(low.P99US), usText(high.P99US))
+		head = fmt.Sprintf("the clients saw about the same under every %s (about %.0f req/s, p99 %s to %s, within the runs' noise%s)",
+			axis, best.RPS, usText(low.P99US), usText(high.P99US), worstAlike(fs))
 	}
 	if causes {
 		return head + "; the " + axis + "s differ inside the loop: why they differ, below"
 	}
 	return head + "; the loops' counters differ by no more than a run's noise either"
+}
+
+// worstWindowStall is the worst-window p99 from which a difference is a
+// stall a learner would feel, not a scheduler's hiccup.
+const worstWindowStall = 50_000
+
+// worstApart says whether the runs' worst windows are far apart: one run
+// held its clients for a stall the others did not (a batch that kept its
+// loop), which a run's p99 dilutes.
+func worstApart(fs []Figures) bool {
+	lo := slices.MinFunc(fs, func(a, b Figures) int { return cmp.Compare(a.WorstWindowP99US, b.WorstWindowP99US) })
+	hi := slices.MaxFunc(fs, func(a, b Figures) int { return cmp.Compare(a.WorstWindowP99US, b.WorstWindowP99US) })
+	return lo.WorstWindowP99US > 0 && hi.WorstWindowP99US >= 3*lo.WorstWindowP99US && hi.WorstWindowP99US-lo.WorstWindowP99US >= worstWindowStall
+}
+
+// worstWindows lists each run's worst window, worst first: its p99 and
+// when it began.
+func worstWindows(fs []Figures) string {
+	sorted := slices.Clone(fs)
+	slices.SortStableFunc(sorted, func(a, b Figures) int { return cmp.Compare(b.WorstWindowP99US, a.WorstWindowP99US) })
+	var parts []string
+	for _, f := range sorted {
+		parts = append(parts, fmt.Sprintf("p99 %s under %s (the window from %s)", usText(f.WorstWindowP99US), f.Model,
+			time.Duration(f.WorstWindowAtNS).Round(10*time.Millisecond)))
+	}
+	return strings.Join(parts, ", ")
+}
+
+// worstAlike names the worst windows' range when every run had one.
+func worstAlike(fs []Figures) string {
+	lo, hi := math.Inf(1), 0.0
+	for _, f := range fs {
+		if f.WorstWindowP99US <= 0 {
+			return ""
+		}
+		lo, hi = min(lo, f.WorstWindowP99US), max(hi, f.WorstWindowP99US)
+	}
+	return fmt.Sprintf("; worst %s p99 %s to %s", WindowEvery, usText(lo), usText(hi))
 }

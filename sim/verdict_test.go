@@ -206,11 +206,56 @@ func TestVerdictMachineBound(t *testing.T) {
 		t.Errorf("cpu wait: %+v", c.Figures[1])
 	}
 	if !strings.HasPrefix(c.Verdict, "the machine was busy: other processes used 40% of its CPUs during multi's run and its worker-0 waited for a CPU 43% of the run") ||
-		strings.Contains(c.Verdict, "served") || !strings.Contains(c.Verdict, "single: one loop accepts and serves every channel, busiest reactor-0 99% of the run") {
+		strings.Contains(c.Verdict, "served") || !strings.Contains(c.Verdict, "single: one loop accepts and runs every handler, busiest reactor-0 99% of the run") ||
+		!strings.Contains(c.Verdict, "multi: one boss accepts, 2 workers serve and share the handlers") || strings.Contains(c.Verdict, "ranked instead") {
 		t.Errorf("verdict: %q", c.Verdict)
 	}
+	// With each loop's CPU per request measured, the busy machine's
+	// verdict ranks the models on what they could serve with a core per
+	// loop; alike capacities are said to be alike.
+	single.CapacityRPS, single.CapacityLoop = 2400, "reactor-0"
+	single.Loops[0].LoopCPU = &LoopCPU{CPUNanos: 2e9, CPUNanosPerRequest: 410_000}
+	multi.CapacityRPS, multi.CapacityLoop = 4700, "worker-0"
+	multi.Loops[1].LoopCPU = &LoopCPU{CPUNanos: 1e9, CPUNanosPerRequest: 420_000}
+	c = judgeFigures(t, single, multi)
+	if want := "ranked instead on each loop's own CPU per request, which the machine's load does not change: with a core per loop multi could serve 2.0× single's requests (capacity 4700 vs 2400 req/s): single's reactor-0 spent 410µs of CPU per request it served, multi's busiest worker-0 420µs on its share"; !strings.Contains(c.Verdict, want) {
+		t.Errorf("verdict on a busy machine does not rank the capacities:\n got %q\nwant %q", c.Verdict, want)
+	}
+	multi.CapacityRPS = 2600
+	if c := judgeFigures(t, single, multi); !strings.Contains(c.Verdict, "the models could serve about the same with a core per loop (2400 to 2600 req/s)") {
+		t.Errorf("alike capacities ranked: %q", c.Verdict)
+	}
+	multi.CapacityRPS = 4700
 	multi.otherCPU = 5
 	if c := judgeFigures(t, single, multi); !strings.HasPrefix(c.Verdict, "multi served 1.7× single's requests") {
 		t.Errorf("a quiet machine's runs not ranked: %q", c.Verdict)
+	}
+}
+
+// On a busy machine a blocking handler's comparison ranks on whose
+// clients it stalled, told by their median: a busy machine's tail on
+// every loop's clients does not make an unblocked loop stalled.
+func TestVerdictMachineBoundBlocking(t *testing.T) {
+	sc, err := scenarios.Parse("w.yaml", []byte(`name: w
+clients:
+  - {connections: 8, load: open, rate: 50/s}
+timeline:
+  - {at: 1s, inject: blocking-handler, loop: "*r-0", duration: 100ms}
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	single := summaryOf("single", 300, 1_200_000, []float64{70}, []float64{1_200_000})
+	multi := summaryOf("multi", 400, 500_000, []float64{70, 10}, []float64{500_000, 80_000})
+	single.Loops[0].Time.Clients.LatencyUS.P50 = 400_000
+	multi.Loops[1].Time.Clients.LatencyUS.P50 = 300_000
+	multi.Loops[2].Time.Clients.LatencyUS.P50 = 2_000 // its p99 (80ms) is the machine's tail
+	multi.otherCPU = 90
+	c := Judge(sc, []*Summary{single, multi})
+	if c.Figures[1].StalledLoops != 1 || c.Figures[0].StalledLoops != 1 {
+		t.Errorf("stalled loops: single %d, multi %d; want 1 and 1", c.Figures[0].StalledLoops, c.Figures[1].StalledLoops)
+	}
+	if want := "what the load does not change: under single the blocked handler stalled the clients of every loop (1 of 1), under multi those of 1 of 2 loops"; !strings.Contains(c.Verdict, want) || !c.MachineBusy {
+		t.Errorf("verdict:\n got %q\nwant %q", c.Verdict, want)
 	}
 }

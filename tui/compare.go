@@ -10,6 +10,7 @@ import (
 	"github.com/gdamore/tcell/v2"
 
 	"github.com/reactorviz/reactorviz/sim"
+	"github.com/reactorviz/reactorviz/tracefile/jsonl"
 	"github.com/reactorviz/reactorviz/tui/model"
 	"github.com/reactorviz/reactorviz/tui/widgets"
 )
@@ -80,7 +81,7 @@ func runCompare(axis Axis, models []string, newRun NewModelRun, judge func([]*si
 	}
 	sh := newShell(o)
 	v := &compareView{sh: sh, axis: axis, run: startCompare(models, newRun, judge, o, sh.redraw),
-		header: widgets.NewBar(sh.th, sh.th.Header)}
+		header: widgets.NewBar(sh.th, sh.th.Header), recorded: o.Recorded}
 	err := sh.run(v)
 	v.run.close()
 	return err
@@ -101,6 +102,8 @@ type compareView struct {
 	header      *widgets.Bar
 	lock        *lockstep // the lockstep replay, while it is shown
 	doneView    bool
+	// recorded opens a variant's built-in recording (Options.Recorded).
+	recorded func(variant string) (*jsonl.Trace, bool)
 }
 
 func (v *compareView) kind() screenKind { return onCompare }
@@ -189,6 +192,10 @@ func (v *compareView) act(a action) {
 		v.toggleLockstep()
 		return
 	}
+	if a == actQuietRecording {
+		v.toggleQuietRecording()
+		return
+	}
 	if v.lock != nil && v.lock.act(a) {
 		return
 	}
@@ -271,10 +278,24 @@ func (v *compareView) columnLines(c *column, w int) [][]widgets.Seg {
 	if c.state != colWaiting && c.state != colFailed {
 		cs := c.clients
 		s := c.stats
+		if st := structureText(s); st != "" {
+			lines = append(lines, []widgets.Seg{widgets.S(st, th.Accent)})
+		}
 		lines = append(lines,
 			kv("req/s", model.Count(int64(cs.ThroughputRPS))),
 			kv("p50", usText(cs.P50us)),
 			kv("p99", usText(cs.P99us)),
+		)
+		// Once the run is done: its worst 250 ms window, and what it could
+		// serve with a core per loop (its loops' own CPU, which a busy
+		// machine does not change).
+		if wc := worstCell(c.summary); wc != "" {
+			lines = append(lines, kv("worst p99", wc))
+		}
+		if cc := capacityCell(c.summary); cc != "" {
+			lines = append(lines, kv("capacity", cc))
+		}
+		lines = append(lines,
 			kv("requests", model.Count(cs.Requests)+"  err "+model.Count(cs.Errors)),
 			kv("loops", strconv.Itoa(s.started)+"/"+strconv.Itoa(s.loops)+" started"),
 		)
@@ -296,9 +317,15 @@ func (v *compareView) columnLines(c *column, w int) [][]widgets.Seg {
 		)
 		// Each loop's share, while there is room: an idle boss loop (C3)
 		// or an uneven worker spread shows here.
-		lines = append(lines, []widgets.Seg{widgets.S("per loop", th.Dim)})
+		head := "per loop"
+		cpu := loopCPU(c.summary)
+		if len(cpu) > 0 {
+			head += " · busy · CPU per request"
+		}
+		lines = append(lines, []widgets.Seg{widgets.S(head, th.Dim)})
 		for _, l := range s.perLoop {
-			bw := max(w-12-6, 4)
+			perReq := cpu[l.name]
+			bw := max(w-12-6-len([]rune(perReq)), 4)
 			u := util(l.busy, 1, c.elapsed)
 			name := widgets.Pad(" "+l.name, 12)
 			st := th.Accent
@@ -306,10 +333,61 @@ func (v *compareView) columnLines(c *column, w int) [][]widgets.Seg {
 				st = th.Dim
 			}
 			lines = append(lines, []widgets.Seg{widgets.S(name, th.Dim), widgets.S(bar(u, bw), st),
-				widgets.S(" "+strconv.Itoa(int(u*100+0.5))+"%", th.Base)})
+				widgets.S(" "+strconv.Itoa(int(u*100+0.5))+"%", th.Base), widgets.S(perReq, th.Bold)})
 		}
 	}
 	return lines
+}
+
+// structureText is the model's shape as the lesson states it, whatever
+// the machine's load: who runs the handlers.
+func structureText(s colStats) string {
+	for _, g := range s.groups {
+		switch {
+		case g.name == "reactor" && g.loops == 1:
+			return "one loop runs every handler"
+		case g.name == "worker" && g.loops > 1:
+			return strconv.Itoa(g.loops) + " workers share the handlers"
+		case g.name == "worker":
+			return "one worker runs every handler"
+		}
+	}
+	return ""
+}
+
+// worstCell is a finished run's worst 250 ms window: its p99 and when it
+// began; "" before the run ends or without one.
+func worstCell(s *sim.Summary) string {
+	if s == nil || s.Clients.LatencyUS.WorstWindow == nil {
+		return ""
+	}
+	w := s.Clients.LatencyUS.WorstWindow
+	return usText(w.P99US) + " @" + model.Duration(w.AtNS)
+}
+
+// capacityCell is the rate a finished run's model could serve with a
+// core per loop, from its loops' own CPU time: the figure a busy machine
+// does not change.
+func capacityCell(s *sim.Summary) string {
+	if s == nil || s.CapacityRPS <= 0 {
+		return ""
+	}
+	return model.Count(int64(s.CapacityRPS)) + " req/s, a core a loop"
+}
+
+// loopCPU is each loop's CPU per request of a finished run, by name,
+// for the per-loop rows: " 410µs/req".
+func loopCPU(s *sim.Summary) map[string]string {
+	out := map[string]string{}
+	if s == nil {
+		return out
+	}
+	for _, l := range s.Loops {
+		if l.LoopCPU != nil && l.CPUNanosPerRequest > 0 {
+			out[l.Name] = " " + model.Duration(l.CPUNanosPerRequest) + "/req"
+		}
+	}
+	return out
 }
 
 // util is the share of the run the loops spent in io and tasks.
@@ -449,6 +527,9 @@ func (v *compareView) drawVerdict(scr tcell.Screen, x, y, w, bottom int) {
 		}
 	}
 	put("verdict: "+j.Verdict, th.Bold, "")
+	if j.MachineBusy && v.recorded != nil && v.hasRecording() {
+		put("R: the same comparison recorded on a quiet machine (built-in recording) — the columns above are this machine's runs", th.Warn, "   ")
+	}
 	if len(j.Causes) > 0 {
 		put("why they differ:", th.Title, "")
 		for _, c := range j.Causes {
@@ -471,4 +552,46 @@ func (v *compareView) drawVerdict(scr tcell.Screen, x, y, w, bottom int) {
 			put(mark+e.Expr+sim.ObservedText(e), st, "     ")
 		}
 	}
+}
+
+// hasRecording says whether every variant has a built-in recording.
+func (v *compareView) hasRecording() bool {
+	if len(v.view) == 0 {
+		return false
+	}
+	for _, c := range v.view {
+		if _, ok := v.recorded(c.model); !ok {
+			return false
+		}
+	}
+	return true
+}
+
+// quietSource labels a lockstep of built-in recordings: its figures are
+// not this machine's runs.
+const quietSource = "built-in recordings, made on a quiet machine: these lanes and figures are theirs, not this machine's runs (R: back)"
+
+// toggleQuietRecording opens the built-in recording of the same
+// comparison in the lockstep replay, or goes back to this machine's runs.
+func (v *compareView) toggleQuietRecording() {
+	if v.lock != nil && v.lock.source == quietSource {
+		v.lock = nil
+		return
+	}
+	if v.recorded == nil {
+		v.sh.say("no built-in recording of this comparison")
+		return
+	}
+	var recs []recording
+	for _, c := range v.view {
+		tr, ok := v.recorded(c.model)
+		if !ok {
+			v.sh.say("no built-in recording of " + c.model + " on this workload")
+			return
+		}
+		recs = append(recs, recording{model: c.model, loops: tr.Header.Loops, events: tr.Events, start: firstAccept(tr.Events)})
+	}
+	v.lock = newLockstep(recs)
+	v.lock.source = quietSource
+	v.lock.openAtDifference()
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/reactorviz/reactorviz/reactor/trace"
 	"github.com/reactorviz/reactorviz/scenarios"
 	"github.com/reactorviz/reactorviz/sim"
+	"github.com/reactorviz/reactorviz/tracefile/jsonl"
 )
 
 // compareTopology is each model's loop table, as sim builds them.
@@ -248,6 +249,56 @@ func TestCompareLockstep(t *testing.T) {
 	hs.press(runeEv('p'))
 	if got := hs.frame(); strings.Contains(got, "lockstep replay") || !strings.Contains(got, "results") {
 		t.Errorf("p did not go back to the columns:\n%s", got)
+	}
+	if err := hs.quit(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// On a machine too busy for the clients' figures to rank the models, the
+// columns show each loop's CPU per request and the capacity with a core
+// per loop, and the verdict offers the built-in recording one key away:
+// R opens it in the lockstep replay, labelled as not this machine's runs.
+func TestCompareBusyMachineOffersTheRecording(t *testing.T) {
+	checkGoroutines(t)
+	cf := &compareFixture{t: t, endAtOnce: true}
+	cf.started = func(f *fakeSession) {
+		s := &sim.Summary{Model: string(f.sc.Model), CapacityRPS: 2400}
+		for _, l := range compareTopology[string(f.sc.Model)] {
+			ls := sim.LoopSummary{Name: l.Name, Group: l.Group, LoopCPU: &sim.LoopCPU{CPUNanos: 1e9}}
+			if l.Group != "boss" {
+				ls.CPUNanosPerRequest = 410_000
+			}
+			s.Loops = append(s.Loops, ls)
+		}
+		s.Clients.LatencyUS.WorstWindow = &sim.WorstWindow{P99US: 655_400, AtNS: 1_250_000_000}
+		f.summary = s
+	}
+	judge := func([]*sim.Summary) sim.Judgement {
+		return sim.Judgement{Verdict: "the machine was busy: ranked instead on each loop's own CPU per request", MachineBusy: true}
+	}
+	rec := loopRecording("x", "reactor-0", "reactor", 10_000, 0)
+	recorded := func(m string) (*jsonl.Trace, bool) {
+		return &jsonl.Trace{Header: jsonl.Header{Scenario: "cpu-bound", Model: m, Loops: rec.loops}, Events: rec.events}, true
+	}
+	hs := newHarness(t, 120, 45, func(o Options) error { return runCompare(AxisModel, sim.Models, cf.newRun, judge, o) },
+		func(o *Options) { o.Recorded = recorded })
+	waitFor(t, func() bool { return strings.Contains(hs.frame(), "all models done") }, "every model to finish")
+	got := hs.frame()
+	for _, want := range []string{"410µs/req", "2400 req/s, a core a loop", "worst p99 655ms @1.25s", "one loop runs every handler",
+		"2 workers share the handlers", "R: the same comparison recorded on a quiet machine"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("no %q:\n%s", want, got)
+		}
+	}
+	hs.press(runeEv('R'))
+	got = hs.frame()
+	if !strings.Contains(got, "built-in recordings, made on a quiet machine") || !strings.Contains(got, "lockstep replay") {
+		t.Errorf("R did not open the quiet recording, labelled:\n%s", got)
+	}
+	hs.press(runeEv('R'))
+	if got := hs.frame(); strings.Contains(got, "lockstep replay") {
+		t.Errorf("R again did not go back to the columns:\n%s", got)
 	}
 	if err := hs.quit(); err != nil {
 		t.Fatal(err)

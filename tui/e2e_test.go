@@ -346,3 +346,70 @@ func noteRegexp(note string) *regexp.Regexp {
 	b.WriteString("$")
 	return regexp.MustCompile(b.String())
 }
+
+// busyMachine keeps every CPU busy for the rest of the test with
+// processes of its own, as other work on a learner's laptop would.
+func busyMachine(t *testing.T) {
+	t.Helper()
+	for range runtime.NumCPU() {
+		cmd := exec.Command("sh", "-c", "while :; do :; done")
+		if err := cmd.Start(); err != nil {
+			t.Fatalf("busy loop: %v", err)
+		}
+		t.Cleanup(func() {
+			_ = cmd.Process.Kill()
+			_ = cmd.Wait()
+		})
+	}
+}
+
+// On a machine whose CPUs other work holds, the compare screen still
+// teaches: each loop's CPU per request and the capacity with a core per
+// loop are beside what the clients saw, and the verdict offers the
+// built-in recording made on a quiet machine, which R opens, labelled.
+func TestE2ECompareOnABusyMachine(t *testing.T) {
+	bin := buildCLI(t)
+	busyMachine(t)
+	p := newPane(t, 120, 45, bin+" compare cpu-bound --duration 2s")
+	p.waitForWithin("all models done", 90*time.Second)
+	out := p.waitFor("R: the same comparison recorded on a quiet machine")
+	// The verdict wraps: read it with its lines joined.
+	out = strings.Join(strings.Fields(out), " ")
+	for _, want := range []string{"/req", "a core a loop", "one loop runs every handler", "2 workers share the handlers",
+		"the machine was busy", "ranked instead on each loop's own CPU per request"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("the compare screen has no %q:\n%s", want, out)
+		}
+	}
+	p.keys("R")
+	p.waitFor("built-in recordings, made on a quiet machine")
+	p.keys("q")
+	p.waitForWithin("EXIT=0", 30*time.Second)
+}
+
+// io-ratio's lesson on screen: worker-2 (ioRatio 100) drains its flood in
+// one go while its clients wait, which its row's worst 250 ms window shows
+// above worker-0's (ioRatio 10), whose batches are cut.
+func TestE2EIORatioRowsShowTheStall(t *testing.T) {
+	bin := buildCLI(t)
+	p := newPane(t, 120, 40, bin+" run io-ratio")
+	p.waitForWithin("FINISHED", 60*time.Second)
+	out := p.capture()
+	worst := func(loop string) time.Duration {
+		for _, line := range strings.Split(out, "\n") {
+			f := strings.Fields(line)
+			if len(f) > 2 && strings.TrimLeft(f[0], "▶◆◇ ") == loop {
+				d, err := time.ParseDuration(strings.Replace(f[len(f)-1], "µ", "u", 1))
+				if err != nil {
+					t.Fatalf("%s's worst cell %q: %v\n%s", loop, f[len(f)-1], err, out)
+				}
+				return d
+			}
+		}
+		t.Fatalf("no %s row:\n%s", loop, out)
+		return 0
+	}
+	if w0, w2 := worst("worker-0"), worst("worker-2"); w2 <= w0 {
+		t.Errorf("worker-2's worst window %v is not above worker-0's %v:\n%s", w2, w0, out)
+	}
+}

@@ -33,6 +33,7 @@ type fakeSession struct {
 	elapsed   time.Duration
 	duration  time.Duration
 	clients   sim.ClientStats
+	summary   *sim.Summary // what Summary returns; nil: an empty one
 	threshold int
 	onStart   func(f *fakeSession) // feeds events, may end the run
 	onStop    func(f *fakeSession) // runs in Stop before the run ends
@@ -132,7 +133,12 @@ func (f *fakeSession) Loops() []Loop {
 func (f *fakeSession) Wheel() (wheel.Snapshot, bool) { return wheel.Snapshot{}, false }
 func (f *fakeSession) Clients() sim.ClientStats      { return f.clients }
 func (f *fakeSession) RebuildThreshold() int         { return f.threshold }
-func (f *fakeSession) Summary() *sim.Summary         { return &sim.Summary{} }
+func (f *fakeSession) Summary() *sim.Summary {
+	if f.summary != nil {
+		return f.summary
+	}
+	return &sim.Summary{}
+}
 func (f *fakeSession) ClockMap() func(int64) time.Duration {
 	held := f.held.Load()
 	return func(t int64) time.Duration { return time.Duration(t - held) }

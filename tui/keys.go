@@ -48,6 +48,7 @@ const (
 	actScrollFwd
 	actLayout
 	actLockstep
+	actQuietRecording
 	actCursor
 	actCursorBack
 	actCursorFwd
@@ -175,6 +176,8 @@ var keyTable = []binding{
 		help: "Cycle the layouts: timeline with the detail pane, every loop's lane in place of the detail pane, no timeline, lesson. Below 100 columns or 30 rows a screen opens in the lesson layout (the caption whole, the focused loop's row, the scenario's concept counters, the log) until t picks another."},
 	{act: actLockstep, keys: keys(runeKey('p')), label: "p", hint: "lockstep", on: onCompare, footer: 4,
 		help: "Once every run is done: replay the recordings in lockstep on one clock, their timelines stacked, opened at the zoom and the moment where they differ most, with each lane's busy share, task queue (q) and blocking selects begun in the window (sel: an idle loop's wakes) and each run's client p50/p99 beside it. p again goes back to the columns."},
+	{act: actQuietRecording, keys: keys(runeKey('R')), label: "R", hint: "recording", on: onCompare, footer: 7,
+		help: "The built-in recording of the same comparison, made on a quiet machine, in the lockstep replay: when this machine was too busy for what its clients saw to rank the models (the verdict says so), the lesson is there. Its lanes, busy shares and queues are the recording's, and its status line says so; the columns and the verdict stay this machine's runs. R again goes back to them."},
 	{act: actPlay, keys: keys(runeKey(' ')), label: "space", hint: "play", on: onCompare, footer: 5,
 		help: "In the lockstep replay: play every recording at its recorded pace, or stop."},
 	{act: actBack, keys: keys(namedKey(tcell.KeyLeft), runeKey(',')), label: "←", footKey: "←/→", hint: "step", on: onCompare, footer: 6,

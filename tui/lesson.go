@@ -123,7 +123,7 @@ var lessonConcepts = map[string]conceptView{
 	}},
 	"C15": {items: func(lc *lessonCtx) []counter {
 		l := lc.info.loop
-		return []counter{{"64-task checks", c(l.DeadlineChecks)}, {"deadline hits", c(l.DeadlineHits)}}
+		return append([]counter{{"64-task checks", c(l.DeadlineChecks)}, {"deadline hits", c(l.DeadlineHits)}}, worstItem(lc)...)
 	}, words: func(*lessonCtx) string {
 		return "runAllTasks reads the clock after every 64th task only, so a batch stops at the first check past its budget."
 	}},
@@ -334,7 +334,25 @@ func heapHead(in detailInfo) string {
 // with the formula filled in from the loop's latest I/O time, as
 // NioEventLoop.run computes it: ioTime × (100 − ioRatio) / ioRatio. Netty
 // 4.2 has no ioRatio: every batch gets the task quantum.
+// worstItem is the focused loop's clients' worst 250 ms window so far,
+// live: where a batch that held the loop shows after the last second has
+// forgotten it (C15, C16). None in a replay or before an answer.
+func worstItem(lc *lessonCtx) []counter {
+	if lc.f == nil {
+		return nil
+	}
+	r, ok := lc.f.Row(lc.info.loop.Index)
+	if !ok || r.Split.WorstP99US <= 0 {
+		return nil
+	}
+	return []counter{{"clients' worst 250ms p99", model.Duration(int64(r.Split.WorstP99US * 1e3))}}
+}
+
 func budgetItems(lc *lessonCtx) []counter {
+	return append(budgetCounters(lc), worstItem(lc)...)
+}
+
+func budgetCounters(lc *lessonCtx) []counter {
 	in := lc.info
 	l := in.loop
 	switch {

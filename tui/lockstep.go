@@ -60,6 +60,25 @@ type recording struct {
 	events  []trace.Event
 	cut     bool
 	windows []sim.Window // what its clients saw, per sim.WindowEvery
+	// start is when the run started on its events' clock: its load began
+	// then, and its windows count from it. Runs bind their servers before
+	// they start, master-slave's two ports longer than one, so the same
+	// moment of the workload sits at a different event time in each.
+	start int64
+	// summary is the run's own, for the figures beside its lanes; nil
+	// for a built-in recording.
+	summary *sim.Summary
+}
+
+// firstAccept is when a recording's clients began: its first accept (a
+// trace does not carry the run's start; the clients dial at once).
+func firstAccept(evs []trace.Event) int64 {
+	for i := range evs {
+		if evs[i].Kind == trace.KindAccept {
+			return evs[i].Time
+		}
+	}
+	return 0
 }
 
 // lockstep replays the models' recordings on one clock: each run's time
@@ -71,9 +90,12 @@ type lockstep struct {
 	cut     []bool
 	windows [][]sim.Window
 	events  [][]trace.Event // each recording's, by time: the lanes' select counts
+	starts  []int64         // each run's start on its events' clock
+	sums    []*sim.Summary  // each run's summary; nil for a built-in recording
 	caption string          // what to look at, where the replay opened
+	source  string          // whose runs these are, when not this machine's
 	t       int64           // the shared clock, ns since each run's start
-	end     int64           // the longest recording's end
+	end     int64           // the longest recording's end, on that clock
 	tl      timelineView
 
 	playing  bool
@@ -90,7 +112,9 @@ func newLockstep(recs []recording) *lockstep {
 		ls.cut = append(ls.cut, r.cut)
 		ls.windows = append(ls.windows, r.windows)
 		ls.events = append(ls.events, r.events)
-		ls.end = max(ls.end, rep.EndTime())
+		ls.starts = append(ls.starts, r.start)
+		ls.sums = append(ls.sums, r.summary)
+		ls.end = max(ls.end, rep.EndTime()-r.start)
 	}
 	ls.t = min(ls.tl.span(), ls.end)
 	return ls
@@ -99,8 +123,8 @@ func newLockstep(recs []recording) *lockstep {
 // seekAll moves every replay to the shared clock.
 func (ls *lockstep) seekAll() {
 	ls.t = min(max(ls.t, 0), ls.end)
-	for _, r := range ls.reps {
-		r.Seek(r.PosAtTime(ls.t))
+	for i, r := range ls.reps {
+		r.Seek(r.PosAtTime(ls.starts[i] + ls.t))
 	}
 }
 
@@ -157,10 +181,14 @@ func (ls *lockstep) draw(scr tcell.Screen, th *widgets.Theme, x, y, w, h int) {
 	if ls.playing {
 		state = "▶ playing"
 	}
-	status := "lockstep replay · t " + model.Duration(ls.t) + " of " + model.Duration(ls.end) + " · " +
+	status := "lockstep replay · t " + model.Duration(ls.t) + " of " + model.Duration(ls.end) + " since each run's start · " +
 		model.Duration(ls.tl.span()) + " window · " + state
 	widgets.Put(scr, x+1, y, w-1, status, th.Bold)
 	y, h = y+1, h-1
+	if ls.source != "" && h > 4 {
+		widgets.Put(scr, x+1, y, w-1, ls.source, th.Warn)
+		y, h = y+1, h-1
+	}
 	if ls.caption != "" && h > 6 {
 		lines := widgets.Wrap(ls.caption, max(w-2, 10))
 		lines = lines[:min(len(lines), 5)]
@@ -202,6 +230,7 @@ type laneView struct {
 	waits  []int        // each lane's blocking selects begun in the window
 	client sim.Window
 	hasWin bool
+	worst  *sim.WorstWindow // the run's worst window, when it has one
 }
 
 // views builds every model's lanes for a window of span ending at ls.t,
@@ -209,10 +238,11 @@ type laneView struct {
 func (ls *lockstep) views(cols, n int) []laneView {
 	out := make([]laneView, len(ls.reps))
 	for i, r := range ls.reps {
-		q := model.Query{Focus: -1, Timeline: model.TimelineQuery{Cols: cols, Span: ls.tl.span(), End: max(ls.t, 1)}}
+		end := ls.starts[i] + max(ls.t, 1)
+		q := model.Query{Focus: -1, Timeline: model.TimelineQuery{Cols: cols, Span: ls.tl.span(), End: end}}
 		f := &model.Frame{Snapshot: r.Snapshot(q)}
 		lv := laneView{lanes: serverLanes(f, n)}
-		waits := selectsIn(ls.events[i], max(ls.t, 1)-ls.tl.span(), max(ls.t, 1))
+		waits := selectsIn(ls.events[i], end-ls.tl.span(), end)
 		for _, l := range lv.lanes {
 			lv.waits = append(lv.waits, waits[l.Index])
 			lv.busy = append(lv.busy, busyShare(l.Lane, ls.tl.span()))
@@ -220,6 +250,9 @@ func (ls *lockstep) views(cols, n int) []laneView {
 			lv.queue, lv.ring = append(lv.queue, q), append(lv.ring, ring)
 		}
 		lv.client, lv.hasWin = windowAt(ls.windows[i], ls.t)
+		if s := ls.sums[i]; s != nil {
+			lv.worst = s.Clients.LatencyUS.WorstWindow
+		}
 		out[i] = lv
 	}
 	return out
@@ -232,6 +265,16 @@ func (ls *lockstep) drawStats(scr tcell.Screen, th *widgets.Theme, x, y, w int, 
 	head := "clients: no answers then"
 	if lv.hasWin {
 		head = "p50 " + usText(lv.client.P50US) + "  p99 " + usText(lv.client.P99US)
+	}
+	if lv.worst != nil {
+		// The run's worst window, so a calm moment is not read as the
+		// run's whole story; "◀" while the shared clock is in it.
+		head += "  worst " + usText(lv.worst.P99US)
+		if in := ls.t - lv.worst.AtNS; in >= 0 && in < int64(sim.WindowEvery) {
+			head += " ◀"
+		} else {
+			head += " @" + model.Duration(lv.worst.AtNS)
+		}
 	}
 	widgets.Put(scr, x+1, y, w-1, head, th.Bold)
 	for j := range lv.lanes {

@@ -119,7 +119,7 @@ const minOpenScore = 0.15
 func (ls *lockstep) loadEnd() int64 {
 	end := ls.end
 	for i, r := range ls.reps {
-		end = min(end, r.EndTime())
+		end = min(end, r.EndTime()-ls.starts[i])
 		if n := len(ls.windows[i]); n > 0 {
 			end = min(end, int64(n)*int64(sim.WindowEvery))
 		}

@@ -127,3 +127,38 @@ func TestLockstepCountsSelectsInTheWindow(t *testing.T) {
 		t.Errorf("a loop selecting every 1 ms: %d selects in 100 ms", vs[0].waits[0])
 	}
 }
+
+// The lockstep replay draws the same moment of every run's workload: a
+// run that bound its servers 300 ms longer (its events later on their
+// clock by that much) is drawn from its own start, not from its
+// collector's epoch.
+func TestLockstepIsOnEachRunsStart(t *testing.T) {
+	// Busy for the first second of the load, idle after.
+	busyThenIdle := func(t int64) int64 {
+		if t < 1e9 {
+			return 10_000
+		}
+		return 990_000
+	}
+	early := loopRecordingWith("single", "reactor-0", "reactor", busyThenIdle, 1000)
+	late := loopRecordingWith("multi", "worker-0", "worker", busyThenIdle, 1000)
+	const bind = int64(300e6)
+	for i := range late.events {
+		late.events[i].Time += bind
+	}
+	late.start = bind
+	ls := newLockstep([]recording{early, late})
+	ls.tl.zoom = slices.Index(zoomSteps, int64(100e6))
+	for _, at := range []int64{900e6, 1200e6} {
+		ls.t = at
+		ls.seekAll()
+		vs := ls.views(80, 4)
+		a, b := vs[0].busy[0], vs[1].busy[0]
+		if d := a - b; d > 0.1 || d < -0.1 {
+			t.Errorf("t %v: the runs' lanes differ at the same moment of their load: %.2f vs %.2f", at, a, b)
+		}
+	}
+	if ls.end > 2e9 {
+		t.Errorf("the lockstep's end %d counts the later run's bind", ls.end)
+	}
+}

@@ -375,11 +375,15 @@ func (c *compareRunner) runOne(i int) {
 	col.elapsed, col.clients, col.stats = s.elapsed, s.clients, s.stats
 	col.summary = run.Summary()
 	col.state, col.run = state, nil
-	col.rec = recording{model: name, loops: run.LoopTable()}
+	col.rec = recording{model: name, loops: run.LoopTable(), summary: col.summary}
 	if col.summary != nil {
 		col.rec.windows = col.summary.Windows()
 	}
 	col.rec.events, col.rec.cut = rec.take()
+	// The run's start on its events' clock: the lockstep replay draws the
+	// same moment of every run's workload at once.
+	now := run.TraceNow()
+	col.rec.start = now - int64(run.ClockMap()(now))
 	c.mu.Unlock()
 }
 

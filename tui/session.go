@@ -23,6 +23,7 @@ import (
 	"github.com/reactorviz/reactorviz/reactor/wheel"
 	"github.com/reactorviz/reactorviz/scenarios"
 	"github.com/reactorviz/reactorviz/sim"
+	"github.com/reactorviz/reactorviz/tracefile/jsonl"
 	"github.com/reactorviz/reactorviz/tui/model"
 )
 
@@ -190,6 +191,11 @@ type Options struct {
 	// StopTimeout bounds the wait for a run's graceful shutdown on quit or
 	// restart; default 30 s.
 	StopTimeout time.Duration
+	// Recorded, if set, opens the built-in recording of one variant of a
+	// comparison (a model's run of the same workload), made on a quiet
+	// machine; ok is false when there is none. The compare screen offers
+	// them when its verdict finds this machine too busy.
+	Recorded func(variant string) (tr *jsonl.Trace, ok bool)
 
 	// ready, for tests, is called with the shell once the app has its
 	// screen and first data, just before it runs.

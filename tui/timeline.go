@@ -342,5 +342,8 @@ func splitOf(t *sim.LoopTime) model.TimeSplit {
 	if c := t.ClientsLastSecond; c != nil && c.Requests > 0 {
 		out.Latency, out.P50US, out.P99US = true, c.LatencyUS.P50, c.LatencyUS.P99
 	}
+	if c := t.Clients; c != nil && c.LatencyUS.WorstWindow != nil {
+		out.WorstP99US, out.WorstAtNS = c.LatencyUS.WorstWindow.P99US, c.LatencyUS.WorstWindow.AtNS
+	}
 	return out
 }

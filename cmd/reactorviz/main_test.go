@@ -257,8 +257,10 @@ func roundTrip(t *testing.T, name, duration string) {
 			if k == "queue_depth" || k == "select_cnt" {
 				continue // instantaneous values, not totals
 			}
-			if k == "time" {
-				continue // sampled live, with the clients' latency: not in a trace
+			if k == "time" || k == "clients_latency_us" || strings.HasPrefix(k, "cpu_") {
+				// Sampled live, with the clients' latency, or read from
+				// the thread's schedstat: not in a trace.
+				continue
 			}
 			if c, ok := counters.Lookup(k); ok && c.Live {
 				continue // the system calls: no event records them, a replay shows 0

@@ -3,6 +3,7 @@ package load
 import (
 	"math/bits"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -10,10 +11,52 @@ import (
 // microsecond below 128 µs, then 64 buckets per power of two (under 1.6 %
 // error), up to about 70 minutes. Safe for concurrent use.
 type Histogram struct {
-	mu     sync.Mutex
-	counts [histBuckets]uint64
-	n      uint64
-	max    time.Duration
+	mu      sync.Mutex
+	counts  [histBuckets]uint64
+	n       uint64
+	max     time.Duration
+	waiters []*Waiter // the connections whose requests it records
+}
+
+// Waiter is one connection's request in flight: when it was sent (or due,
+// open loop), on the clients' clock. A closed-loop connection held by a
+// stalled loop answers nothing while it waits, so a window's answers do
+// not show the stall; its waiter does. Written by the connection only.
+type Waiter struct{ since atomic.Int64 }
+
+// Wait marks a request in flight since t; Done marks none.
+func (w *Waiter) Wait(t time.Time) { w.since.Store(t.UnixNano()) }
+
+// Done marks no request in flight.
+func (w *Waiter) Done() { w.since.Store(0) }
+
+// maxWaiters bounds the connections one histogram watches.
+const maxWaiters = 1 << 14
+
+// Watch adds a connection's waiter to those Waiting reads. Once per
+// connection, at its first answer.
+func (h *Histogram) Watch(w *Waiter) {
+	if w == nil {
+		return
+	}
+	h.mu.Lock()
+	if len(h.waiters) < maxWaiters {
+		h.waiters = append(h.waiters, w)
+	}
+	h.mu.Unlock()
+}
+
+// Waiting adds to c the age at now of every request still in flight on
+// the watched connections: what their clients are going through.
+func (h *Histogram) Waiting(now time.Time, c *Counts) {
+	h.mu.Lock()
+	ws := h.waiters
+	h.mu.Unlock()
+	for _, w := range ws {
+		if t := w.since.Load(); t != 0 {
+			c.Record(now.Sub(time.Unix(0, t)))
+		}
+	}
 }
 
 const (
@@ -133,6 +176,12 @@ func (c *Counts) Since(old *Counts) *Counts {
 	}
 	d.n -= min(old.n, d.n)
 	return &d
+}
+
+// Record adds one latency to the copy.
+func (c *Counts) Record(d time.Duration) {
+	c.counts[bucketOf(uint64(max(d, 0)/time.Microsecond))]++
+	c.n++
 }
 
 // N returns the number of samples.

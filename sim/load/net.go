@@ -29,6 +29,7 @@ type netConn struct {
 	route  *Histogram
 	found  bool // route looked up
 	dialed time.Time
+	wait   Waiter // the request in flight, for its loop's windows
 }
 
 // routeOnce looks the connection's loop up at its first answer: by then
@@ -37,6 +38,9 @@ func (nc *netConn) routeOnce(g *Group) *Histogram {
 	if !nc.found {
 		nc.found = true
 		nc.route = g.route(nc.port, nc.dialed)
+		if nc.route != nil {
+			nc.route.Watch(&nc.wait)
+		}
 	}
 	return nc.route
 }
@@ -90,6 +94,8 @@ func (g *Group) exchangeNet(nc *netConn, seq int, req, resp []byte) bool {
 		req = g.ex.request(req, nc.conn, seq+k)
 	}
 	start := g.now()
+	nc.wait.Wait(start)
+	defer nc.wait.Done()
 	if _, err := nc.c.Write(req); err != nil {
 		g.fail()
 		return false
@@ -134,9 +140,14 @@ func (g *Group) runNetOpen(nc *netConn) {
 		resp := make([]byte, g.ex.responseLen())
 		for seq := 0; ; seq++ {
 			at, ok := <-due
-			if !ok || !g.readAnswer(nc, seq, resp) {
+			if !ok {
 				return
 			}
+			nc.wait.Wait(at)
+			if !g.readAnswer(nc, seq, resp) {
+				return
+			}
+			nc.wait.Done()
 			g.record(g.since(at), len(resp), nc.routeOnce(g))
 		}
 	}()

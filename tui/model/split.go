@@ -9,7 +9,13 @@ type TimeSplit struct {
 	Select, IO, Tasks float64 // percent of the last second
 	Latency           bool    // P50US and P99US hold figures
 	P50US, P99US      float64
-	FromEvents        bool // the shares come from the trace, not the loop's clocks
+	// WorstP99US is the highest p99 the loop's clients saw in any 250 ms
+	// window of the run so far (requests in flight counted at their age),
+	// WorstAtNS when that window began: a stall the last second has
+	// forgotten and a run's p99 dilutes. 0 when not measured.
+	WorstP99US float64
+	WorstAtNS  int64
+	FromEvents bool // the shares come from the trace, not the loop's clocks
 }
 
 // SplitWindow is the window the shares are taken over.

@@ -59,6 +59,8 @@ type columns struct {
 	// time and lat are where the loop's last second went and its
 	// clients' latency (timesplit.go); 0 when the width has no room.
 	time, lat int
+	// worst is the clients' worst 250 ms window so far; 0 without room.
+	worst int
 }
 
 func layout(w, nameW int) columns {
@@ -76,6 +78,11 @@ func layout(w, nameW int) columns {
 	}
 	grow(&c.name, max(9, min(nameW, 14)))
 	c.time, c.lat, extra = splitColumns(&c, extra)
+	// The clients' worst window before the long state names: a stall
+	// the last second has forgotten is the lesson of a row.
+	if c.lat > 0 && extra >= splitWorstW+1 {
+		c.worst, extra = splitWorstW, extra-splitWorstW-1
+	}
 	grow(&c.tid, 7)
 	if extra >= 5 {
 		c.state, c.longState = 13, true

@@ -15,11 +15,12 @@ import (
 // channels it serves. A narrow table trades the queue sparkline for the
 // bar alone.
 const (
-	splitBarW  = 6
-	splitNumW  = 7 // "100/100"
-	splitTimeW = splitBarW + 1 + splitNumW
-	splitLatW  = 13 // "1.2ms/25.3ms"
-	narrowBarW = 5
+	splitBarW   = 6
+	splitNumW   = 7 // "100/100"
+	splitTimeW  = splitBarW + 1 + splitNumW
+	splitLatW   = 13 // "1.2ms/25.3ms"
+	narrowBarW  = 5
+	splitWorstW = 7 // "655.4ms"
 )
 
 // splitColumns takes room for the time columns out of extra (the width
@@ -53,6 +54,9 @@ func splitHeaders(c columns) []splitHeader {
 	if c.lat > 0 {
 		out = append(out, splitHeader{"p50/p99", c.lat})
 	}
+	if c.worst > 0 {
+		out = append(out, splitHeader{"worst", c.worst})
+	}
 	return out
 }
 
@@ -78,6 +82,18 @@ func (t *LoopTable) splitSegs(r LoopRow, c columns, st func(tcell.Style) tcell.S
 			lat = usText(sp.P50US) + "/" + usText(sp.P99US)
 		}
 		segs = append(segs, gap, S(PadLeft(lat, c.lat), st(t.th.Base)))
+	}
+	if c.worst > 0 {
+		// The run's worst 250 ms window: where a stall the last second
+		// has forgotten (a batch that held the loop) still shows.
+		worst, style := "—", t.th.Base
+		if sp.WorstP99US > 0 {
+			worst = usText(sp.WorstP99US)
+			if sp.WorstP99US >= 50_000 {
+				style = t.th.Warn
+			}
+		}
+		segs = append(segs, gap, S(PadLeft(worst, c.worst), st(style)))
 	}
 	return segs
 }
