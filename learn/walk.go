@@ -63,7 +63,7 @@ func Walk(l Lesson, pos, of int, m Moments, in *bufio.Reader, out io.Writer) (Ou
 // ask puts one question, reads answers until one is an answer, and gives
 // the verdict.
 func ask(q Question, what string, in *bufio.Reader, out io.Writer) (bool, error) {
-	fmt.Fprintf(out, "\n-- %s: the run stops at %s\n%s\n", what, Seconds(q.At), q.Prompt())
+	fmt.Fprintf(out, "\n-- %s: the run stops before %s\n%s\n", what, Seconds(q.At), q.Prompt())
 	for {
 		fmt.Fprintf(out, "answer (%s)> ", q.Hint())
 		line, err := in.ReadString('\n')

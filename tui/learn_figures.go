@@ -34,8 +34,12 @@ func (r *Recorded) End() time.Duration { return time.Duration(r.rep.EndTime()) }
 
 // At returns the figures at run time t: each loop's counters, state and
 // thread id, and each group's size and chooser, as the replay's frame at
-// t shows them.
+// t shows them. A moment at the scenario's duration is the run's end, its
+// shutdown included: the recording's last event.
 func (r *Recorded) At(t time.Duration) scenarios.Resolver {
+	if r.sc != nil && t >= r.sc.Duration {
+		t = r.End()
+	}
 	return frameValues(r.frameAt(t, 0))
 }
 
