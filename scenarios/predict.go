@@ -287,12 +287,19 @@ func (d *decoder) predicts(n *yaml.Node, durationNode *yaml.Node, s *Scenario) {
 		}
 		if w := need("why"); w != nil {
 			if v, ok := d.str(w, "why", maxCaption); ok {
-				parts, err := parseCaption(v, check)
+				strict := check
+				if len(d.origin) > 0 {
+					strict = nil // checked below, as warnings
+				}
+				parts, err := parseCaption(v, strict)
 				if err != nil {
 					f, pos := d.textPos(w, v, err.Offset)
 					d.ps.add(f, pos, "%s", err.Msg)
 					good = false
 				} else {
+					if strict == nil {
+						d.checkCaptionLoops(w, v, parts, check)
+					}
 					p.Why = Caption{At: p.At, Text: strings.Join(strings.Fields(v), " "), parts: foldParts(parts)}
 				}
 			}

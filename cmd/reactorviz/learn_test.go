@@ -124,3 +124,20 @@ func TestLearnUnknownLesson(t *testing.T) {
 		t.Errorf("exit %d, stderr %q", code, errs)
 	}
 }
+
+// TestValidateRefusesBrokenPredict: validate names a broken predict:
+// item's position and exits 2.
+func TestValidateRefusesBrokenPredict(t *testing.T) {
+	p := writeFile(t, "p.yaml", "name: p\nsummary: s\nmodel: multi\nduration: 1s\nserver: {protocol: echo}\npredict:\n"+
+		"  - {at: 2s, question: q, answer: worker-0.accepted, why: w}\n"+
+		"  - {at: 500ms, question: q, answer: worker-0.acepted, why: w}\n")
+	code, _, errs := runCLI(t, "validate", p)
+	if code != exitUsage {
+		t.Fatalf("exit %d, want %d: %s", code, exitUsage, errs)
+	}
+	for _, want := range []string{p + ":7:10: this moment, 2s, is past the run's end at 1s", p + ":8:47: unknown loop counter acepted"} {
+		if !strings.Contains(errs, want) {
+			t.Errorf("stderr lacks %q:\n%s", want, errs)
+		}
+	}
+}
