@@ -44,7 +44,7 @@ func TestPredictRefusesBrokenItems(t *testing.T) {
 type fixed map[string]Value
 
 func (f fixed) Lookup(p string) (Value, bool) { v, ok := f[p]; return v, ok }
-func (f fixed) Loops() []string              { return []string{"boss-0", "worker-0", "worker-1"} }
+func (f fixed) Loops() []string               { return []string{"boss-0", "worker-0", "worker-1"} }
 
 func TestPredictFigureAndCheck(t *testing.T) {
 	sc, err := Parse("p.yaml", []byte(predictBase+`  - {at: 1s, question: "how many", answer: worker-1.registered, why: "{worker-1.registered} by then"}

@@ -100,7 +100,7 @@ type Scenario struct {
 	Notes    string // longer text on what the scenario shows, for the UI's help
 	Watch    []Caption
 	Predict  []Predict // questions about moments of the run (predict.go)
-	Concepts []string // teaching-checklist ids this scenario shows, e.g. "C9"
+	Concepts []string  // teaching-checklist ids this scenario shows, e.g. "C9"
 
 	Model Model
 	// Bosses is the boss group size as configured. It applies to
