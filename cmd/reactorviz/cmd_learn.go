@@ -14,9 +14,10 @@ import (
 	"github.com/reactorviz/reactorviz/tui"
 )
 
-// learnTUI plays the path in the terminal UI; nil where the build has
-// none, and then the lessons are played as text.
-var learnTUI func(start int, progress *learn.Progress, save func() error, open func(string) (learn.Moments, error)) error
+// learnTUI plays the path in the terminal UI.
+var learnTUI = func(start int, progress *learn.Progress, save func() error) error {
+	return uiErr(tui.RunLearn(tui.LearnConfig{Start: start, Progress: progress, Save: save, Open: openRecording}, tui.Options{}))
+}
 
 // stdin is where learn reads answers; tests replace it.
 var stdin io.Reader = os.Stdin
@@ -92,7 +93,7 @@ func cmdLearn(e *env, args []string) error {
 		start = next
 	}
 	if e.stdoutTTY && learnTUI != nil {
-		return learnTUI(start, progress, save, openMoments)
+		return learnTUI(start, progress, save)
 	}
 	for i := start; i < len(learn.Path); i++ {
 		l := learn.Path[i]
@@ -142,14 +143,19 @@ func printSummary(w io.Writer, p *learn.Progress) {
 
 // openMoments reads a built-in scenario's recording for a lesson.
 func openMoments(scenario string) (learn.Moments, error) {
+	tr, err := openRecording(scenario)
+	if err != nil {
+		return nil, err
+	}
+	return tui.NewRecorded(tr), nil
+}
+
+// openRecording reads a built-in scenario's recording whole.
+func openRecording(scenario string) (*jsonl.Trace, error) {
 	rc, err := recordings.Open(scenario)
 	if err != nil {
 		return nil, err
 	}
 	defer rc.Close()
-	tr, err := jsonl.ReadAll(rc, scenario)
-	if err != nil {
-		return nil, err
-	}
-	return tui.NewRecorded(tr), nil
+	return jsonl.ReadAll(rc, scenario)
 }
