@@ -123,7 +123,7 @@ func FileName(name string) string { return "data/" + name + ".jsonl.gz" }
 // textOnly are the top-level fields that change what a scenario says, not
 // what it runs (compare clauses judge finished runs): editing them leaves a
 // recording current.
-var textOnly = map[string]bool{"summary": true, "notes": true, "watch": true, "concepts": true, "compare": true}
+var textOnly = map[string]bool{"summary": true, "notes": true, "watch": true, "concepts": true, "compare": true, "predict": true}
 
 // Fingerprint identifies what a scenario's YAML runs: a recording made from
 // other YAML may show another run. Comments and the text-only fields are

@@ -357,7 +357,7 @@ func (d *decoder) enum(n *yaml.Node, name string, options []string) (string, boo
 var topKeys = []string{
 	"name", "summary", "notes", "concepts", "netty", "model", "bosses", "workers", "client_loops",
 	"duration", "loop", "server", "clients", "timeline", "watch", "wheel", "shutdown", "expect", "compare",
-	"autoscale",
+	"autoscale", "predict",
 }
 
 // scenario decodes the whole document. Fields are decoded in dependency
@@ -452,6 +452,7 @@ func (d *decoder) scenario(root *yaml.Node, s *Scenario) {
 	}
 	d.timeline(top.get("timeline"), s)
 	d.watch(top.get("watch"), s)
+	d.predicts(top.get("predict"), top.get("duration"), s)
 	d.checkLoopRefs(s)
 	d.expects(top.get("expect"), s)
 	d.compares(top.get("compare"), s)

@@ -99,7 +99,8 @@ type Scenario struct {
 	Summary  string
 	Notes    string // longer text on what the scenario shows, for the UI's help
 	Watch    []Caption
-	Concepts []string // teaching-checklist ids this scenario shows, e.g. "C9"
+	Predict  []Predict // questions about moments of the run (predict.go)
+	Concepts []string  // teaching-checklist ids this scenario shows, e.g. "C9"
 
 	Model Model
 	// Bosses is the boss group size as configured. It applies to
@@ -265,6 +266,7 @@ func (s *Scenario) Clone() *Scenario {
 	c.Clients = append([]Client(nil), s.Clients...)
 	c.Timeline = append([]Action(nil), s.Timeline...)
 	c.Watch = append([]Caption(nil), s.Watch...)
+	c.Predict = append([]Predict(nil), s.Predict...)
 	c.Expect = append([]*Expect(nil), s.Expect...)
 	c.Compare = append([]*CompareClause(nil), s.Compare...)
 	c.warnings = append([]Problem(nil), s.warnings...)
@@ -282,6 +284,9 @@ func (s *Scenario) ForModel(m Model) (*Scenario, error) {
 		return nil, err
 	}
 	if err := c.Set("watch", "[]"); err != nil {
+		return nil, err
+	}
+	if err := c.Set("predict", "[]"); err != nil {
 		return nil, err
 	}
 	if err := c.Set("model", string(m)); err != nil {

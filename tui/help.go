@@ -80,7 +80,7 @@ func helpEntries(on screenKind, sc *scenarios.Scenario, r scenarios.Resolver) []
 			out = append(out, widgets.HelpEntry{Term: p.name, Text: text})
 		}
 	}
-	return out
+	return append(out, glossaryEntries()...)
 }
 
 // scenarioEntries open the help with what the scenario on screen is for:

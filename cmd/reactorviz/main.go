@@ -59,6 +59,7 @@ func init() {
 		{"replay", "NAME|FILE.jsonl", "open a built-in recording or a recorded trace (TUI, or --headless summary)", cmdReplay},
 		{"serve", "", "serve echo, http or resp to outside clients (curl, wrk, redis-benchmark)", cmdServe},
 		{"web", "", "the replay screens in the browser, served on 127.0.0.1 (or --out DIR: a static site)", cmdWeb},
+		{"learn", "[NAME]", "learn by predicting: short lessons that ask before they show (--list)", cmdLearn},
 		{"list", "", "list the built-in scenarios", cmdList},
 		{"show", "NAME", "print a built-in scenario's YAML", cmdShow},
 		{"validate", "FILE...", "check scenario files", cmdValidate},

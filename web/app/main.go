@@ -42,6 +42,9 @@ type request struct {
 
 	live          string // the WebSocket of a live run, instead of a trace
 	paused, serve bool   // the live screen's options
+
+	learn  bool   // the lesson path instead (learn.go)
+	lesson string // the lesson to start at; "" resumes
 }
 
 func main() {
@@ -51,6 +54,7 @@ func main() {
 	api.Set("resize", js.FuncOf(p.jsResize))
 	api.Set("seek", js.FuncOf(p.jsSeek))
 	api.Set("live", js.FuncOf(p.jsLive))
+	api.Set("learn", js.FuncOf(p.jsLearn))
 	js.Global().Set("reactorvizGo", api)
 	if ready := js.Global().Get("reactorvizReady"); ready.Type() == js.TypeFunction {
 		ready.Invoke()
@@ -103,6 +107,10 @@ func (p *player) serve() {
 
 // start opens a replay of r on a fresh screen, or the live run it names.
 func (p *player) start(r request) {
+	if r.learn {
+		p.startLearn(r)
+		return
+	}
 	if r.live != "" {
 		p.startLive(r)
 		return

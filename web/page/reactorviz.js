@@ -117,6 +117,11 @@
   }
 
   function openWanted() {
+    if (window.reactorvizLearnWanted && window.reactorvizLearnWanted()) {
+      current = { name: "learn", moment: "", file: true };
+      ended = false;
+      return;
+    }
     const l = liveWanted();
     if (l) {
       if (!(current && current.live && !ended)) openLive(l);
