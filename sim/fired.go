@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/reactorviz/reactorviz/reactor/trace"
+	"github.com/reactorviz/reactorviz/reactor/trace/sample"
 	"github.com/reactorviz/reactorviz/scenarios"
 )
 
@@ -29,14 +30,16 @@ func (r *Run) Fired() []Fired {
 	return append([]Fired(nil), r.fired...)
 }
 
-// noteFired records an action just applied.
-func (r *Run) noteFired(a scenarios.Action) {
+// noteFired records action i of the timeline, just applied, and puts it
+// in the stream with a sample of the moment.
+func (r *Run) noteFired(i int, a scenarios.Action) {
 	f := Fired{At: r.Elapsed(), Action: a, Loops: r.loopsOf(a)}
 	r.mu.Lock()
-	defer r.mu.Unlock()
 	if len(r.fired) < maxFired {
 		r.fired = append(r.fired, f)
 	}
+	r.mu.Unlock()
+	r.sampler.take(sample.Fire, []sample.Fired{{Action: i, At: int64(f.At), Loops: f.Loops}})
 }
 
 // loopsOf returns the trace indexes of the loops an action names.

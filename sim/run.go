@@ -14,6 +14,7 @@ import (
 
 	"github.com/reactorviz/reactorviz/reactor"
 	"github.com/reactorviz/reactorviz/reactor/trace"
+	"github.com/reactorviz/reactorviz/reactor/trace/sample"
 	"github.com/reactorviz/reactorviz/reactor/wheel"
 	"github.com/reactorviz/reactorviz/scenarios"
 )
@@ -66,7 +67,7 @@ type Run struct {
 	byName  map[string]*reactor.EventLoop
 	index   map[*reactor.EventLoop]int // position in loops
 	served  *servedBy
-	split   *splitSampler
+	sampler *sampler
 	boss    *reactor.EventLoopGroup
 	worker  *reactor.EventLoopGroup
 	client  *reactor.EventLoopGroup
@@ -129,7 +130,7 @@ func New(sc *scenarios.Scenario, opts Options) (*Run, error) {
 		return nil, err
 	}
 	r.served = newServedBy(len(r.loops), r.runNow)
-	r.split = newSplitSampler(r.loops, r.served.hists, r.runNow)
+	r.sampler = newSampler(r)
 	r.stepping = make([]bool, len(r.loops))
 	for i, l := range r.loops {
 		l.SetOnPark(func() { r.parked(i) })
@@ -235,6 +236,7 @@ func (r *Run) HoldClock(hold bool) {
 	r.holding = hold
 	clear(r.stepping)
 	r.coll.Clock().Hold(hold)
+	r.sampler.soon(sample.Pause)
 }
 
 // ClockHeld reports whether the run clock is held: the whole run is
@@ -264,6 +266,7 @@ func (r *Run) Step(l *reactor.EventLoop, step func()) {
 // while the run is held, which holds the clock again once no stepped loop
 // is still running. On the loop thread.
 func (r *Run) parked(i int) {
+	r.sampler.soon(sample.Step)
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if !r.holding || !r.stepping[i] {
@@ -337,7 +340,7 @@ func (r *Run) drive() {
 	wg.Add(3)
 	go func() { defer wg.Done(); r.playTimeline() }()
 	go func() { defer wg.Done(); r.driveClients() }()
-	go func() { defer wg.Done(); r.split.run(r.stop) }()
+	go func() { defer wg.Done(); r.sampler.run(r.stop) }()
 	if r.opts.Forever {
 		<-r.stop
 	} else if r.sleepUntil(r.sc.Duration) {
@@ -419,7 +422,7 @@ func (r *Run) finish(cause error) {
 	if r.wheel != nil {
 		_, _ = r.wheel.Stop()
 	}
-	r.split.sample(false)
+	r.sampler.take(sample.End, nil)
 	r.coll.Stop()
 	if err := r.files.close(); err != nil {
 		cause = errors.Join(cause, err)

@@ -132,73 +132,55 @@ type PoolSummary struct {
 // Failed reports how many expectations failed.
 func (s *Summary) Failed() int { return s.expectFail }
 
-// loopSummary reports a loop that never started as NOT_STARTED with tid 0,
-// even after shutdown: it never had a thread.
-func loopSummary(l *reactor.EventLoop) LoopSummary {
-	st := l.Stats()
-	state := l.State().String()
-	if l.TID() == 0 {
-		state = trace.StateNotStarted.String()
-	}
-	return LoopSummary{Name: l.Name(), Group: l.Group(), TID: l.TID(), State: state, Stats: st, TimersFired: st.TimersDue}
-}
-
-// loopTime is loop i's time split and its clients' latency so far.
-func (r *Run) loopTime(i int) *LoopTime {
-	last, all, lastClients := r.split.window(i)
-	t := &LoopTime{SelectNanos: r.loops[i].TimeSplit().SelectNanos, LastSecond: last, Run: all,
-		ClientsLastSecond: lastClients}
-	if h := &r.served.hists[i]; h.Count() > 0 {
-		t.Clients = &LoopClients{Requests: int64(h.Count()), LatencyUS: latencySummary(h)}
-	}
-	return t
-}
-
-// LoopTime returns loop i's time split and its clients' latency so far.
-// Any goroutine; it reads the loops' running sums and never stops them.
-func (r *Run) LoopTime(i int) *LoopTime {
-	if i < 0 || i >= len(r.loops) {
-		return nil
-	}
-	return r.loopTime(i)
-}
+// LoopTime returns loop i's time split and its clients' latency as of the
+// run's latest sample. Any goroutine; it never stops the loops.
+func (r *Run) LoopTime(i int) *LoopTime { return r.sampler.fold.LoopTime(i) }
 
 func (r *Run) summarise() *Summary {
-	el := r.Elapsed()
-	s := &Summary{Scenario: r.sc.Name, Model: string(r.sc.Model), Netty: string(r.sc.Netty), DurationNS: int64(el)}
+	s := &Summary{Scenario: r.sc.Name, Model: string(r.sc.Model), Netty: string(r.sc.Netty)}
 	for _, g := range r.groups {
 		s.Groups = append(s.Groups, GroupSummary{Name: g.Name(), Size: g.Size(), Chooser: g.Chooser()})
 	}
-	for i, l := range r.loops {
-		ls := loopSummary(l)
-		ls.Time = r.loopTime(i)
-		s.Loops = append(s.Loops, ls)
-		s.loopNames = append(s.loopNames, l.Name())
-	}
-	c := r.Clients()
-	s.Clients = ClientSummary{Connections: c.Connections, Requests: c.Requests, Errors: c.Errors,
-		BytesVerified: c.BytesVerified, ThroughputRPS: c.ThroughputRPS,
-		LatencyUS: LatencySummary{P50: c.P50us, P90: c.P90us, P99: c.P99us, P999: c.P999us, Max: c.MaxUs},
-		AcceptUS:  latencySummary(c.accept)}
-	s.windows = r.split.takeWindows()
+	s.fromSamples(&r.sampler.fold, r.coll.Loops())
 	s.cpuWait, s.otherCPU = r.cpuWait, r.otherCPU
 	s.syscalls = syscallsOf(s.Loops, r.sc.Loop.Selector == scenarios.SelectorIOUring)
 	if r.design != nil {
 		s.design = r.design.take()
 	}
 	s.Events.Emitted, s.Events.Dropped = r.coll.Stats()
-	if r.wheel != nil {
-		ws := r.wheel.Stats()
-		s.Wheel = WheelSummary{Ticks: int64(ws.Ticks), Expired: int64(ws.Expired), Cancelled: int64(ws.Cancelled), Pending: int64(ws.Pending)}
-	}
-	if r.pool != nil {
-		s.Pool = PoolSummary{Size: len(r.pool.queues), TasksRun: r.pool.ran.Load()}
-	}
 	for _, w := range r.sc.Warnings() {
 		s.Warnings = append(s.Warnings, w.String())
 	}
 	s.check(r.sc.Expect)
 	return s
+}
+
+// fromSamples fills the figures of a summary from a run's samples, the last
+// of which is its end: loops, clients, wheel, pool, duration and windows.
+// A live run and a replay of its trace come here with the same samples.
+func (s *Summary) fromSamples(f *Samples, table []trace.LoopInfo) {
+	fin := f.Latest()
+	if fin == nil {
+		return
+	}
+	s.DurationNS = fin.Elapsed
+	s.Loops, s.loopNames = nil, nil
+	for _, l := range fin.Loops {
+		if l.Index >= len(table) {
+			continue
+		}
+		info := table[l.Index]
+		ls := LoopSummary{Name: info.Name, Group: info.Group, TID: int(l.TID), State: l.State.String(),
+			Stats: l.Stats, TimersFired: l.Stats.TimersDue, Time: f.LoopTime(l.Index)}
+		s.Loops = append(s.Loops, ls)
+		s.loopNames = append(s.loopNames, info.Name)
+	}
+	s.Clients = clientSummary(fin)
+	if w := fin.Wheel; w != nil {
+		s.Wheel = WheelSummary{Ticks: w.Ticks, Expired: w.Expired, Cancelled: w.Cancelled, Pending: w.Pending}
+	}
+	s.Pool = PoolSummary{Size: fin.Pool.Size, TasksRun: fin.Pool.TasksRun}
+	s.windows = f.Windows()
 }
 
 // check evaluates the expectations against the summary itself, so a

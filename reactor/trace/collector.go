@@ -177,9 +177,24 @@ func (c *Collector) Stop() {
 	}
 }
 
+// RecordSink is a Sink that also takes the stream's records that are not
+// events (a run's samples, reactor/trace/sample), in order with the events.
+// ConsumeRecord runs on the goroutine that called Deliver.
+type RecordSink interface {
+	ConsumeRecord(rec any)
+}
+
+// Deliver drains every ring, delivers what it found, then hands rec to every
+// sink that is a RecordSink: rec follows every event delivered before it and
+// precedes every later one. Unlike an event it is never dropped. Any
+// goroutine but a sink's.
+func (c *Collector) Deliver(rec any) { c.flush(rec) }
+
 // Flush drains every ring now and delivers what it found. Events of one loop
 // keep their order; events of different loops are merged by time.
-func (c *Collector) Flush() {
+func (c *Collector) Flush() { c.flush(nil) }
+
+func (c *Collector) flush(rec any) {
 	c.mu.Lock()
 	rings := c.rings
 	sinks := c.sinks
@@ -192,6 +207,16 @@ func (c *Collector) Flush() {
 		b = r.Drain(b)
 	}
 	b = c.ext.Drain(b)
+	defer func() {
+		if rec == nil {
+			return
+		}
+		for _, s := range sinks {
+			if rs, ok := s.(RecordSink); ok {
+				rs.ConsumeRecord(rec)
+			}
+		}
+	}()
 	if len(b) == 0 {
 		c.batch = b
 		return

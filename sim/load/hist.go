@@ -1,14 +1,15 @@
 package load
 
 import (
-	"math/bits"
 	"sync"
 	"time"
+
+	"github.com/reactorviz/reactorviz/reactor/trace/sample"
 )
 
-// Histogram records latencies in log-linear buckets: exact to the
-// microsecond below 128 µs, then 64 buckets per power of two (under 1.6 %
-// error), up to about 70 minutes. Safe for concurrent use.
+// Histogram records latencies in the log-linear buckets of sample.Hist:
+// exact to the microsecond below 128 µs, then 64 buckets per power of two
+// (under 1.6 % error), up to about 70 minutes. Safe for concurrent use.
 type Histogram struct {
 	mu     sync.Mutex
 	counts [histBuckets]uint64
@@ -16,31 +17,24 @@ type Histogram struct {
 	max    time.Duration
 }
 
-const (
-	histLinear  = 128 // µs recorded exactly
-	histSub     = 64  // buckets per power of two above that
-	histPowers  = 25
-	histBuckets = histLinear + histSub*histPowers
-)
+const histBuckets = sample.Buckets
 
-func bucketOf(us uint64) int {
-	if us < histLinear {
-		return int(us)
-	}
-	p := bits.Len64(us) - 1 // us in [2^p, 2^(p+1))
-	sub := (us >> (uint(p) - 6)) & (histSub - 1)
-	i := histLinear + (p-7)*histSub + int(sub)
-	return min(i, histBuckets-1)
-}
+func bucketOf(us uint64) int { return sample.BucketOf(us) }
 
-// lowerBound is the smallest latency in bucket i, in µs.
-func lowerBound(i int) uint64 {
-	if i < histLinear {
-		return uint64(i)
+func lowerBound(i int) uint64 { return sample.LowerBound(i) }
+
+// Hist copies the histogram as a sample carries it: its non-empty buckets,
+// its count and its largest latency.
+func (h *Histogram) Hist() sample.Hist {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	out := sample.Hist{N: h.n, MaxNS: int64(h.max)}
+	for i, c := range h.counts {
+		if c != 0 {
+			out.Counts = append(out.Counts, uint64(i), c)
+		}
 	}
-	p := (i-histLinear)/histSub + 7
-	sub := uint64((i - histLinear) % histSub)
-	return (1 << uint(p)) | sub<<(uint(p)-6)
+	return out
 }
 
 // Record adds one latency.

@@ -3,7 +3,7 @@
 //
 // A trace file is UTF-8 text, one JSON object per line, in this order:
 //
-//	{"format":"reactorviz-trace","version":1,"scenario":"tour","model":"multi",
+//	{"format":"reactorviz-trace","version":2,"scenario":"tour","model":"multi",
 //	 "started":"2026-01-02T15:04:05.123456789Z","engine":1,
 //	 "loops":[{"name":"boss-0","group":"boss"},{"name":"worker-0","group":"worker"}]}
 //	{"seq":1,"t":1200,"loop":"worker-0","kind":"state","from":"NOT_STARTED","to":"STARTED","tid":4312}

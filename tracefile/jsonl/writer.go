@@ -15,7 +15,7 @@ import (
 // Format and Version identify a trace file in its header line.
 const (
 	Format  = "reactorviz-trace"
-	Version = 1
+	Version = 2 // 2: sample lines (sample.go)
 )
 
 // Size limits. The writer cuts strings so that no line it writes reaches

@@ -1,0 +1,266 @@
+package sim
+
+import (
+	"math"
+	"sync"
+	"time"
+
+	"github.com/reactorviz/reactorviz/reactor/trace"
+	"github.com/reactorviz/reactorviz/reactor/trace/sample"
+)
+
+// SampleEvery is the sampler's period: a run takes a sample (its loops'
+// counters, gates and clocks, the wheel, the clients' histograms) this
+// often, besides those it takes at a pause, a step, a script action and
+// the end. Four a second keep the samples a few percent of a trace.
+const SampleEvery = 250 * time.Millisecond
+
+// Window is what every client saw in one sampling window of the run: the
+// requests answered per second and their p99. A comparison reads the
+// spread of these within each run as its noise (Figures.RPSSpread).
+type Window struct {
+	RPS   float64
+	P50US float64
+	P99US float64
+}
+
+// WindowEvery is the length of a Window: window k covers the run's time
+// from k·WindowEvery to (k+1)·WindowEvery.
+const WindowEvery = SampleEvery
+
+// windowKeep bounds the windows kept: ten minutes' worth, the newest.
+const windowKeep = 4 * 600
+
+// splitKeep is how many periodic samples the fold keeps: a full second back
+// from the newest.
+const splitKeep = int(time.Second/SampleEvery) + 2
+
+// Samples folds a run's samples, in stream order, into what the summary
+// and the screens read beside the latest sample: each loop's share of the
+// last second and of the run, its clients' latency over the last second,
+// and the clients' windows. A live run folds the samples it takes; a replay
+// the samples of its trace; so both read the same figures. Safe for
+// concurrent use.
+type Samples struct {
+	mu      sync.Mutex
+	latest  *sample.Sample
+	ticks   []*sample.Sample // periodic and end samples, oldest first, at most splitKeep
+	first   *sample.Sample   // the run's first
+	windows []Window
+}
+
+// Add folds the next sample of the stream.
+func (f *Samples) Add(s *sample.Sample) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.latest = s
+	if s.Reason != sample.Tick && s.Reason != sample.End {
+		return
+	}
+	n := len(f.ticks)
+	if n > 0 && s.Time <= f.ticks[n-1].Time {
+		return // the clock stood still: the run was held
+	}
+	if f.first == nil {
+		f.first = s
+	}
+	if s.Reason == sample.Tick && n > 0 {
+		f.addWindow(f.ticks[n-1], s)
+	}
+	f.ticks = append(f.ticks, s)
+	if len(f.ticks) > splitKeep {
+		f.ticks = append(f.ticks[:0], f.ticks[len(f.ticks)-splitKeep:]...)
+	}
+}
+
+// Latest returns the latest sample folded, nil before the first.
+func (f *Samples) Latest() *sample.Sample {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.latest
+}
+
+// TimeShares is how a loop's time divided over a window, in percent of
+// the window's wall time. What the three leave is the rest of the
+// iteration: selectNow polls, gates, the Go scheduler.
+type TimeShares struct {
+	Select float64 `json:"select"`
+	IO     float64 `json:"io"`
+	Tasks  float64 `json:"tasks"`
+}
+
+// Busy is the share of the window the loop was working: I/O and tasks.
+func (t TimeShares) Busy() float64 { return t.IO + t.Tasks }
+
+func shares(from, to sample.Split, wall time.Duration) TimeShares {
+	if wall <= 0 {
+		return TimeShares{}
+	}
+	pct := func(a, b int64) float64 {
+		return math.Round(min(100, max(0, 100*float64(b-a)/float64(wall)))*10) / 10
+	}
+	return TimeShares{Select: pct(from.SelectNS, to.SelectNS), IO: pct(from.IONS, to.IONS),
+		Tasks: pct(from.TaskNS, to.TaskNS)}
+}
+
+// LoopTime returns trace loop i's time split and its clients' latency so
+// far, as the samples folded tell them; nil before the first sample or for
+// a loop they do not hold.
+func (f *Samples) LoopTime(i int) *LoopTime {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	cur, ok := f.latest.Loop(i)
+	if !ok {
+		return nil
+	}
+	t := &LoopTime{SelectNanos: cur.Split.SelectNS}
+	if cur.Clients.N > 0 {
+		t.Clients = &LoopClients{Requests: int64(cur.Clients.N), LatencyUS: latencyOf(&cur.Clients)}
+	}
+	if len(f.ticks) < 2 {
+		return t
+	}
+	newest := f.ticks[len(f.ticks)-1]
+	old := f.ticks[0]
+	for _, sm := range f.ticks {
+		if newest.Time-sm.Time < int64(time.Second) {
+			break
+		}
+		old = sm
+	}
+	nl, ok1 := newest.Loop(i)
+	ol, ok2 := old.Loop(i)
+	fl, ok3 := f.first.Loop(i)
+	if !ok1 || !ok2 || !ok3 {
+		return t
+	}
+	t.LastSecond = shares(ol.Split, nl.Split, time.Duration(newest.Time-old.Time))
+	t.Run = shares(fl.Split, nl.Split, time.Duration(newest.Time-f.first.Time))
+	if nl.Clients.N > 0 {
+		if d := nl.Clients.Since(&ol.Clients); d.N > 0 {
+			t.ClientsLastSecond = &LoopClients{Requests: int64(d.N), LatencyUS: latencyOf(&d)}
+		}
+	}
+	return t
+}
+
+// latencyOf is a histogram's quantiles.
+func latencyOf(h *sample.Hist) LatencySummary {
+	return LatencySummary{P50: h.Quantile(0.5), P90: h.Quantile(0.9), P99: h.Quantile(0.99),
+		P999: h.Quantile(0.999), Max: h.Quantile(1)}
+}
+
+// addWindow appends the window between two periodic samples: the clients
+// of every loop merged. f.mu is held.
+func (f *Samples) addWindow(old, now *sample.Sample) {
+	wall := time.Duration(now.Time - old.Time)
+	if wall < SampleEvery/2 {
+		return
+	}
+	var d sample.Hist
+	for i := range now.Loops {
+		nl := &now.Loops[i]
+		if nl.Clients.N == 0 {
+			continue
+		}
+		ol, _ := old.Loop(nl.Index)
+		var prev *sample.Hist
+		if ol != nil {
+			prev = &ol.Clients
+		}
+		w := nl.Clients.Since(prev)
+		d.Add(&w)
+	}
+	d.MaxNS = 0
+	f.windows = append(f.windows, Window{RPS: float64(d.N) / wall.Seconds(), P50US: d.Quantile(0.5), P99US: d.Quantile(0.99)})
+	if len(f.windows) > windowKeep {
+		f.windows = append(f.windows[:0], f.windows[len(f.windows)-windowKeep:]...)
+	}
+}
+
+// Windows returns a copy of the windows so far.
+func (f *Samples) Windows() []Window {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return append([]Window(nil), f.windows...)
+}
+
+// sampler takes the run's samples and puts them in its stream.
+type sampler struct {
+	r     *Run
+	mu    sync.Mutex // one sample at a time, in order
+	fold  Samples
+	nudge chan sample.Reason
+}
+
+func newSampler(r *Run) *sampler {
+	return &sampler{r: r, nudge: make(chan sample.Reason, 1)}
+}
+
+// run samples every SampleEvery, and when nudged, until stop is closed.
+func (s *sampler) run(stop <-chan struct{}) {
+	s.take(sample.Tick, nil)
+	t := time.NewTicker(SampleEvery)
+	defer t.Stop()
+	for {
+		select {
+		case <-stop:
+			return
+		case <-t.C:
+			s.take(sample.Tick, nil)
+		case why := <-s.nudge:
+			s.take(why, nil)
+		}
+	}
+}
+
+// soon asks the sampler's goroutine for a sample: a pause or a park seen
+// on a goroutine that must not wait for the collector (the UI's, a loop's).
+func (s *sampler) soon(why sample.Reason) {
+	select {
+	case s.nudge <- why:
+	default: // one is coming already
+	}
+}
+
+// take reads every figure of the run now, folds it and delivers it after
+// the events collected so far. A periodic sample is skipped while the run
+// is held: its clock stands still.
+func (s *sampler) take(why sample.Reason, fired []sample.Fired) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	r := s.r
+	now := r.coll.Clock().Now()
+	if last := s.fold.Latest(); why == sample.Tick && last != nil && now <= last.Time {
+		return
+	}
+	sm := &sample.Sample{Time: now, Reason: why, Elapsed: int64(r.Elapsed()), Active: int64(r.activeElapsed()),
+		Held: r.ClockHeld(), Dropped: r.coll.Dropped(), Fired: fired}
+	sm.Loops = make([]sample.Loop, len(r.loops))
+	for i, l := range r.loops {
+		g, ts := l.GateStatus(), l.TimeSplit()
+		state := l.State()
+		if l.TID() == 0 {
+			state = trace.StateNotStarted
+		}
+		sm.Loops[i] = sample.Loop{Index: i, TID: int64(l.TID()), State: state, Stats: l.Stats(),
+			Gate:    sample.Gate{Paused: g.Paused, Waiting: g.Waiting, Phase: g.Phase, Reason: g.Reason, Break: g.Break},
+			IORatio: l.IORatio(), Split: sample.Split{SelectNS: ts.SelectNanos, IONS: ts.IONanos, TaskNS: ts.TaskNanos}}
+		if i < len(r.served.hists) {
+			sm.Loops[i].Clients = r.served.hists[i].Hist()
+		}
+	}
+	sm.Clients = r.clientSample()
+	if r.wheel != nil {
+		ws, st := r.wheel.Snapshot(), r.wheel.Stats()
+		sm.Wheel = &sample.Wheel{Tick: ws.Tick, Cursor: ws.Cursor, Slots: ws.Slots, Pending: ws.Pending,
+			Queued: ws.Queued, TickNS: int64(ws.TickDuration), Ticks: int64(st.Ticks), Expired: int64(st.Expired),
+			Cancelled: int64(st.Cancelled)}
+		sm.Wheel.Pending = int64(st.Pending)
+	}
+	if r.pool != nil {
+		sm.Pool = sample.Pool{Size: len(r.pool.queues), TasksRun: r.pool.ran.Load()}
+	}
+	s.fold.Add(sm)
+	r.coll.Deliver(sm)
+}
