@@ -68,7 +68,7 @@ type Reader struct {
 	hasEnd  bool
 	pending []sample.Loop  // a sample's loop lines read so far
 	sampled *sample.Sample // the sample the last line completed
-	err     error // sticky: every later Next returns it
+	err     error          // sticky: every later Next returns it
 
 	mem [maxMembers]member
 }
