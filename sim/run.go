@@ -84,10 +84,9 @@ type Run struct {
 	clients    []*clientGroup
 	started    int64 // on the run clock (the collector's); 0 until Start
 	offloading bool
-	ended      int64   // when the clients were stopped, on the run clock
-	fired      []Fired // timeline actions played, for the UI's captions
-	holding    bool    // HoldClock's last word: the whole run is paused
-	stepping   []bool  // per loop: stepped while the run is held
+	ended      int64  // when the clients were stopped, on the run clock
+	holding    bool   // HoldClock's last word: the whole run is paused
+	stepping   []bool // per loop: stepped while the run is held
 
 	stop     chan struct{}
 	stopOnce sync.Once
@@ -238,6 +237,11 @@ func (r *Run) HoldClock(hold bool) {
 	r.coll.Clock().Hold(hold)
 	r.sampler.soon(sample.Pause)
 }
+
+// Sample asks the run's sampler for a sample soon: a loop's gate was told
+// to pause or step, and the stream should say so. It never waits. Any
+// goroutine.
+func (r *Run) Sample() { r.sampler.soon(sample.Step) }
 
 // ClockHeld reports whether the run clock is held: the whole run is
 // paused, whether or not any loop can park (a loop shutting down never

@@ -13,7 +13,6 @@ import (
 	"github.com/reactorviz/reactorviz/reactor"
 	"github.com/reactorviz/reactorviz/reactor/trace"
 	"github.com/reactorviz/reactorviz/scenarios"
-	"github.com/reactorviz/reactorviz/sim/load"
 )
 
 // Summary is the run summary (docs/scenarios.md, "Summary keys"). Its JSON
@@ -102,11 +101,6 @@ type LatencySummary struct {
 	P99  float64 `json:"p99"`
 	P999 float64 `json:"p999"`
 	Max  float64 `json:"max"`
-}
-
-func latencySummary(h *load.Histogram) LatencySummary {
-	return LatencySummary{P50: h.Quantile(0.5), P90: h.Quantile(0.9), P99: h.Quantile(0.99),
-		P999: h.Quantile(0.999), Max: h.Quantile(1)}
 }
 
 // EventSummary counts trace events.
