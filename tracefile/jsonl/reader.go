@@ -66,9 +66,10 @@ type Reader struct {
 	scratch []trace.Field // for checkEvent
 	end     End
 	hasEnd  bool
-	pending []sample.Loop  // a sample's loop lines read so far
-	sampled *sample.Sample // the sample the last line completed
-	err     error          // sticky: every later Next returns it
+	pending []sample.Loop       // a sample's loop lines read so far
+	hists   map[int]sample.Hist // each histogram's last line (sample.go)
+	sampled *sample.Sample      // the sample the last line completed
+	err     error               // sticky: every later Next returns it
 
 	mem [maxMembers]member
 }

@@ -61,6 +61,9 @@ func (w *Writer) ConsumeRecord(rec any) {
 		return
 	}
 	w.open()
+	if w.hists == nil {
+		w.hists = map[int]sample.Hist{}
+	}
 	for i := range s.Loops {
 		l := &s.Loops[i]
 		if l.Index < 0 || l.Index >= MaxLoops {
@@ -69,20 +72,59 @@ func (w *Writer) ConsumeRecord(rec any) {
 		if l.Index >= len(w.loops) {
 			w.resolveLoop(l.Index)
 		}
-		w.buf = appendLine(w.buf, loopLineOf(w.loopName(l.Index), l), func(v any) any {
+		ll := loopLineOf(w.loopName(l.Index), l)
+		ll.Clients = w.delta(l.Index, ll.Clients)
+		var full bool
+		w.buf, full = appendLine(w.buf, ll, func(v any) any {
 			ll := v.(loopLine)
-			ll.Clients.Counts = nil
+			ll.Clients.Counts, ll.Clients.Delta = nil, false
 			return ll
 		})
+		w.keep(l.Index, l.Clients, full)
 	}
-	w.buf = appendLine(w.buf, runLineOf(s, true), func(any) any {
+	rl := runLineOf(s, true)
+	c := *rl.Sample
+	c.Clients.Latency, c.Clients.Accept = w.delta(histLatency, c.Clients.Latency), w.delta(histAccept, c.Clients.Accept)
+	rl.Sample = &c
+	var full bool
+	w.buf, full = appendLine(w.buf, rl, func(any) any {
 		rl := runLineOf(s, false)
 		c := *rl.Sample
 		c.Clients.Latency.Counts, c.Clients.Accept.Counts = nil, nil
 		rl.Sample = &c
 		return rl
 	})
+	w.keep(histLatency, s.Clients.Latency, full)
+	w.keep(histAccept, s.Clients.Accept, full)
 	w.write() // a sample marks a moment the learner may look at the file
+}
+
+// The keys of the run's histograms among the loops' (by loop index) in
+// the chains of Writer.hists and Reader.hists.
+const (
+	histLatency = -1
+	histAccept  = -2
+)
+
+// delta writes h as the buckets that grew since the same histogram's
+// previous line, which a reader adds back: the latency histograms are most
+// of a sample, and most of their buckets stay the same from one sample to
+// the next.
+func (w *Writer) delta(key int, h sample.Hist) sample.Hist {
+	if prev, ok := w.hists[key]; ok {
+		return h.DeltaFrom(&prev)
+	}
+	return h
+}
+
+// keep remembers h as the last line of its chain when the line went out
+// whole; otherwise the next line of the chain is written in full.
+func (w *Writer) keep(key int, h sample.Hist, full bool) {
+	if full {
+		w.hists[key] = h
+	} else {
+		delete(w.hists, key)
+	}
 }
 
 // loopName is the name written for loop index i.
@@ -131,16 +173,43 @@ func runLineOf(s *sample.Sample, slots bool) runLine {
 }
 
 // appendLine appends v as one line, or smaller(v) when v's line would be
-// longer than a reader takes.
-func appendLine(b []byte, v any, smaller func(any) any) []byte {
+// longer than a reader takes; full says v went out as it was.
+func appendLine(b []byte, v any, smaller func(any) any) (out []byte, full bool) {
 	line, err := json.Marshal(v)
+	full = true
 	if err == nil && len(line) >= MaxLineBytes {
 		line, err = json.Marshal(smaller(v))
+		full = false
 	}
 	if err != nil || len(line) >= MaxLineBytes {
-		return b
+		return b, false
 	}
-	return append(append(b, line...), '\n')
+	return append(append(b, line...), '\n'), full
+}
+
+// undelta reads a histogram of a chain: a delta is added to the chain's
+// previous histogram, which the result replaces (or, for a histogram
+// without its buckets, ends the chain).
+func (r *Reader) undelta(key int, h sample.Hist) (sample.Hist, error) {
+	if r.hists == nil {
+		r.hists = map[int]sample.Hist{}
+	}
+	if h.Delta {
+		prev, ok := r.hists[key]
+		if !ok {
+			return h, errors.New("histogram delta without a histogram before it")
+		}
+		h = h.Undelta(&prev)
+	}
+	if !h.Valid() {
+		return h, errors.New("bad histogram")
+	}
+	if len(h.Counts) > 0 || h.N == 0 {
+		r.hists[key] = h
+	} else {
+		delete(r.hists, key)
+	}
+	return h, nil
 }
 
 // Placed is a sample with its place in the stream: after the first Events
@@ -184,8 +253,9 @@ func (r *Reader) sampleLoop(line []byte) error {
 			return fmt.Errorf("sample of %s: stats: %v", ll.Name, err)
 		}
 	}
-	if !l.Clients.Valid() {
-		return fmt.Errorf("sample of %s: bad clients histogram", ll.Name)
+	var err error
+	if l.Clients, err = r.undelta(l.Index, l.Clients); err != nil {
+		return fmt.Errorf("sample of %s: clients: %v", ll.Name, err)
 	}
 	for _, p := range r.pending {
 		if p.Index == l.Index {
@@ -210,8 +280,13 @@ func (r *Reader) sampleRun(line []byte) (*sample.Sample, error) {
 	switch {
 	case s.Time < 0 || s.Time > MaxTime:
 		return nil, fmt.Errorf("field \"sample\": want 0..%d", MaxTime)
-	case !s.Clients.Latency.Valid() || !s.Clients.Accept.Valid():
-		return nil, errors.New("sample: bad clients histogram")
+	}
+	var err error
+	if s.Clients.Latency, err = r.undelta(histLatency, s.Clients.Latency); err != nil {
+		return nil, fmt.Errorf("sample: clients latency: %v", err)
+	}
+	if s.Clients.Accept, err = r.undelta(histAccept, s.Clients.Accept); err != nil {
+		return nil, fmt.Errorf("sample: clients accept: %v", err)
 	}
 	for _, f := range s.Fired {
 		for _, l := range f.Loops {

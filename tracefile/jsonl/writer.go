@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/reactorviz/reactorviz/reactor/trace"
+	"github.com/reactorviz/reactorviz/reactor/trace/sample"
 	"github.com/reactorviz/reactorviz/tracefile/internal/sticky"
 )
 
@@ -108,6 +109,7 @@ type Writer struct {
 	events  uint64
 	dropped uint64
 	last    int64
+	hists   map[int]sample.Hist // each histogram's last line (sample.go)
 
 	stopFlush chan struct{} // closed by Close when FlushInterval started a flusher
 	flushDone chan struct{}

@@ -44,12 +44,62 @@ type Hist struct {
 	N      uint64   `json:"n,omitempty"`
 	MaxNS  int64    `json:"max_ns,omitempty"`
 	Counts []uint64 `json:"b,omitempty"` // bucket, count, bucket, count, ...
+	// Delta says Counts holds only the buckets that grew since the same
+	// histogram's previous sample, by how much: a trace file's encoding
+	// (tracefile/jsonl), which its reader undoes. Never set in memory.
+	Delta bool `json:"delta,omitempty"`
+}
+
+// DeltaFrom returns h as the buckets that grew since prev (Delta set),
+// or h itself when a bucket shrank (a histogram of another run).
+func (h Hist) DeltaFrom(prev *Hist) Hist {
+	d := Hist{N: h.N, MaxNS: h.MaxNS, Delta: true}
+	j := 0
+	for i := 0; i < len(h.Counts); i += 2 {
+		b, c := h.Counts[i], h.Counts[i+1]
+		for j < len(prev.Counts) && prev.Counts[j] < b {
+			return h // a bucket of prev is gone
+		}
+		var was uint64
+		if j < len(prev.Counts) && prev.Counts[j] == b {
+			was = prev.Counts[j+1]
+			j += 2
+		}
+		switch {
+		case c < was:
+			return h
+		case c > was:
+			d.Counts = append(d.Counts, b, c-was)
+		}
+	}
+	if j < len(prev.Counts) {
+		return h
+	}
+	return d
+}
+
+// Undelta returns the histogram a Delta one stands for, given the same
+// histogram's previous sample.
+func (h Hist) Undelta(prev *Hist) Hist {
+	if !h.Delta {
+		return h
+	}
+	out := Hist{N: h.N, MaxNS: h.MaxNS}
+	out.Add(prev)
+	out.N, out.MaxNS = 0, 0
+	full := Hist{N: 0, Counts: h.Counts}
+	for i := 1; i < len(full.Counts); i += 2 {
+		full.N += full.Counts[i]
+	}
+	out.Add(&full)
+	out.N, out.MaxNS = h.N, h.MaxNS
+	return out
 }
 
 // Valid reports whether h is well formed: buckets in range and increasing,
 // counts adding up to N. A reader checks what a file gives it.
 func (h *Hist) Valid() bool {
-	if len(h.Counts)%2 != 0 || h.MaxNS < 0 {
+	if len(h.Counts)%2 != 0 || h.MaxNS < 0 || h.Delta {
 		return false
 	}
 	if len(h.Counts) == 0 {
