@@ -120,22 +120,8 @@ type runClock struct{ r *Run }
 func (c runClock) Now() time.Time        { return c.r.runNow() }
 func (c runClock) Held() <-chan struct{} { return c.r.coll.Clock().Held() }
 
-// ClientStats is a live view of every client group together.
-type ClientStats struct {
-	Connections   int64
-	Requests      int64
-	Errors        int64
-	BytesVerified int64
-	ThroughputRPS float64
-	P50us, P90us  float64
-	P99us, P999us float64
-	MaxUs         float64
-}
-
-// Clients returns the clients' counters so far. Any goroutine.
-func (r *Run) Clients() ClientStats {
-	c := clientSummary(&sample.Sample{Clients: r.clientSample(), Active: int64(r.activeElapsed())})
-	return ClientStats{Connections: c.Connections, Requests: c.Requests, Errors: c.Errors, BytesVerified: c.BytesVerified,
-		ThroughputRPS: c.ThroughputRPS, P50us: c.LatencyUS.P50, P90us: c.LatencyUS.P90, P99us: c.LatencyUS.P99,
-		P999us: c.LatencyUS.P999, MaxUs: c.LatencyUS.Max}
+// Clients returns what the clients saw so far, as the summary reads it.
+// Any goroutine.
+func (r *Run) Clients() ClientSummary {
+	return clientSummary(&sample.Sample{Clients: r.clientSample(), Active: int64(r.activeElapsed())})
 }

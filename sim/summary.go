@@ -126,10 +126,6 @@ type PoolSummary struct {
 // Failed reports how many expectations failed.
 func (s *Summary) Failed() int { return s.expectFail }
 
-// LoopTime returns loop i's time split and its clients' latency as of the
-// run's latest sample. Any goroutine; it never stops the loops.
-func (r *Run) LoopTime(i int) *LoopTime { return r.sampler.fold.LoopTime(i) }
-
 func (r *Run) summarise() *Summary {
 	s := &Summary{Scenario: r.sc.Name, Model: string(r.sc.Model), Netty: string(r.sc.Netty)}
 	for _, g := range r.groups {

@@ -33,7 +33,7 @@ type fakeSession struct {
 	sink      trace.Sink
 	elapsed   time.Duration
 	duration  time.Duration
-	clients   sim.ClientStats
+	clients   fakeClients
 	threshold int
 	onStart   func(f *fakeSession) // feeds events, may end the run
 	onStop    func(f *fakeSession) // runs in Stop before the run ends
@@ -73,7 +73,7 @@ func newFakeSessionWith(t testing.TB, name string, m scenarios.Model, sink trace
 		sc:   &scenarios.Scenario{Name: name, Model: m},
 		sink: sink, elapsed: 2500 * time.Millisecond, duration: 8 * time.Second,
 		threshold: 512, done: make(chan struct{}), table: table,
-		clients: sim.ClientStats{Connections: 8, Requests: 2000, ThroughputRPS: 800, P50us: 85, P99us: 900},
+		clients: fakeClients{Connections: 8, Requests: 2000, P50us: 85, P99us: 900},
 	}
 	for _, info := range table {
 		if info.Group == "wheel" {
@@ -190,6 +190,12 @@ func (f *fakeSession) sample(why sample.Reason) {
 	}
 	f.fired = nil // each goes in the stream once
 	rs.ConsumeRecord(s)
+}
+
+// fakeClients are the client figures a fake run reports in its samples.
+type fakeClients struct {
+	Connections, Requests, Errors int64
+	P50us, P99us                  float64
 }
 
 // fakeHist is a histogram of n latencies whose p50 and p99 are about the

@@ -84,18 +84,16 @@ type Session interface {
 	ClockMap() func(eventTime int64) time.Duration
 }
 
-// Loop is what a screen reads of one event loop and the controls of its
-// step gate, the part of *reactor.EventLoop's API a screen uses: a loop of
-// this process is one, and so is a loop of a run in another process, whose
-// figures come from the run's last snapshot and whose controls are sent to
-// it (tui/remote).
+// Loop is the controls of one event loop's step gate and what they act on
+// (its life and its gate's state), the part of *reactor.EventLoop's API a
+// screen uses: a loop of this process is one, and so is a loop of a run in
+// another process, whose controls are sent to it (tui/remote). Its figures
+// come from the run's stream.
 type Loop interface {
 	Name() string
 	State() trace.State
 	// TID is the loop's thread id; 0 before it started.
 	TID() int
-	Stats() reactor.Stats
-	IORatio() int
 	GateStatus() reactor.GateStatus
 	// Pause stops this loop at its next phase boundary; PauseRun does so
 	// for a pause of the whole run, waking the loop from its select.

@@ -436,18 +436,6 @@ func (l *loop) TID() int {
 	return l.ls().TID
 }
 
-func (l *loop) Stats() reactor.Stats {
-	l.s.mu.Lock()
-	defer l.s.mu.Unlock()
-	return l.ls().Stats
-}
-
-func (l *loop) IORatio() int {
-	l.s.mu.Lock()
-	defer l.s.mu.Unlock()
-	return l.ls().IORatio
-}
-
 // GateStatus implements tui.Loop: the host's last word, or what the page
 // asked since, so that a second key press acts on the first one's effect.
 func (l *loop) GateStatus() reactor.GateStatus {

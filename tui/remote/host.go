@@ -430,8 +430,7 @@ func readState(r *sim.Run) *state {
 		s.Origin = now - int64(r.ClockMap()(now))
 	}
 	for _, l := range r.Loops() {
-		s.Loops = append(s.Loops, loopState{State: l.State(), TID: l.TID(), Stats: l.Stats(), IORatio: l.IORatio(),
-			Gate: l.GateStatus()})
+		s.Loops = append(s.Loops, loopState{State: l.State(), TID: l.TID(), Gate: l.GateStatus()})
 	}
 	return s
 }

@@ -119,11 +119,9 @@ type state struct {
 
 // loopState is one loop's life and gate, which the page's controls read.
 type loopState struct {
-	State   trace.State        `json:"state"`
-	TID     int                `json:"tid"`
-	Stats   reactor.Stats      `json:"stats"`
-	IORatio int                `json:"io_ratio"`
-	Gate    reactor.GateStatus `json:"gate"`
+	State trace.State        `json:"state"`
+	TID   int                `json:"tid"`
+	Gate  reactor.GateStatus `json:"gate"`
 }
 
 // errClosed is a session's error once its connection has gone.

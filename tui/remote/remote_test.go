@@ -431,9 +431,8 @@ func TestNewRunWhileOneRuns(t *testing.T) {
 func TestMessagesRoundTrip(t *testing.T) {
 	var st state
 	st.Elapsed, st.Now, st.Origin, st.Answered = 1500*time.Millisecond, 9e9, 7e9, 42
-	st.Loops = []loopState{{State: trace.StateStarted, TID: 77, IORatio: 50,
-		Stats: reactor.Stats{Iterations: 10, Premature: 2, TaskNanos: 1234},
-		Gate:  reactor.GateStatus{Paused: true, Waiting: true, Phase: trace.PhaseTasks, Reason: "breakpoint: rebuild", Break: counters.BreakRebuild, Delay: 5 * time.Millisecond}}}
+	st.Loops = []loopState{{State: trace.StateStarted, TID: 77,
+		Gate: reactor.GateStatus{Paused: true, Waiting: true, Phase: trace.PhaseTasks, Reason: "breakpoint: rebuild", Break: counters.BreakRebuild, Delay: 5 * time.Millisecond}}}
 	b, err := json.Marshal(message{T: msgState, Seq: 9, State: &st})
 	if err != nil {
 		t.Fatal(err)
