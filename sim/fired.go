@@ -18,11 +18,11 @@ type Fired struct {
 }
 
 // noteFired puts action i of the timeline, just applied, in the run's
-// stream with a sample of the moment. The timeline goroutine does it
-// after applying the action, so it costs the loops nothing; the screens
-// read it for their captions.
+// stream with the next sample, which the sampler takes at once. The
+// timeline goroutine notes it after applying the action, so it costs the
+// loops nothing; the screens read it for their captions.
 func (r *Run) noteFired(i int, a scenarios.Action) {
-	r.sampler.take(sample.Fire, []sample.Fired{{Action: i, At: int64(r.Elapsed()), Loops: r.loopsOf(a)}})
+	r.sampler.fire(sample.Fired{Action: i, At: int64(r.Elapsed()), Loops: r.loopsOf(a)})
 }
 
 // loopsOf returns the trace indexes of the loops an action names.

@@ -426,7 +426,7 @@ func (r *Run) finish(cause error) {
 	if r.wheel != nil {
 		_, _ = r.wheel.Stop()
 	}
-	r.sampler.take(sample.End, nil)
+	r.sampler.take(sample.End)
 	r.coll.Stop()
 	if err := r.files.close(); err != nil {
 		cause = errors.Join(cause, err)

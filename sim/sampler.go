@@ -191,6 +191,19 @@ type sampler struct {
 	mu    sync.Mutex // one sample at a time, in order
 	fold  Samples
 	nudge chan sample.Reason
+
+	firedMu sync.Mutex
+	fired   []sample.Fired // played, not yet in a sample
+}
+
+// fire notes a script action just played; the sampler's goroutine puts it
+// in the stream with a sample of the moment, so the timeline never waits
+// for the collector (a flood's events may be being written).
+func (s *sampler) fire(f sample.Fired) {
+	s.firedMu.Lock()
+	s.fired = append(s.fired, f)
+	s.firedMu.Unlock()
+	s.soon(sample.Fire)
 }
 
 func newSampler(r *Run) *sampler {
@@ -199,7 +212,7 @@ func newSampler(r *Run) *sampler {
 
 // run samples every SampleEvery, and when nudged, until stop is closed.
 func (s *sampler) run(stop <-chan struct{}) {
-	s.take(sample.Tick, nil)
+	s.take(sample.Tick)
 	t := time.NewTicker(SampleEvery)
 	defer t.Stop()
 	for {
@@ -207,9 +220,9 @@ func (s *sampler) run(stop <-chan struct{}) {
 		case <-stop:
 			return
 		case <-t.C:
-			s.take(sample.Tick, nil)
+			s.take(sample.Tick)
 		case why := <-s.nudge:
-			s.take(why, nil)
+			s.take(why)
 		}
 	}
 }
@@ -223,14 +236,22 @@ func (s *sampler) soon(why sample.Reason) {
 	}
 }
 
-// take reads every figure of the run now, folds it and delivers it after
-// the events collected so far. A periodic sample is skipped while the run
-// is held: its clock stands still.
-func (s *sampler) take(why sample.Reason, fired []sample.Fired) {
+// take reads every figure of the run now, with the script actions played
+// since the last sample, folds it and delivers it after the events
+// collected so far. A periodic sample is skipped while the run is held:
+// its clock stands still.
+func (s *sampler) take(why sample.Reason) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	r := s.r
 	now := r.coll.Clock().Now()
+	s.firedMu.Lock()
+	fired := s.fired
+	s.fired = nil
+	s.firedMu.Unlock()
+	if len(fired) > 0 && why == sample.Tick {
+		why = sample.Fire
+	}
 	if last := s.fold.Latest(); why == sample.Tick && last != nil && now <= last.Time {
 		return
 	}

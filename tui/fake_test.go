@@ -45,6 +45,8 @@ type fakeSession struct {
 	steps     atomic.Int64 // steps taken through Step
 	traceNow  atomic.Int64 // the latest event fed: the fake's trace clock
 
+	sampleMu sync.Mutex // one sample at a time; guards fired
+
 	done     chan struct{}
 	doneOnce sync.Once
 	started  atomic.Bool
@@ -170,6 +172,10 @@ func (f *fakeSession) sample(why sample.Reason) {
 	if !ok {
 		return
 	}
+	// The UI's goroutine (a pause, a step) and the feeding one both come
+	// here, as both reach a run's sampler.
+	f.sampleMu.Lock()
+	defer f.sampleMu.Unlock()
 	s := &sample.Sample{Time: f.traceNow.Load(), Reason: why, Elapsed: int64(f.elapsed), Active: int64(f.elapsed),
 		Held: f.holding.Load()}
 	for i, l := range f.loops {
