@@ -5,6 +5,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/reactorviz/reactorviz/reactor/trace/sample"
 	"github.com/reactorviz/reactorviz/scenarios"
 	"github.com/reactorviz/reactorviz/sim/load"
 )
@@ -78,43 +79,38 @@ func (r *Run) stopClients() {
 	}
 }
 
-// ClientStats is a live view of every client group together.
-type ClientStats struct {
-	Connections   int64
-	Requests      int64
-	Errors        int64
-	BytesVerified int64
-	ThroughputRPS float64
-	P50us, P90us  float64
-	P99us, P999us float64
-	MaxUs         float64
-	accept        *load.Histogram // dial → registered, every group merged
-}
-
-// Clients returns the clients' counters so far. Any goroutine.
-func (r *Run) Clients() ClientStats {
+// clientSample is what every client group saw so far, as a sample
+// carries it. Any goroutine.
+func (r *Run) clientSample() sample.Clients {
 	r.mu.Lock()
 	cs := append([]*clientGroup(nil), r.clients...)
 	r.mu.Unlock()
-	var out ClientStats
-	var h load.Histogram
-	out.accept = &load.Histogram{}
+	var out sample.Clients
+	var lat, acc load.Histogram
 	for _, c := range cs {
-		out.accept.Merge(c.g.AcceptLatency())
+		acc.Merge(c.g.AcceptLatency())
 		s := c.g.Stats()
 		out.Connections += s.Connections
 		out.Requests += s.Requests
 		out.Errors += s.Errors
 		out.BytesVerified += s.BytesVerified
-		h.Merge(c.g.Latency())
+		lat.Merge(c.g.Latency())
 	}
+	out.Latency, out.Accept = lat.Hist(), acc.Hist()
+	return out
+}
+
+// clientSummary is the clients' part of a summary, from a sample: the
+// same for a live run and for a replay of its trace.
+func clientSummary(s *sample.Sample) ClientSummary {
+	c := &s.Clients
+	out := ClientSummary{Connections: c.Connections, Requests: c.Requests, Errors: c.Errors,
+		BytesVerified: c.BytesVerified, LatencyUS: latencyOf(&c.Latency), AcceptUS: latencyOf(&c.Accept)}
 	// Throughput is per second of the run clock: the clients stop while
 	// the whole run is held, so the pause does not dilute it.
-	if el := r.activeElapsed(); el > 0 {
-		out.ThroughputRPS = float64(out.Requests) / el.Seconds()
+	if s.Active > 0 {
+		out.ThroughputRPS = float64(c.Requests) / time.Duration(s.Active).Seconds()
 	}
-	out.P50us, out.P90us, out.P99us, out.MaxUs = h.Quantile(0.5), h.Quantile(0.9), h.Quantile(0.99), h.Quantile(1)
-	out.P999us = h.Quantile(0.999)
 	return out
 }
 
@@ -123,3 +119,9 @@ type runClock struct{ r *Run }
 
 func (c runClock) Now() time.Time        { return c.r.runNow() }
 func (c runClock) Held() <-chan struct{} { return c.r.coll.Clock().Held() }
+
+// Clients returns what the clients saw so far, as the summary reads it.
+// Any goroutine.
+func (r *Run) Clients() ClientSummary {
+	return clientSummary(&sample.Sample{Clients: r.clientSample(), Active: int64(r.activeElapsed())})
+}

@@ -3,40 +3,26 @@ package sim
 import (
 	"time"
 
-	"github.com/reactorviz/reactorviz/reactor/trace"
+	"github.com/reactorviz/reactorviz/reactor/trace/sample"
 	"github.com/reactorviz/reactorviz/scenarios"
 )
 
-// maxFired bounds the record of played actions; a scenario's timeline is
-// far shorter, so this only guards a hand-written file.
-const maxFired = 256
-
 // Fired is one timeline action as the run played it: when on the run
 // clock, and which loops it reached (trace loop indexes; none for an
-// action on the wheel or the whole run).
+// action on the wheel or the whole run). A run's samples carry it
+// (sample.Fired, by the action's place in the timeline).
 type Fired struct {
 	At     time.Duration
 	Action scenarios.Action
 	Loops  []int
 }
 
-// Fired returns the timeline actions played so far, oldest first. The
-// timeline goroutine records them after applying each one, so reading
-// them costs the loops nothing; the UI shows them as captions.
-func (r *Run) Fired() []Fired {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return append([]Fired(nil), r.fired...)
-}
-
-// noteFired records an action just applied.
-func (r *Run) noteFired(a scenarios.Action) {
-	f := Fired{At: r.Elapsed(), Action: a, Loops: r.loopsOf(a)}
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if len(r.fired) < maxFired {
-		r.fired = append(r.fired, f)
-	}
+// noteFired puts action i of the timeline, just applied, in the run's
+// stream with the next sample, which the sampler takes at once. The
+// timeline goroutine notes it after applying the action, so it costs the
+// loops nothing; the screens read it for their captions.
+func (r *Run) noteFired(i int, a scenarios.Action) {
+	r.sampler.fire(sample.Fired{Action: i, At: int64(r.Elapsed()), Loops: r.loopsOf(a)})
 }
 
 // loopsOf returns the trace indexes of the loops an action names.
@@ -46,27 +32,6 @@ func (r *Run) loopsOf(a scenarios.Action) []int {
 		names[i] = l.Name()
 	}
 	return actionLoops(r.sc, a, names)
-}
-
-// FiredBy is the timeline of sc as a replay shows it at run time t: the
-// actions due by then, each at its scenario time, reaching the loops of
-// the trace's loop table that it names. A live run's Fired reports the
-// same actions and loops, at the moments it applied them.
-func FiredBy(sc *scenarios.Scenario, loops []trace.LoopInfo, t time.Duration) []Fired {
-	if sc == nil {
-		return nil
-	}
-	names := make([]string, len(loops))
-	for i, l := range loops {
-		names[i] = l.Name
-	}
-	var out []Fired
-	for _, a := range sc.Timeline {
-		if a.Time() <= t {
-			out = append(out, Fired{At: a.Time(), Action: a, Loops: actionLoops(sc, a, names)})
-		}
-	}
-	return out
 }
 
 // actionLoops returns the indexes in names of the loops an action names.

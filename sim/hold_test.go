@@ -152,7 +152,7 @@ func TestClientsKeepTheirScheduleThroughAHold(t *testing.T) {
 	if want := int64(2 * 8 * 500 * 3 / 10); got > want {
 		t.Errorf("%d requests by 300ms of run clock after a 1 s pause: more than %d, the clients caught up on the pause", got, want)
 	}
-	if p := r.Clients().MaxUs; p >= 1e6 {
+	if p := r.Clients().LatencyUS.Max; p >= 1e6 {
 		t.Errorf("max latency %v µs: the pause counted", p)
 	}
 }

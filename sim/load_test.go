@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"github.com/reactorviz/reactorviz/internal/leaktest"
-	"github.com/reactorviz/reactorviz/reactor"
+	"github.com/reactorviz/reactorviz/reactor/trace/sample"
 	"github.com/reactorviz/reactorviz/scenarios"
 )
 
@@ -133,8 +133,8 @@ func TestServedByRoutes(t *testing.T) {
 
 // Shares are percent of the window, rounded to 0.1, clamped to 0..100.
 func TestShares(t *testing.T) {
-	from := reactor.TimeSplit{SelectNanos: 100, IONanos: 0, TaskNanos: 0}
-	to := reactor.TimeSplit{SelectNanos: 100 + 600_000_000, IONanos: 250_000_000, TaskNanos: 2_000_000_000}
+	from := sample.Split{SelectNS: 100, IONS: 0, TaskNS: 0}
+	to := sample.Split{SelectNS: 100 + 600_000_000, IONS: 250_000_000, TaskNS: 2_000_000_000}
 	got := shares(from, to, time.Second)
 	if want := (TimeShares{Select: 60, IO: 25, Tasks: 100}); got != want {
 		t.Errorf("shares = %+v, want %+v", got, want)

@@ -14,6 +14,7 @@ import (
 
 	"github.com/reactorviz/reactorviz/reactor"
 	"github.com/reactorviz/reactorviz/reactor/trace"
+	"github.com/reactorviz/reactorviz/reactor/trace/sample"
 	"github.com/reactorviz/reactorviz/reactor/wheel"
 	"github.com/reactorviz/reactorviz/scenarios"
 )
@@ -66,7 +67,7 @@ type Run struct {
 	byName  map[string]*reactor.EventLoop
 	index   map[*reactor.EventLoop]int // position in loops
 	served  *servedBy
-	split   *splitSampler
+	sampler *sampler
 	boss    *reactor.EventLoopGroup
 	worker  *reactor.EventLoopGroup
 	client  *reactor.EventLoopGroup
@@ -83,10 +84,9 @@ type Run struct {
 	clients    []*clientGroup
 	started    int64 // on the run clock (the collector's); 0 until Start
 	offloading bool
-	ended      int64   // when the clients were stopped, on the run clock
-	fired      []Fired // timeline actions played, for the UI's captions
-	holding    bool    // HoldClock's last word: the whole run is paused
-	stepping   []bool  // per loop: stepped while the run is held
+	ended      int64  // when the clients were stopped, on the run clock
+	holding    bool   // HoldClock's last word: the whole run is paused
+	stepping   []bool // per loop: stepped while the run is held
 
 	stop     chan struct{}
 	stopOnce sync.Once
@@ -129,7 +129,7 @@ func New(sc *scenarios.Scenario, opts Options) (*Run, error) {
 		return nil, err
 	}
 	r.served = newServedBy(len(r.loops), r.runNow)
-	r.split = newSplitSampler(r.loops, r.served.hists, r.runNow)
+	r.sampler = newSampler(r)
 	r.stepping = make([]bool, len(r.loops))
 	for i, l := range r.loops {
 		l.SetOnPark(func() { r.parked(i) })
@@ -235,7 +235,13 @@ func (r *Run) HoldClock(hold bool) {
 	r.holding = hold
 	clear(r.stepping)
 	r.coll.Clock().Hold(hold)
+	r.sampler.soon(sample.Pause)
 }
+
+// Sample asks the run's sampler for a sample soon: a loop's gate was told
+// to pause or step, and the stream should say so. It never waits. Any
+// goroutine.
+func (r *Run) Sample() { r.sampler.soon(sample.Step) }
 
 // ClockHeld reports whether the run clock is held: the whole run is
 // paused, whether or not any loop can park (a loop shutting down never
@@ -264,6 +270,7 @@ func (r *Run) Step(l *reactor.EventLoop, step func()) {
 // while the run is held, which holds the clock again once no stepped loop
 // is still running. On the loop thread.
 func (r *Run) parked(i int) {
+	r.sampler.soon(sample.Step)
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if !r.holding || !r.stepping[i] {
@@ -337,7 +344,7 @@ func (r *Run) drive() {
 	wg.Add(3)
 	go func() { defer wg.Done(); r.playTimeline() }()
 	go func() { defer wg.Done(); r.driveClients() }()
-	go func() { defer wg.Done(); r.split.run(r.stop) }()
+	go func() { defer wg.Done(); r.sampler.run(r.stop) }()
 	if r.opts.Forever {
 		<-r.stop
 	} else if r.sleepUntil(r.sc.Duration) {
@@ -419,7 +426,7 @@ func (r *Run) finish(cause error) {
 	if r.wheel != nil {
 		_, _ = r.wheel.Stop()
 	}
-	r.split.sample(false)
+	r.sampler.take(sample.End)
 	r.coll.Stop()
 	if err := r.files.close(); err != nil {
 		cause = errors.Join(cause, err)

@@ -12,8 +12,8 @@ import (
 
 	"github.com/reactorviz/reactorviz/reactor"
 	"github.com/reactorviz/reactorviz/reactor/trace"
+	"github.com/reactorviz/reactorviz/reactor/trace/sample"
 	"github.com/reactorviz/reactorviz/scenarios"
-	"github.com/reactorviz/reactorviz/sim/load"
 )
 
 // Summary is the run summary (docs/scenarios.md, "Summary keys"). Its JSON
@@ -149,11 +149,6 @@ type LatencySummary struct {
 	*WorstWindow
 }
 
-func latencySummary(h *load.Histogram) LatencySummary {
-	return LatencySummary{P50: h.Quantile(0.5), P90: h.Quantile(0.9), P99: h.Quantile(0.99),
-		P999: h.Quantile(0.999), Max: h.Quantile(1)}
-}
-
 // EventSummary counts trace events.
 type EventSummary struct {
 	Emitted uint64 `json:"emitted"`
@@ -177,46 +172,19 @@ type PoolSummary struct {
 // Failed reports how many expectations failed.
 func (s *Summary) Failed() int { return s.expectFail }
 
-// loopSummary reports a loop that never started as NOT_STARTED with tid 0,
-// even after shutdown: it never had a thread.
-func loopSummary(l *reactor.EventLoop) LoopSummary {
-	st := l.Stats()
-	state := l.State().String()
-	if l.TID() == 0 {
-		state = trace.StateNotStarted.String()
-	}
-	return LoopSummary{Name: l.Name(), Group: l.Group(), TID: l.TID(), State: state, Stats: st, TimersFired: st.TimersDue}
-}
-
-// loopTime is loop i's time split and its clients' latency so far.
-func (r *Run) loopTime(i int) *LoopTime {
-	last, all, lastClients := r.split.window(i)
-	t := &LoopTime{SelectNanos: r.loops[i].TimeSplit().SelectNanos, LastSecond: last, Run: all,
-		ClientsLastSecond: lastClients}
-	if h := &r.served.hists[i]; h.Count() > 0 {
-		t.Clients = &LoopClients{Requests: int64(h.Count()), LatencyUS: latencySummary(h)}
-		if w, ok := r.split.worstWindow(i); ok {
-			t.Clients.LatencyUS.WorstWindow = &w
-		}
-	}
-	return t
-}
-
-// loopCPU is a loop's CPU figures from its thread's schedstat, read when
-// the load stopped; nil without one.
-func (r *Run) loopCPU(i int, t *LoopTime) *LoopCPU {
-	c, ok := r.cpu[r.loops[i].Name()]
-	if !ok {
+// loopCPU is a loop's CPU figures from its thread's schedstat (the end
+// sample's), per request of the clients it served; nil without them.
+func loopCPU(l *sample.Loop, t *LoopTime) *LoopCPU {
+	if l.CPU == nil {
 		return nil
 	}
-	out := &LoopCPU{CPUNanos: c.RunNS, CPUWaitNanos: c.WaitNS}
+	out := &LoopCPU{CPUNanos: l.CPU.RunNS, CPUWaitNanos: l.CPU.WaitNS}
 	if t == nil || t.Clients == nil || t.Clients.Requests <= 0 {
 		return out
 	}
-	out.CPUNanosPerRequest = c.RunNS / t.Clients.Requests
-	split := r.loops[i].TimeSplit()
-	if work := split.IONanos + split.TaskNanos; work > 0 {
-		io := out.CPUNanosPerRequest * split.IONanos / work
+	out.CPUNanosPerRequest = l.CPU.RunNS / t.Clients.Requests
+	if work := l.Split.IONS + l.Split.TaskNS; work > 0 {
+		io := out.CPUNanosPerRequest * l.Split.IONS / work
 		out.PerRequestPhase = &PhaseCPU{IO: io, Tasks: out.CPUNanosPerRequest - io}
 	}
 	return out
@@ -239,64 +207,66 @@ func capacity(s *Summary) (rps float64, loop string) {
 	return float64(s.Clients.Requests) / (float64(most) / 1e9), loop
 }
 
-// LoopTime returns loop i's time split and its clients' latency so far.
-// Any goroutine; it reads the loops' running sums and never stops them.
-func (r *Run) LoopTime(i int) *LoopTime {
-	if i < 0 || i >= len(r.loops) {
-		return nil
-	}
-	return r.loopTime(i)
-}
-
 func (r *Run) summarise() *Summary {
-	el := r.Elapsed()
-	s := &Summary{Scenario: r.sc.Name, Model: string(r.sc.Model), Netty: string(r.sc.Netty), DurationNS: int64(el)}
+	s := &Summary{Scenario: r.sc.Name, Model: string(r.sc.Model), Netty: string(r.sc.Netty)}
 	for _, g := range r.groups {
 		s.Groups = append(s.Groups, GroupSummary{Name: g.Name(), Size: g.Size(), Chooser: g.Chooser()})
 	}
-	for i, l := range r.loops {
-		ls := loopSummary(l)
-		ls.Time = r.loopTime(i)
-		if c := ls.Time.Clients; c != nil {
-			lat := c.LatencyUS
-			ls.ClientsLatencyUS = &lat
-		}
-		ls.LoopCPU = r.loopCPU(i, ls.Time)
-		s.Loops = append(s.Loops, ls)
-		s.loopNames = append(s.loopNames, l.Name())
-	}
-	c := r.Clients()
-	s.Clients = ClientSummary{Connections: c.Connections, Requests: c.Requests, Errors: c.Errors,
-		BytesVerified: c.BytesVerified, ThroughputRPS: c.ThroughputRPS,
-		LatencyUS: LatencySummary{P50: c.P50us, P90: c.P90us, P99: c.P99us, P999: c.P999us, Max: c.MaxUs},
-		AcceptUS:  latencySummary(c.accept)}
-	if w, ok := r.split.worstWindow(-1); ok {
-		s.Clients.LatencyUS.WorstWindow = &w
-	}
-	s.outside, s.answered = len(r.sc.Clients) == 0, r.Answered()
-	s.windows = r.split.takeWindows()
-	s.cpuWait, s.otherCPU = map[string]int64{}, r.otherCPU
-	for name, c := range r.cpu {
-		s.cpuWait[name] = c.WaitNS
-	}
-	s.CapacityRPS, s.CapacityLoop = capacity(s)
+	s.fromSamples(&r.sampler.fold, r.coll.Loops())
+	s.otherCPU = r.otherCPU
 	s.syscalls = syscallsOf(s.Loops, r.sc.Loop.Selector == scenarios.SelectorIOUring)
 	if r.design != nil {
 		s.design = r.design.take()
 	}
 	s.Events.Emitted, s.Events.Dropped = r.coll.Stats()
-	if r.wheel != nil {
-		ws := r.wheel.Stats()
-		s.Wheel = WheelSummary{Ticks: int64(ws.Ticks), Expired: int64(ws.Expired), Cancelled: int64(ws.Cancelled), Pending: int64(ws.Pending)}
-	}
-	if r.pool != nil {
-		s.Pool = PoolSummary{Size: len(r.pool.queues), TasksRun: r.pool.ran.Load()}
-	}
 	for _, w := range r.sc.Warnings() {
 		s.Warnings = append(s.Warnings, w.String())
 	}
 	s.check(r.sc.Expect)
 	return s
+}
+
+// fromSamples fills the figures of a summary from a run's samples, the last
+// of which is its end: loops, clients, wheel, pool, duration and windows.
+// A live run and a replay of its trace come here with the same samples.
+func (s *Summary) fromSamples(f *Samples, table []trace.LoopInfo) {
+	fin := f.Latest()
+	if fin == nil {
+		return
+	}
+	s.DurationNS = fin.Elapsed
+	s.Loops, s.loopNames = nil, nil
+	for _, l := range fin.Loops {
+		if l.Index >= len(table) {
+			continue
+		}
+		info := table[l.Index]
+		ls := LoopSummary{Name: info.Name, Group: info.Group, TID: int(l.TID), State: l.State.String(),
+			Stats: l.Stats, TimersFired: l.Stats.TimersDue, Time: f.LoopTime(l.Index)}
+		if ls.Time != nil && ls.Time.Clients != nil {
+			lat := ls.Time.Clients.LatencyUS
+			ls.ClientsLatencyUS = &lat
+		}
+		ls.LoopCPU = loopCPU(&l, ls.Time)
+		if l.CPU != nil {
+			if s.cpuWait == nil {
+				s.cpuWait = map[string]int64{}
+			}
+			s.cpuWait[info.Name] = l.CPU.WaitNS
+		}
+		s.Loops = append(s.Loops, ls)
+		s.loopNames = append(s.loopNames, info.Name)
+	}
+	s.Clients = clientSummary(fin)
+	if w, ok := f.Worst(-1); ok {
+		s.Clients.LatencyUS.WorstWindow = &w
+	}
+	if w := fin.Wheel; w != nil {
+		s.Wheel = WheelSummary{Ticks: w.Ticks, Expired: w.Expired, Cancelled: w.Cancelled, Pending: w.Pending}
+	}
+	s.Pool = PoolSummary{Size: fin.Pool.Size, TasksRun: fin.Pool.TasksRun}
+	s.windows = f.Windows()
+	s.CapacityRPS, s.CapacityLoop = capacity(s)
 }
 
 // check evaluates the expectations against the summary itself, so a

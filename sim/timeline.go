@@ -10,12 +10,12 @@ import (
 // playTimeline applies the scenario's actions at their times until the run
 // stops.
 func (r *Run) playTimeline() {
-	for _, a := range r.sc.Timeline {
+	for i, a := range r.sc.Timeline {
 		if !r.sleepUntil(a.Time()) {
 			return
 		}
 		r.apply(a)
-		r.noteFired(a)
+		r.noteFired(i, a)
 	}
 }
 

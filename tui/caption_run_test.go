@@ -60,11 +60,10 @@ func TestCaptionsOfTheRecordingsStateTheirFigures(t *testing.T) {
 			if sc == nil {
 				t.Skip("not a built-in")
 			}
-			rep := model.NewReplay(tr.Header.Loops, tr.Events, tr.End.Dropped)
+			rep := newReplay(tr)
 			rep.Seek(rep.Len())
 			now := time.Duration(rep.Time())
-			f, _, _ := moment{snapshot: rep.Snapshot, set: model.Settings{IORatio: -1}, sc: sc, now: now,
-				fired: sim.FiredBy(sc, tr.Header.Loops, now)}.frame(model.Query{Focus: -1})
+			f, _, _ := moment{snapshot: rep.Snapshot, set: model.Settings{IORatio: -1}, sc: sc, now: now}.frame(model.Query{Focus: -1})
 			rc, err = recordings.Open(e.Name)
 			if err != nil {
 				t.Fatal(err)

@@ -36,7 +36,7 @@ type column struct {
 	mdl     *model.Model
 	elapsed time.Duration
 	total   time.Duration
-	clients sim.ClientStats
+	clients model.Clients
 	stats   colStats
 	summary *sim.Summary
 	rec     recording // its events, for the lockstep replay
@@ -111,8 +111,8 @@ func (v *compareView) title() string    { return "compare" }
 
 // sampleColumn reads a run's live numbers and folds its model's snapshot.
 func sampleColumn(run Session, mdl *model.Model) column {
-	c := column{elapsed: run.Elapsed(), clients: run.Clients()}
-	f := model.NewFrame(mdl.Snapshot(model.Query{Focus: -1}), probeOf(run), model.Settings{IORatio: -1})
+	f := model.NewFrame(mdl.Snapshot(model.Query{Focus: -1}), model.Settings{IORatio: -1})
+	c := column{elapsed: run.Elapsed(), clients: f.Clients}
 	var st colStats
 	at := map[string]int{}
 	for _, l := range f.Rows {
@@ -283,8 +283,8 @@ func (v *compareView) columnLines(c *column, w int) [][]widgets.Seg {
 		}
 		lines = append(lines,
 			kv("req/s", model.Count(int64(cs.ThroughputRPS))),
-			kv("p50", usText(cs.P50us)),
-			kv("p99", usText(cs.P99us)),
+			kv("p50", usText(cs.P50US)),
+			kv("p99", usText(cs.P99US)),
 		)
 		// Once the run is done: its worst 250 ms window, and what it could
 		// serve with a core per loop (its loops' own CPU, which a busy
@@ -468,7 +468,7 @@ func (v *compareView) drawTable(scr tcell.Screen, x, y, w, h int) {
 		}
 		s := c.stats
 		row(y+2+i, []string{
-			c.model, model.Count(int64(c.clients.ThroughputRPS)), usText(c.clients.P50us), usText(c.clients.P99us),
+			c.model, model.Count(int64(c.clients.ThroughputRPS)), usText(c.clients.P50US), usText(c.clients.P99US),
 			model.Count(c.clients.Errors), strconv.Itoa(s.started) + "/" + strconv.Itoa(s.loops),
 			strconv.Itoa(int(util(s.busy, s.loops, c.elapsed)*100+0.5)) + "%", model.Count(s.maxQ), expect,
 		}, st)

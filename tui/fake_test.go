@@ -4,6 +4,7 @@ import (
 	"flag"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -15,7 +16,7 @@ import (
 	"github.com/reactorviz/reactorviz/internal/leaktest"
 	"github.com/reactorviz/reactorviz/reactor"
 	"github.com/reactorviz/reactorviz/reactor/trace"
-	"github.com/reactorviz/reactorviz/reactor/wheel"
+	"github.com/reactorviz/reactorviz/reactor/trace/sample"
 	"github.com/reactorviz/reactorviz/scenarios"
 	"github.com/reactorviz/reactorviz/sim"
 )
@@ -32,7 +33,7 @@ type fakeSession struct {
 	sink      trace.Sink
 	elapsed   time.Duration
 	duration  time.Duration
-	clients   sim.ClientStats
+	clients   fakeClients
 	summary   *sim.Summary // what Summary returns; nil: an empty one
 	threshold int
 	onStart   func(f *fakeSession) // feeds events, may end the run
@@ -44,6 +45,8 @@ type fakeSession struct {
 	holding   atomic.Bool  // HoldClock's last word
 	steps     atomic.Int64 // steps taken through Step
 	traceNow  atomic.Int64 // the latest event fed: the fake's trace clock
+
+	sampleMu sync.Mutex // one sample at a time; guards fired
 
 	done     chan struct{}
 	doneOnce sync.Once
@@ -73,7 +76,7 @@ func newFakeSessionWith(t testing.TB, name string, m scenarios.Model, sink trace
 		sc:   &scenarios.Scenario{Name: name, Model: m},
 		sink: sink, elapsed: 2500 * time.Millisecond, duration: 8 * time.Second,
 		threshold: 512, done: make(chan struct{}), table: table,
-		clients: sim.ClientStats{Connections: 8, Requests: 2000, ThroughputRPS: 800, P50us: 85, P99us: 900},
+		clients: fakeClients{Connections: 8, Requests: 2000, P50us: 85, P99us: 900},
 	}
 	for _, info := range table {
 		if info.Group == "wheel" {
@@ -130,9 +133,7 @@ func (f *fakeSession) Loops() []Loop {
 	}
 	return out
 }
-func (f *fakeSession) Wheel() (wheel.Snapshot, bool) { return wheel.Snapshot{}, false }
-func (f *fakeSession) Clients() sim.ClientStats      { return f.clients }
-func (f *fakeSession) RebuildThreshold() int         { return f.threshold }
+func (f *fakeSession) RebuildThreshold() int { return f.threshold }
 func (f *fakeSession) Summary() *sim.Summary {
 	if f.summary != nil {
 		return f.summary
@@ -143,17 +144,19 @@ func (f *fakeSession) ClockMap() func(int64) time.Duration {
 	held := f.held.Load()
 	return func(t int64) time.Duration { return time.Duration(t - held) }
 }
-func (f *fakeSession) Addrs() []string            { return f.addrs }
-func (f *fakeSession) Answered() int64            { return 42 }
-func (f *fakeSession) Fired() []sim.Fired         { return f.fired }
-func (f *fakeSession) LoopTime(int) *sim.LoopTime { return nil }
-func (f *fakeSession) Dropped() uint64            { return 0 }
-func (f *fakeSession) TraceNow() int64            { return f.traceNow.Load() }
-func (f *fakeSession) HoldClock(hold bool)        { f.holding.Store(hold) }
-func (f *fakeSession) ClockHeld() bool            { return f.holding.Load() }
+func (f *fakeSession) Addrs() []string { return f.addrs }
+func (f *fakeSession) Answered() int64 { return 42 }
+func (f *fakeSession) TraceNow() int64 { return f.traceNow.Load() }
+func (f *fakeSession) HoldClock(hold bool) {
+	f.holding.Store(hold)
+	f.sample(sample.Pause)
+}
+func (f *fakeSession) ClockHeld() bool { return f.holding.Load() }
+func (f *fakeSession) Sample()         { f.sample(sample.Step) }
 func (f *fakeSession) Step(_ int, step func()) {
 	f.steps.Add(1)
 	step()
+	f.sample(sample.Step)
 }
 func (f *fakeSession) LoopTable() []trace.LoopInfo { return loopInfos(f.loops) }
 
@@ -164,6 +167,61 @@ func (f *fakeSession) feed(events ...trace.Event) {
 		f.traceNow.Store(max(f.traceNow.Load(), e.Time))
 	}
 	f.sink.Consume(events)
+	f.sample(sample.Tick)
+}
+
+// sample puts a sample of the fake's figures in its stream, as a run's
+// sampler does: its loops' counters and gates, its clients, the actions
+// it reports as played.
+func (f *fakeSession) sample(why sample.Reason) {
+	rs, ok := f.sink.(trace.RecordSink)
+	if !ok {
+		return
+	}
+	// The UI's goroutine (a pause, a step) and the feeding one both come
+	// here, as both reach a run's sampler.
+	f.sampleMu.Lock()
+	defer f.sampleMu.Unlock()
+	s := &sample.Sample{Time: f.traceNow.Load(), Reason: why, Elapsed: int64(f.elapsed), Active: int64(f.elapsed),
+		Held: f.holding.Load()}
+	for i, l := range f.loops {
+		g := l.GateStatus()
+		s.Loops = append(s.Loops, sample.Loop{Index: i, TID: int64(l.TID()), State: l.State(), Stats: l.Stats(),
+			IORatio: l.IORatio(), Gate: sample.Gate{Paused: g.Paused, Waiting: g.Waiting, Phase: g.Phase, Reason: g.Reason, Break: g.Break}})
+	}
+	c := f.clients
+	s.Clients = sample.Clients{Connections: c.Connections, Requests: c.Requests, Errors: c.Errors}
+	s.Clients.Latency = fakeHist(c.Requests, c.P50us, c.P99us)
+	for _, fd := range f.fired {
+		for i, a := range f.sc.Timeline {
+			if reflect.DeepEqual(a, fd.Action) {
+				s.Fired = append(s.Fired, sample.Fired{Action: i, At: int64(fd.At), Loops: fd.Loops})
+				break
+			}
+		}
+	}
+	f.fired = nil // each goes in the stream once
+	rs.ConsumeRecord(s)
+}
+
+// fakeClients are the client figures a fake run reports in its samples.
+type fakeClients struct {
+	Connections, Requests, Errors int64
+	P50us, P99us                  float64
+}
+
+// fakeHist is a histogram of n latencies whose p50 and p99 are about the
+// given values.
+func fakeHist(n int64, p50, p99 float64) sample.Hist {
+	if n <= 0 {
+		return sample.Hist{}
+	}
+	lo, hi := uint64(sample.BucketOf(uint64(p50))), uint64(sample.BucketOf(uint64(p99)))
+	slow := uint64(n) / 50
+	if lo == hi {
+		return sample.Hist{N: uint64(n), Counts: []uint64{lo, uint64(n)}}
+	}
+	return sample.Hist{N: uint64(n), Counts: []uint64{lo, uint64(n) - slow, hi, slow}}
 }
 
 // loopInfos is the loop table of loops without a wheel thread.

@@ -162,7 +162,6 @@ func (v *liveView) refresh() {
 		v.followBreakpoint()
 	}
 	if run != nil {
-		v.frame.Dropped = max(v.frame.Dropped, run.Dropped())
 		onRunClock(run, v.frame.Log)
 	}
 	if !v.logAt.following() {
@@ -614,6 +613,9 @@ func (v *liveView) stepOrPause(i int, l Loop, step func()) {
 	switch {
 	case !l.GateStatus().Paused:
 		l.Pause("step")
+		if run != nil {
+			run.Sample()
+		}
 	case run != nil:
 		run.Step(i, step)
 	default:
@@ -652,6 +654,9 @@ func (v *liveView) pauseAll() {
 	}
 	if paused && run != nil {
 		run.HoldClock(false)
+	}
+	if run != nil {
+		run.Sample()
 	}
 }
 

@@ -9,6 +9,7 @@ import (
 	"github.com/gdamore/tcell/v2"
 
 	"github.com/reactorviz/reactorviz/reactor/trace"
+	"github.com/reactorviz/reactorviz/reactor/trace/sample"
 	"github.com/reactorviz/reactorviz/sim"
 	"github.com/reactorviz/reactorviz/tui/model"
 	"github.com/reactorviz/reactorviz/tui/widgets"
@@ -21,9 +22,29 @@ const compareRecordCap = 1 << 18
 // recorder keeps a model's events for the lockstep replay. It runs on the
 // collector's goroutine, after the fold, never on a loop's.
 type recorder struct {
-	mu     sync.Mutex
-	events []trace.Event
-	cut    bool
+	mu      sync.Mutex
+	events  []trace.Event
+	samples []placedSample
+	cut     bool
+}
+
+// placedSample is a sample and how many events came before it.
+type placedSample struct {
+	events int
+	s      *sample.Sample
+}
+
+// ConsumeRecord keeps a sample in its place among the events.
+func (r *recorder) ConsumeRecord(rec any) {
+	s, ok := rec.(*sample.Sample)
+	if !ok || s == nil {
+		return
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if !r.cut {
+		r.samples = append(r.samples, placedSample{len(r.events), s})
+	}
 }
 
 func (r *recorder) Consume(batch []trace.Event) {
@@ -36,10 +57,10 @@ func (r *recorder) Consume(batch []trace.Event) {
 	r.events = append(r.events, batch...)
 }
 
-func (r *recorder) take() ([]trace.Event, bool) {
+func (r *recorder) take() ([]trace.Event, []placedSample, bool) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	return r.events, r.cut
+	return r.events, r.samples, r.cut
 }
 
 // tee feeds a model's fold and its recorder.
@@ -53,11 +74,18 @@ func (t tee) Consume(batch []trace.Event) {
 	t.rec.Consume(batch)
 }
 
+// ConsumeRecord feeds a sample to both, as the collector delivers it.
+func (t tee) ConsumeRecord(rec any) {
+	t.mdl.ConsumeRecord(rec)
+	t.rec.ConsumeRecord(rec)
+}
+
 // recording is one model's run, kept for the lockstep replay.
 type recording struct {
 	model   string
 	loops   []trace.LoopInfo
 	events  []trace.Event
+	samples []placedSample
 	cut     bool
 	windows []sim.Window // what its clients saw, per sim.WindowEvery
 	// start is when the run started on its events' clock: its load began
@@ -107,6 +135,9 @@ func newLockstep(recs []recording) *lockstep {
 	ls := &lockstep{tl: newTimelineView()}
 	for _, r := range recs {
 		rep := model.NewReplay(r.loops, r.events, 0)
+		for _, ps := range r.samples {
+			rep.AddSample(ps.events, ps.s)
+		}
 		ls.names = append(ls.names, r.model)
 		ls.reps = append(ls.reps, rep)
 		ls.cut = append(ls.cut, r.cut)

@@ -15,7 +15,6 @@ import (
 
 	"github.com/reactorviz/reactorviz/reactor/trace/counters"
 	"github.com/reactorviz/reactorviz/scenarios"
-	"github.com/reactorviz/reactorviz/sim"
 	"github.com/reactorviz/reactorviz/tracefile/jsonl"
 	"github.com/reactorviz/reactorviz/tui/model"
 	"github.com/reactorviz/reactorviz/tui/widgets"
@@ -67,7 +66,7 @@ func RunReplayTrace(tr *jsonl.Trace, cut error, name, banner string, o Options) 
 // runReplayView shows a trace already read; readErr, if any, is why the
 // trace ends early.
 func runReplayView(name, banner string, tr *jsonl.Trace, readErr error, o Options) error {
-	rep := model.NewReplay(tr.Header.Loops, tr.Events, tr.End.Dropped)
+	rep := newReplay(tr)
 	sh := newShell(o)
 	v := newReplayView(sh, name, tr.Header, rep)
 	v.banner = banner
@@ -150,8 +149,7 @@ func (v *replayView) refresh() {
 		q.Follow.Max = model.LogCap
 	}
 	now := time.Duration(v.rep.Time())
-	at := moment{snapshot: v.rep.Snapshot, set: headerConfig(v.hdr.Config), sc: v.sc, now: now,
-		fired: sim.FiredBy(v.sc, v.hdr.Loops, now)}
+	at := moment{snapshot: v.rep.Snapshot, set: headerConfig(v.hdr.Config), sc: v.sc, now: now}
 	v.frame, v.focus, v.caption = at.frame(q)
 	v.frame.Now = v.rep.Time()
 	v.snap = v.frame.Snapshot
@@ -469,4 +467,13 @@ func headerConfig(cfg string) model.Settings {
 		}
 	}
 	return set
+}
+
+// newReplay is the replay of a trace read whole: its events and samples.
+func newReplay(tr *jsonl.Trace) *model.Replay {
+	rep := model.NewReplay(tr.Header.Loops, tr.Events, tr.End.Dropped)
+	for _, s := range tr.Samples {
+		rep.AddSample(s.Events, s.Sample)
+	}
+	return rep
 }

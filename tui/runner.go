@@ -105,6 +105,7 @@ func pauseAtStart(run Session) {
 	for _, l := range run.Loops() {
 		l.PauseRun(startPause)
 	}
+	run.Sample()
 }
 
 // stopSession ends a run gracefully and waits for it, up to timeout.
@@ -379,7 +380,7 @@ func (c *compareRunner) runOne(i int) {
 	if col.summary != nil {
 		col.rec.windows = col.summary.Windows()
 	}
-	col.rec.events, col.rec.cut = rec.take()
+	col.rec.events, col.rec.samples, col.rec.cut = rec.take()
 	// The run's start on its events' clock: the lockstep replay draws the
 	// same moment of every run's workload at once.
 	now := run.TraceNow()

@@ -20,7 +20,7 @@ import (
 
 	"github.com/reactorviz/reactorviz/reactor"
 	"github.com/reactorviz/reactorviz/reactor/trace"
-	"github.com/reactorviz/reactorviz/reactor/wheel"
+	"github.com/reactorviz/reactorviz/reactor/trace/sample"
 	"github.com/reactorviz/reactorviz/scenarios"
 	"github.com/reactorviz/reactorviz/sim"
 	"github.com/reactorviz/reactorviz/tracefile/jsonl"
@@ -44,23 +44,16 @@ type Session interface {
 	Summary() *sim.Summary
 	Scenario() *scenarios.Scenario
 
-	// The probe: what a frame reads from the engine without stopping it.
+	// The controls. What a screen draws comes from the run's stream, not
+	// from here (model.NewFrame).
 
 	// Loops lists the loops; Loops()[i] emits as trace loop index i. They
-	// are also the controls: each loop's step gate (pause, step, step an
+	// are the controls of each loop's step gate (pause, step, step an
 	// iteration, breakpoints, slow motion).
 	Loops() []Loop
 	// LoopTable is the trace loop table: the loops, then the wheel's
 	// thread when the run has one.
 	LoopTable() []trace.LoopInfo
-	// Wheel reads the run's HashedWheelTimer; false when it has none.
-	Wheel() (wheel.Snapshot, bool)
-	Clients() sim.ClientStats
-	// LoopTime is loop i's last second from its own clocks; nil when not
-	// measured.
-	LoopTime(i int) *sim.LoopTime
-	// Dropped counts the events the rings dropped; it never waits.
-	Dropped() uint64
 	// RebuildThreshold is the selectCnt that rebuilds a selector; 0 off.
 	RebuildThreshold() int
 	// Addrs are where a serving run listens; Answered counts the requests
@@ -81,28 +74,27 @@ type Session interface {
 	HoldClock(hold bool)
 	// ClockHeld reports whether the run clock is held.
 	ClockHeld() bool
+	// Sample asks the run for a sample soon: its loops' gates changed
+	// (a pause, a step), and its stream should say so. It never waits.
+	Sample()
 	// Step runs step, a step of loop i's gate; while the run clock is held
 	// it runs for the step only, until the loop parks again.
 	Step(i int, step func())
 	// ClockMap puts an event's time on the run clock, which stands still
 	// while the run is held.
 	ClockMap() func(eventTime int64) time.Duration
-	// Fired lists the script (timeline:) actions played so far.
-	Fired() []sim.Fired
 }
 
-// Loop is what a screen reads of one event loop and the controls of its
-// step gate, the part of *reactor.EventLoop's API a screen uses: a loop of
-// this process is one, and so is a loop of a run in another process, whose
-// figures come from the run's last snapshot and whose controls are sent to
-// it (tui/remote).
+// Loop is the controls of one event loop's step gate and what they act on
+// (its life and its gate's state), the part of *reactor.EventLoop's API a
+// screen uses: a loop of this process is one, and so is a loop of a run in
+// another process, whose controls are sent to it (tui/remote). Its figures
+// come from the run's stream.
 type Loop interface {
 	Name() string
 	State() trace.State
 	// TID is the loop's thread id; 0 before it started.
 	TID() int
-	Stats() reactor.Stats
-	IORatio() int
 	GateStatus() reactor.GateStatus
 	// Pause stops this loop at its next phase boundary; PauseRun does so
 	// for a pause of the whole run, waking the loop from its select.
@@ -139,15 +131,6 @@ func NewLocalRun(r *sim.Run) *LocalRun {
 
 // Loops implements Session.
 func (r *LocalRun) Loops() []Loop { return r.loops }
-
-// Wheel implements Session.
-func (r *LocalRun) Wheel() (wheel.Snapshot, bool) {
-	w := r.Run.Wheel()
-	if w == nil {
-		return wheel.Snapshot{}, false
-	}
-	return w.Snapshot(), true
-}
 
 // Step implements Session.
 func (r *LocalRun) Step(i int, step func()) {
@@ -318,64 +301,16 @@ func simRun(r *sim.Run, err error) (Session, error) {
 	return NewLocalRun(r), nil
 }
 
-// runProbe reads a live run for its frames: each loop's own counters
-// (atomics read without stopping it), its gate, its ioRatio and its last
-// second, the wheel's slots and the clients' figures. A loop counts as
-// started by its thread id, which a shut-down loop keeps.
-type runProbe struct{ run Session }
-
-// probeOf returns the probe of a run, or nil without one.
-func probeOf(run Session) model.Probe {
-	if run == nil {
-		return nil
-	}
-	return runProbe{run}
-}
-
-// Loop implements model.Probe.
-func (p runProbe) Loop(i int) (model.LoopProbe, bool) {
-	loops := p.run.Loops()
-	if i < 0 || i >= len(loops) {
-		return model.LoopProbe{}, false
-	}
-	l, g := loops[i], loops[i].GateStatus()
-	return model.LoopProbe{Started: l.TID() != 0, Stats: l.Stats(), IORatio: l.IORatio(),
-		Gate:  model.Gate{Paused: g.Paused, Waiting: g.Waiting, Phase: g.Phase, Reason: g.Reason, Break: g.Break},
-		Split: splitOf(p.run.LoopTime(i))}, true
-}
-
-// Wheel implements model.Probe: the slots' counts are not in the trace.
-func (p runProbe) Wheel() (model.WheelView, bool) {
-	s, ok := p.run.Wheel()
-	if !ok {
-		return model.WheelView{}, false
-	}
-	wv := model.WheelView{Present: true, Size: len(s.Slots), Cursor: s.Cursor, Slots: s.Slots,
-		Tick: s.Tick, Pending: s.Pending, Queued: s.Queued, TickDur: s.TickDuration}
-	if s.Tick == 0 && s.Pending == 0 {
-		wv.Note = "idle"
-	}
-	return wv, true
-}
-
-// Clients implements model.Probe.
-func (p runProbe) Clients() model.Clients {
-	c := p.run.Clients()
-	return model.Clients{Requests: c.Requests, ThroughputRPS: c.ThroughputRPS}
-}
-
 // moment is one instant of a run, live or replayed. Both screens build
-// their frame, caption and flashing rows from one, by this one path: a
-// live run gives its model's fold, its probe and its clock; a replay the
-// fold of its trace up to here, no probe (the frame reads the recording),
-// and the trace's time with the actions the scenario had played by then.
+// their frame, caption and flashing rows from one, by this one path: the
+// fold of the run's stream up to here (live, the model's; a replay, the
+// fold of its trace), whose samples say which script actions fired, and
+// the run clock.
 type moment struct {
 	snapshot func(model.Query) *model.Snapshot
-	probe    model.Probe // nil for a replay
 	set      model.Settings
 	sc       *scenarios.Scenario
 	now      time.Duration // on the run clock
-	fired    []sim.Fired   // the script actions played by now
 }
 
 // liveMoment is where a live run stands now.
@@ -384,7 +319,7 @@ func liveMoment(run Session, mdl *model.Model) moment {
 	if run == nil {
 		return m
 	}
-	m.probe, m.sc, m.now, m.fired = probeOf(run), run.Scenario(), run.Elapsed(), run.Fired()
+	m.sc, m.now = run.Scenario(), run.Elapsed()
 	m.set.Threshold = run.RebuildThreshold()
 	if sc := m.sc; sc != nil && sc.Netty != "" && sc.Netty != scenarios.Netty4143 {
 		m.set.Netty = string(sc.Netty) // the header names the design; the pane flags a non-default one
@@ -407,9 +342,26 @@ func (m moment) frame(q model.Query) (*model.Frame, int, captionView) {
 		// reached; the scenario says it from the start.
 		s.Wheel.Size = sc.Wheel.Length()
 	}
-	f := model.NewFrame(s, m.probe, m.set)
-	flashLoops(f, m.fired, m.now)
-	c := captionAt(m.sc, f, m.fired, m.now)
+	f := model.NewFrame(s, m.set)
+	fired := firedOf(m.sc, s.Fired)
+	flashLoops(f, fired, m.now)
+	c := captionAt(m.sc, f, fired, m.now)
 	markWatched(f, c)
 	return f, q.Focus, c
+}
+
+// firedOf is the script actions a run's samples say fired, as the caption
+// and the flashing rows read them: each with its action of sc's timeline.
+func firedOf(sc *scenarios.Scenario, fs []sample.Fired) []sim.Fired {
+	if sc == nil {
+		return nil
+	}
+	out := make([]sim.Fired, 0, len(fs))
+	for _, f := range fs {
+		if f.Action < 0 || f.Action >= len(sc.Timeline) {
+			continue // a trace of another version of the scenario
+		}
+		out = append(out, sim.Fired{At: time.Duration(f.At), Action: sc.Timeline[f.Action], Loops: f.Loops})
+	}
+	return out
 }

@@ -4,7 +4,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/reactorviz/reactorviz/sim"
 	"github.com/reactorviz/reactorviz/tui/model"
 	"github.com/reactorviz/reactorviz/tui/widgets"
 )
@@ -329,21 +328,4 @@ func (v *liveView) timelineEnd(run Session) int64 {
 	default:
 	}
 	return now
-}
-
-// splitOf is a loop's last second as the run measured it; unknown when
-// it was not measured.
-func splitOf(t *sim.LoopTime) model.TimeSplit {
-	if t == nil {
-		return model.TimeSplit{}
-	}
-	s := t.LastSecond
-	out := model.TimeSplit{Known: s.Select+s.IO+s.Tasks > 0, Select: s.Select, IO: s.IO, Tasks: s.Tasks}
-	if c := t.ClientsLastSecond; c != nil && c.Requests > 0 {
-		out.Latency, out.P50US, out.P99US = true, c.LatencyUS.P50, c.LatencyUS.P99
-	}
-	if c := t.Clients; c != nil && c.LatencyUS.WorstWindow != nil {
-		out.WorstP99US, out.WorstAtNS = c.LatencyUS.WorstWindow.P99US, c.LatencyUS.WorstWindow.AtNS
-	}
-	return out
 }

@@ -19,7 +19,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/reactorviz/reactorviz/reactor/trace/counters"
+	"github.com/reactorviz/reactorviz/scenarios"
 	"github.com/reactorviz/reactorviz/sim"
 )
 
@@ -191,83 +191,68 @@ func TestServeTUIWritesCPUProfile(t *testing.T) {
 // replayed headless reproduces the live run's per-loop counters and the
 // wheel's ticks and expiries: on a server under a selector storm, on the
 // engine's own client side, and with the wheel's timeouts expiring (at 2 s).
+// A run's --json summary and the headless replay of its trace agree on
+// every key but the scenario's own warnings (a replay reads the built-in
+// without the run's --duration): the loops' counters, system calls and time
+// split, the clients' latency, the wheel, the pool, the expectations. The
+// replay reads the figures no event carries from the trace's samples.
 func TestRunJSONAndReplayRoundTrip(t *testing.T) {
-	for _, tc := range []struct{ name, duration string }{
-		{"spurious-wakeup", "1500ms"},
-		{"client-bootstrap", "1500ms"},
-		{"scheduled-timers", "2500ms"},
-	} {
-		t.Run(tc.name, func(t *testing.T) { roundTrip(t, tc.name, tc.duration) })
+	names := []string{"spurious-wakeup", "client-bootstrap", "scheduled-timers", "tour"}
+	if !testing.Short() {
+		names = names[:0]
+		for _, in := range scenarios.Builtin() {
+			names = append(names, in.Name)
+		}
 	}
-}
-
-type wheelTotals struct {
-	Ticks   float64 `json:"ticks"`
-	Expired float64 `json:"expired"`
+	for _, name := range names {
+		t.Run(name, func(t *testing.T) { roundTrip(t, name, "700ms") })
+	}
 }
 
 func roundTrip(t *testing.T, name, duration string) {
 	trace := filepath.Join(t.TempDir(), "run.jsonl")
 	code, out, errs := runCLI(t, "run", name, "--json", "--duration", duration, "--trace", trace)
-	if code != exitOK {
+	if code == exitRuntime && strings.Contains(errs, "did not terminate") {
+		// A task flood cut short leaves a loop more queued tasks than a
+		// busy machine runs within the shutdown's timeout: the run failed,
+		// there is no summary to compare.
+		t.Skipf("run: %s", strings.TrimSpace(errs))
+	}
+	if code != exitOK && code != exitExpect {
 		t.Fatalf("run: exit %d: %s\n%s", code, errs, out)
 	}
-	var live struct {
-		Loops  []map[string]any `json:"loops"`
-		Wheel  wheelTotals      `json:"wheel"`
-		Events struct {
-			Dropped float64 `json:"dropped"`
-		} `json:"events"`
-	}
+	var live map[string]any
 	if err := json.Unmarshal([]byte(out), &live); err != nil {
 		t.Fatal(err)
 	}
-	for _, key := range []string{"name", "group", "tid", "state", "iterations", "selects", "select_nows",
-		"premature", "max_select_cnt", "rebuilds", "migrated", "wakeups_written", "wakeups_coalesced",
-		"tasks_submitted", "tasks_rejected", "tasks_run", "tail_tasks_run", "deadline_checks",
-		"deadline_hits", "task_panics", "io_ns", "task_ns", "channels", "accepted", "bytes_read", "bytes_written"} {
-		if _, ok := live.Loops[0][key]; !ok {
-			t.Errorf("summary loop lacks key %q", key)
-		}
-	}
 	// A run that records a trace file sizes its rings so that none drops
 	// (sim's traceRingSize): a drop is a bug here, not bad luck.
-	if live.Events.Dropped != 0 {
-		t.Fatalf("the run dropped %v events: the trace is incomplete and the replay cannot match", live.Events.Dropped)
+	if d := live["events"].(map[string]any)["dropped"]; d != 0.0 {
+		t.Fatalf("the run dropped %v events: the trace is incomplete and the replay cannot match", d)
 	}
-	code, out, errs = runCLI(t, "replay", trace, "--json")
-	if code != exitOK {
-		t.Fatalf("replay: exit %d: %s", code, errs)
+	rcode, rout, rerrs := runCLI(t, "replay", trace, "--json")
+	if rcode != code {
+		t.Fatalf("replay: exit %d, the run's %d: %s", rcode, code, rerrs)
 	}
-	var replayed struct {
-		Loops []map[string]any `json:"loops"`
-		Wheel wheelTotals      `json:"wheel"`
-	}
-	if err := json.Unmarshal([]byte(out), &replayed); err != nil {
+	var replayed map[string]any
+	if err := json.Unmarshal([]byte(rout), &replayed); err != nil {
 		t.Fatal(err)
 	}
-	if replayed.Wheel != live.Wheel {
-		t.Errorf("wheel: live %+v, replayed %+v", live.Wheel, replayed.Wheel)
+	delete(live, "warnings")
+	delete(replayed, "warnings")
+	if c, ok := live["clients"].(map[string]any); !ok || c["latency_us"] == nil {
+		t.Fatalf("the run's summary has no client latency: %v", live["clients"])
 	}
-	if len(replayed.Loops) != len(live.Loops) {
-		t.Fatalf("%d loops replayed, %d live", len(replayed.Loops), len(live.Loops))
+	for k, v := range live {
+		lj, _ := json.Marshal(v)
+		rj, _ := json.Marshal(replayed[k])
+		if !bytes.Equal(lj, rj) {
+			t.Errorf("%s:\n live     %s\n replayed %s", k, lj, rj)
+		}
 	}
-	for i, l := range live.Loops {
-		for k, v := range l {
-			if k == "queue_depth" || k == "select_cnt" {
-				continue // instantaneous values, not totals
-			}
-			if k == "time" || k == "clients_latency_us" || strings.HasPrefix(k, "cpu_") {
-				// Sampled live, with the clients' latency, or read from
-				// the thread's schedstat: not in a trace.
-				continue
-			}
-			if c, ok := counters.Lookup(k); ok && c.Live {
-				continue // the system calls: no event records them, a replay shows 0
-			}
-			if rv := replayed.Loops[i][k]; rv != v {
-				t.Errorf("%s.%s: live %v, replayed %v", l["name"], k, v, rv)
-			}
+	for k := range replayed {
+		if _, ok := live[k]; !ok {
+			t.Errorf("the replay has %q, the run has not", k)
 		}
 	}
 }

@@ -164,7 +164,7 @@ func (c *Collector) run(stop, done chan struct{}) {
 	if idle {
 		select {
 		case <-stop:
-			c.flush(true)
+			c.flush(nil, true)
 			return
 		case <-c.sinkAdd:
 		}
@@ -174,7 +174,7 @@ func (c *Collector) run(stop, done chan struct{}) {
 	for {
 		select {
 		case <-stop:
-			c.flush(true)
+			c.flush(nil, true)
 			return
 		case <-t.C:
 			c.Flush()
@@ -195,16 +195,30 @@ func (c *Collector) Stop() {
 	}
 }
 
+// RecordSink is a Sink that also takes the stream's records that are not
+// events (a run's samples, reactor/trace/sample), in order with the events.
+// ConsumeRecord runs on the goroutine that called Deliver.
+type RecordSink interface {
+	ConsumeRecord(rec any)
+}
+
+// Deliver drains every ring, delivers what it found, then hands rec to every
+// sink that is a RecordSink: rec follows every event delivered before it and
+// precedes every later one. Unlike an event it is never dropped. Any
+// goroutine but a sink's.
+func (c *Collector) Deliver(rec any) { c.flush(rec, false) }
+
 // Flush drains every ring now and delivers what it found. Events of one loop
 // keep their order; events of different loops are merged by time. An
 // off-loop producer that reserved a slot and has not published it yet
 // (Reserve) holds back the events stamped at or after its stamp, until a
 // later Flush: the trace never shows an effect before its cause.
-func (c *Collector) Flush() { c.flush(false) }
+func (c *Collector) Flush() { c.flush(nil, false) }
 
-// flush is Flush; the last one, when the collector stops, delivers
-// everything it drained, whatever a producer still holds.
-func (c *Collector) flush(last bool) {
+// flush is Flush, then rec (if any) to the record sinks; the last one, when
+// the collector stops, delivers everything it drained, whatever a producer
+// still holds.
+func (c *Collector) flush(rec any, last bool) {
 	c.mu.Lock()
 	rings := c.rings
 	sinks := c.sinks
@@ -221,6 +235,16 @@ func (c *Collector) flush(last bool) {
 		b = r.Drain(b)
 	}
 	b, wm := c.ext.DrainWatermark(b)
+	defer func() {
+		if rec == nil {
+			return
+		}
+		for _, s := range sinks {
+			if rs, ok := s.(RecordSink); ok {
+				rs.ConsumeRecord(rec)
+			}
+		}
+	}()
 	if len(b) == 0 {
 		c.batch = b
 		return

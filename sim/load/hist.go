@@ -1,15 +1,18 @@
 package load
 
 import (
-	"math/bits"
+	"maps"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/reactorviz/reactorviz/reactor/trace/sample"
 )
 
-// Histogram records latencies in log-linear buckets: exact to the
-// microsecond below 128 µs, then 64 buckets per power of two (under 1.6 %
-// error), up to about 70 minutes. Safe for concurrent use.
+// Histogram records latencies in the log-linear buckets of sample.Hist:
+// exact to the microsecond below 128 µs, then 64 buckets per power of two
+// (under 1.6 % error), up to about 70 minutes. Safe for concurrent use.
 type Histogram struct {
 	mu      sync.Mutex
 	counts  [histBuckets]uint64
@@ -46,44 +49,55 @@ func (h *Histogram) Watch(w *Waiter) {
 	h.mu.Unlock()
 }
 
-// Waiting adds to c the age at now of every request still in flight on
-// the watched connections: what their clients are going through.
-func (h *Histogram) Waiting(now time.Time, c *Counts) {
+// Waiting returns the age at now of every request still in flight on the
+// watched connections, what their clients are going through, as a
+// histogram; nil when none is.
+func (h *Histogram) Waiting(now time.Time) *sample.Hist {
 	h.mu.Lock()
 	ws := h.waiters
 	h.mu.Unlock()
+	var counts map[int]uint64
+	out := &sample.Hist{}
 	for _, w := range ws {
-		if t := w.since.Load(); t != 0 {
-			c.Record(now.Sub(time.Unix(0, t)))
+		t := w.since.Load()
+		if t == 0 {
+			continue
+		}
+		d := max(now.Sub(time.Unix(0, t)), 0)
+		if counts == nil {
+			counts = map[int]uint64{}
+		}
+		counts[bucketOf(uint64(d/time.Microsecond))]++
+		out.N++
+		out.MaxNS = max(out.MaxNS, int64(d))
+	}
+	if out.N == 0 {
+		return nil
+	}
+	for _, b := range slices.Sorted(maps.Keys(counts)) {
+		out.Counts = append(out.Counts, uint64(b), counts[b])
+	}
+	return out
+}
+
+const histBuckets = sample.Buckets
+
+func bucketOf(us uint64) int { return sample.BucketOf(us) }
+
+func lowerBound(i int) uint64 { return sample.LowerBound(i) }
+
+// Hist copies the histogram as a sample carries it: its non-empty buckets,
+// its count and its largest latency.
+func (h *Histogram) Hist() sample.Hist {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	out := sample.Hist{N: h.n, MaxNS: int64(h.max)}
+	for i, c := range h.counts {
+		if c != 0 {
+			out.Counts = append(out.Counts, uint64(i), c)
 		}
 	}
-}
-
-const (
-	histLinear  = 128 // µs recorded exactly
-	histSub     = 64  // buckets per power of two above that
-	histPowers  = 25
-	histBuckets = histLinear + histSub*histPowers
-)
-
-func bucketOf(us uint64) int {
-	if us < histLinear {
-		return int(us)
-	}
-	p := bits.Len64(us) - 1 // us in [2^p, 2^(p+1))
-	sub := (us >> (uint(p) - 6)) & (histSub - 1)
-	i := histLinear + (p-7)*histSub + int(sub)
-	return min(i, histBuckets-1)
-}
-
-// lowerBound is the smallest latency in bucket i, in µs.
-func lowerBound(i int) uint64 {
-	if i < histLinear {
-		return uint64(i)
-	}
-	p := (i-histLinear)/histSub + 7
-	sub := uint64((i - histLinear) % histSub)
-	return (1 << uint(p)) | sub<<(uint(p)-6)
+	return out
 }
 
 // Record adds one latency.
@@ -146,64 +160,4 @@ func quantile(counts *[histBuckets]uint64, n uint64, q float64) float64 {
 		}
 	}
 	return float64(lowerBound(last))
-}
-
-// Counts is a copy of a histogram's buckets at one moment. Two of them
-// subtract, so a reader that keeps a few can tell the latency of the last
-// second from that of the whole run.
-type Counts struct {
-	counts [histBuckets]uint64
-	n      uint64
-}
-
-// Snapshot copies the histogram's buckets.
-func (h *Histogram) Snapshot() *Counts {
-	c := &Counts{}
-	h.mu.Lock()
-	c.counts, c.n = h.counts, h.n
-	h.mu.Unlock()
-	return c
-}
-
-// Since returns the samples recorded between old and c; old may be nil.
-func (c *Counts) Since(old *Counts) *Counts {
-	d := *c
-	if old == nil {
-		return &d
-	}
-	for i := range d.counts {
-		d.counts[i] -= min(old.counts[i], d.counts[i])
-	}
-	d.n -= min(old.n, d.n)
-	return &d
-}
-
-// Record adds one latency to the copy.
-func (c *Counts) Record(d time.Duration) {
-	c.counts[bucketOf(uint64(max(d, 0)/time.Microsecond))]++
-	c.n++
-}
-
-// N returns the number of samples.
-func (c *Counts) N() uint64 { return c.n }
-
-// Quantile returns the latency at q (0..1) in µs, as the lower bound of its
-// bucket (for q = 1, of the highest bucket used); 0 with no samples.
-func (c *Counts) Quantile(q float64) float64 {
-	if c.n == 0 {
-		return 0
-	}
-	return quantile(&c.counts, c.n, min(q, 0.999999999))
-}
-
-// Add adds o's samples to c; o may be nil. The compare's spread merges the
-// latency of every loop's clients into one window this way.
-func (c *Counts) Add(o *Counts) {
-	if o == nil {
-		return
-	}
-	for i := range c.counts {
-		c.counts[i] += o.counts[i]
-	}
-	c.n += o.n
 }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/reactorviz/reactorviz/internal/leaktest"
 	"github.com/reactorviz/reactorviz/reactor"
+	"github.com/reactorviz/reactorviz/reactor/trace/sample"
 )
 
 // stallServer echoes, but holds its first connection's answers back for
@@ -138,24 +139,29 @@ func TestRequestSize(t *testing.T) {
 	}
 }
 
-// Two snapshots of a histogram subtract to the samples in between.
-func TestCountsSince(t *testing.T) {
+// Two copies of a histogram, as samples carry it, subtract to the
+// latencies in between.
+func TestHistSince(t *testing.T) {
 	var h Histogram
 	for _, us := range []int{10, 20, 30} {
 		h.Record(time.Duration(us) * time.Microsecond)
 	}
-	old := h.Snapshot()
+	old := h.Hist()
 	for _, us := range []int{500, 600, 700, 800} {
 		h.Record(time.Duration(us) * time.Microsecond)
 	}
-	d := h.Snapshot().Since(old)
-	if d.N() != 4 || d.Quantile(0) < 490 || d.Quantile(1) < 780 || d.Quantile(1) > 800 {
-		t.Errorf("since: n %d, min %.0f, max %.0f", d.N(), d.Quantile(0), d.Quantile(1))
+	now := h.Hist()
+	d := now.Since(&old)
+	if d.N != 4 || d.Quantile(0) < 490 || d.Quantile(1) < 780 || d.Quantile(1) > 800 {
+		t.Errorf("since: n %d, min %.0f, max %.0f", d.N, d.Quantile(0), d.Quantile(1))
 	}
-	if all := h.Snapshot().Since(nil); all.N() != 7 || all.Quantile(0) != 10 {
-		t.Errorf("all: n %d, min %.0f", all.N(), all.Quantile(0))
+	if all := now.Since(nil); all.N != 7 || all.Quantile(0) != 10 {
+		t.Errorf("all: n %d, min %.0f", all.N, all.Quantile(0))
 	}
-	if (&Counts{}).Quantile(0.5) != 0 {
-		t.Error("an empty snapshot has no quantile")
+	if now.Quantile(1) != 800 || now.Quantile(0.5) != h.Quantile(0.5) {
+		t.Errorf("whole: max %.0f, p50 %.0f; the histogram's p50 %.0f", now.Quantile(1), now.Quantile(0.5), h.Quantile(0.5))
+	}
+	if !now.Valid() || (&sample.Hist{N: 1, Counts: []uint64{3, 2}}).Valid() {
+		t.Error("Valid: a histogram's copy is valid, counts that do not add up are not")
 	}
 }

@@ -3,13 +3,15 @@
 //
 // A trace file is UTF-8 text, one JSON object per line, in this order:
 //
-//	{"format":"reactorviz-trace","version":1,"scenario":"tour","model":"multi",
+//	{"format":"reactorviz-trace","version":2,"scenario":"tour","model":"multi",
 //	 "started":"2026-01-02T15:04:05.123456789Z","engine":1,
 //	 "loops":[{"name":"boss-0","group":"boss"},{"name":"worker-0","group":"worker"}]}
 //	{"seq":1,"t":1200,"loop":"worker-0","kind":"state","from":"NOT_STARTED","to":"STARTED","tid":4312}
 //	{"seq":2,"t":1800,"loop":"worker-0","kind":"select_begin","timeout_ns":1000000000,"mode":"select"}
 //	{"add_loop":"wheel","group":"wheel","index":2}
 //	{"seq":3,"t":2100,"loop":"wheel","kind":"wheel_tick","tick":1,"slot":1,"expired":0,"pending":3}
+//	{"sample_loop":"worker-0","state":"STARTED","stats":{"iterations":1,"epoll_ctl":1},"tid":4312,"gate":{},"io_ratio":50,"split":{...},"clients":{}}
+//	{"sample":2200,"reason":"tick","elapsed_ns":1000,"active_ns":1000,"clients":{...},"pool":{},"dropped":0}
 //	{"end":2100,"events":3,"emitted":3,"dropped":0}
 //
 // The header (line 1) names the loops; an event's "loop" is looked up in that
@@ -22,6 +24,12 @@
 // event lines, and the run's emitted and dropped counts, so a reader can tell
 // a complete trace from a cut one and knows how many events the run lost
 // (each loss is also in the stream as a "drop" event where it happened).
+//
+// Since version 2 a trace holds the run's samples (reactor/trace/sample)
+// among its events, where the collector delivered them: a "sample_loop" line
+// per loop, then the "sample" line that completes the sample (sample.go).
+// Reader.NextRecord returns them in their place; Next skips them. A version
+// 1 trace has none, and reads as before.
 //
 // The round trip is exact for every field of every kind, within limits that
 // keep any line the writer produces under MaxLineBytes and valid JSON: string

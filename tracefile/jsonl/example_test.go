@@ -44,7 +44,7 @@ func Example() {
 		fmt.Println(rd.Loops()[ev.Loop].Name, ev.Kind, ev.C)
 	}
 	// Output:
-	// {"format":"reactorviz-trace","version":1,"scenario":"tour","model":"multi","started":"2026-01-02T15:04:05Z","loops":[{"name":"worker-0","group":"worker"}]}
+	// {"format":"reactorviz-trace","version":2,"scenario":"tour","model":"multi","started":"2026-01-02T15:04:05Z","loops":[{"name":"worker-0","group":"worker"}]}
 	// {"seq":1,"t":1500,"loop":"worker-0","kind":"select_end","ready":0,"took_ns":1200,"select_cnt":7,"premature":true}
 	// {"end":1500,"events":1,"emitted":1,"dropped":0}
 	// worker-0 select_end 7

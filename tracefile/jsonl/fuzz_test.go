@@ -22,7 +22,7 @@ func FuzzReader(f *testing.F) {
 	// Terminal escapes in every string field: header names, loop and group
 	// names, add_loop, an event's string, raw and \u-escaped.
 	const esc = `\u001b]0;PWNED\u0007\u001b[2J\r\u009b31m`
-	f.Add([]byte(lines(`{"format":"reactorviz-trace","version":1,"scenario":"sc`+esc+`","model":"m`+esc+`","config":"c`+esc+`","started":"2026-01-02T15:04:05Z","loops":[{"name":"w`+esc+`","group":"g`+esc+`"}]}`,
+	f.Add([]byte(lines(`{"format":"reactorviz-trace","version":2,"scenario":"sc`+esc+`","model":"m`+esc+`","config":"c`+esc+`","started":"2026-01-02T15:04:05Z","loops":[{"name":"w`+esc+`","group":"g`+esc+`"}]}`,
 		`{"add_loop":"x`+esc+`","group":"y`+esc+`","index":1}`,
 		`{"seq":1,"t":1,"loop":"w`+esc+`","kind":"select_begin","timeout_ns":1,"mode":"s`+esc+`"}`,
 		`{"seq":2,"t":2,"loop":"x`+esc+`","kind":"close","channel":1,"fd":3,"reason":"\u001b[31m"}`,

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/reactorviz/reactorviz/reactor/trace"
+	"github.com/reactorviz/reactorviz/reactor/trace/sample"
 )
 
 // Sentinel errors a reader's *Error wraps, for callers that act on the cause.
@@ -65,7 +66,10 @@ type Reader struct {
 	scratch []trace.Field // for checkEvent
 	end     End
 	hasEnd  bool
-	err     error // sticky: every later Next returns it
+	pending []sample.Loop       // a sample's loop lines read so far
+	hists   map[int]sample.Hist // each histogram's last line (sample.go)
+	sampled *sample.Sample      // the sample the last line completed
+	err     error               // sticky: every later Next returns it
 
 	mem [maxMembers]member
 }
@@ -120,7 +124,22 @@ func (r *Reader) Line() int { return r.line }
 
 // Next returns the next event, or io.EOF after the end line. Any other error
 // is an *Error naming the line, and Next returns it again if called again.
+// Samples are skipped: NextRecord returns them.
 func (r *Reader) Next() (trace.Event, error) {
+	for {
+		ev, s, err := r.NextRecord()
+		if err != nil || s == nil {
+			return ev, err
+		}
+	}
+}
+
+// Events returns how many events were read so far.
+func (r *Reader) Events() int { return int(r.events) }
+
+// NextRecord returns the next record of the stream: an event, or a sample
+// (non-nil s) in its place after the events before it. Errors are Next's.
+func (r *Reader) NextRecord() (ev trace.Event, s *sample.Sample, err error) {
 	for r.err == nil {
 		line, last, err := r.readLine()
 		if err == io.EOF {
@@ -159,10 +178,14 @@ func (r *Reader) Next() (trace.Event, error) {
 				break
 			}
 			r.events++
-			return ev, nil
+			return ev, nil, nil
+		}
+		if s := r.sampled; s != nil {
+			r.sampled = nil
+			return trace.Event{}, s, nil
 		}
 	}
-	return trace.Event{}, r.err
+	return trace.Event{}, nil, r.err
 }
 
 // readLine returns the next line without its newline; last reports that the
@@ -288,8 +311,8 @@ func (r *Reader) header(line []byte, last bool) error {
 	}
 	if v, msg := version.int64(); msg != "" {
 		return r.errorf(nil, "header: \"version\": %s", msg)
-	} else if v != Version {
-		return r.errorf(ErrVersion, "unsupported trace version %d (this build reads version %d)", v, Version)
+	} else if v < 1 || v > Version {
+		return r.errorf(ErrVersion, "unsupported trace version %d (this build reads versions 1 to %d)", v, Version)
 	}
 	if unknown != nil {
 		return r.errorf(nil, "header: unknown field %q", unknown)
@@ -399,6 +422,13 @@ func (r *Reader) parse(line []byte) (ev trace.Event, isEvent bool, err error) {
 		return ev, false, r.wrap(err)
 	}
 	mem := r.mem[:n]
+	switch loop, run := isSampleLine(mem); {
+	case loop:
+		return ev, false, r.wrap(r.sampleLoop(line))
+	case run:
+		r.sampled, err = r.sampleRun(line)
+		return ev, false, r.wrap(err)
+	}
 	for i := range mem {
 		switch string(mem[i].key) {
 		case "end":
@@ -610,9 +640,10 @@ func (r *Reader) endLine(mem []member) error {
 
 // Trace is a whole trace file in memory.
 type Trace struct {
-	Header Header // Loops: the full table, add_loop lines included
-	Events []trace.Event
-	End    End
+	Header  Header // Loops: the full table, add_loop lines included
+	Events  []trace.Event
+	Samples []Placed // in stream order; none in a version 1 trace
+	End     End
 }
 
 // ReadAll reads a whole trace. On error it returns what it read before the
@@ -624,7 +655,7 @@ func ReadAll(r io.Reader, name string) (*Trace, error) {
 	}
 	t := &Trace{Header: rd.Header()}
 	for {
-		ev, err := rd.Next()
+		ev, s, err := rd.NextRecord()
 		if err != nil {
 			t.Header.Loops = rd.Loops()
 			t.End, _ = rd.End()
@@ -632,6 +663,10 @@ func ReadAll(r io.Reader, name string) (*Trace, error) {
 				return t, nil
 			}
 			return t, err
+		}
+		if s != nil {
+			t.Samples = append(t.Samples, Placed{Events: len(t.Events), Sample: s})
+			continue
 		}
 		t.Events = append(t.Events, ev)
 	}

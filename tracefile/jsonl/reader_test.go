@@ -15,7 +15,7 @@ import (
 )
 
 const (
-	hdrLine = `{"format":"reactorviz-trace","version":1,"scenario":"tour","model":"multi","started":"2026-01-02T15:04:05Z","loops":[{"name":"boss-0","group":"boss"},{"name":"worker-0","group":"worker"}]}`
+	hdrLine = `{"format":"reactorviz-trace","version":2,"scenario":"tour","model":"multi","started":"2026-01-02T15:04:05Z","loops":[{"name":"boss-0","group":"boss"},{"name":"worker-0","group":"worker"}]}`
 	ev1     = `{"seq":1,"t":10,"loop":"worker-0","kind":"select_end","ready":0,"took_ns":5,"select_cnt":2,"premature":true}`
 	ev2     = `{"seq":2,"t":20,"loop":"boss-0","kind":"state","from":"NOT_STARTED","to":"STARTED"}`
 	endLn   = `{"end":20,"events":2,"emitted":2,"dropped":0}`
@@ -136,12 +136,12 @@ func TestReaderErrors(t *testing.T) {
 		{"not json", "hello\n", "t.jsonl:1: not a reactorviz trace: the first line is not a trace header", ErrNotTrace, 0},
 		{"other json", `{"traceEvents":[]}` + "\n", `t.jsonl:1: not a reactorviz trace: the header has no "format"`, ErrNotTrace, 0},
 		{"wrong format", `{"format":"chrome","version":1}` + "\n", `t.jsonl:1: not a reactorviz trace (format "chrome")`, ErrNotTrace, 0},
-		{"bad version", `{"format":"reactorviz-trace","version":2,"loops":[]}` + "\n", "t.jsonl:1: unsupported trace version 2 (this build reads version 1)", ErrVersion, 0},
+		{"bad version", `{"format":"reactorviz-trace","version":3,"loops":[]}` + "\n", "t.jsonl:1: unsupported trace version 3 (this build reads versions 1 to 2)", ErrVersion, 0},
 		{"version not a number", `{"format":"reactorviz-trace","version":"1"}` + "\n", `t.jsonl:1: header: "version": want an integer, got a string`, nil, 0},
 		{"missing version", `{"format":"reactorviz-trace"}` + "\n", `t.jsonl:1: header: missing "version"`, nil, 0},
 		{"unknown header field", `{"format":"reactorviz-trace","version":1,"speed":{"x":[1,2]}}` + "\n", `t.jsonl:1: header: unknown field "speed"`, nil, 0},
 		{"bad started", `{"format":"reactorviz-trace","version":1,"started":"yesterday"}` + "\n", `t.jsonl:1: header: "started": not an RFC 3339 time: "yesterday"`, nil, 0},
-		{"scenario not a string", `{"format":"reactorviz-trace","version":1,"scenario":3}` + "\n", `t.jsonl:1: header: "scenario": want a string, got an integer`, nil, 0},
+		{"scenario not a string", `{"format":"reactorviz-trace","version":2,"scenario":3}` + "\n", `t.jsonl:1: header: "scenario": want a string, got an integer`, nil, 0},
 		{"loops not an array", `{"format":"reactorviz-trace","version":1,"loops":{}}` + "\n", `t.jsonl:1: header: "loops": want an array, got an object`, nil, 0},
 		{"duplicate loop", `{"format":"reactorviz-trace","version":1,"loops":[{"name":"a","group":"g"},{"name":"a","group":"g"}]}` + "\n", `t.jsonl:1: header: duplicate loop name "a"`, nil, 0},
 		{"loop without name", `{"format":"reactorviz-trace","version":1,"loops":[{"group":"g"}]}` + "\n", `t.jsonl:1: header: "loops": loop 0 has no "name"`, nil, 0},

@@ -9,13 +9,14 @@ import (
 	"time"
 
 	"github.com/reactorviz/reactorviz/reactor/trace"
+	"github.com/reactorviz/reactorviz/reactor/trace/sample"
 	"github.com/reactorviz/reactorviz/tracefile/internal/sticky"
 )
 
 // Format and Version identify a trace file in its header line.
 const (
 	Format  = "reactorviz-trace"
-	Version = 1
+	Version = 2 // 2: sample lines (sample.go)
 )
 
 // Size limits. The writer cuts strings so that no line it writes reaches
@@ -108,6 +109,7 @@ type Writer struct {
 	events  uint64
 	dropped uint64
 	last    int64
+	hists   map[int]sample.Hist // each histogram's last line (sample.go)
 
 	stopFlush chan struct{} // closed by Close when FlushInterval started a flusher
 	flushDone chan struct{}

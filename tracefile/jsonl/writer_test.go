@@ -139,7 +139,7 @@ func TestWriterLines(t *testing.T) {
 	if err := w.Close(); err != nil {
 		t.Fatal(err)
 	}
-	want := `{"format":"reactorviz-trace","version":1,"scenario":"tour","model":"multi","started":"2026-01-02T15:04:05.123456789Z","loops":[{"name":"boss-0","group":"boss"}]}
+	want := `{"format":"reactorviz-trace","version":2,"scenario":"tour","model":"multi","started":"2026-01-02T15:04:05.123456789Z","loops":[{"name":"boss-0","group":"boss"}]}
 {"seq":1,"t":123,"loop":"boss-0","kind":"select_end","ready":0,"took_ns":999,"select_cnt":3,"premature":true}
 {"seq":2,"t":130,"loop":"boss-0","kind":"state","from":"NOT_STARTED","to":"STARTED","tid":4312,"quiet_ns":0,"timeout_ns":0}
 {"seq":3,"t":140,"loop":"boss-0","kind":"drop","count":5}

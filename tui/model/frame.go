@@ -5,6 +5,7 @@ import (
 
 	"github.com/reactorviz/reactorviz/reactor/trace"
 	"github.com/reactorviz/reactorviz/reactor/trace/counters"
+	"github.com/reactorviz/reactorviz/reactor/trace/sample"
 )
 
 // Pause is where a loop stands with its step gate.
@@ -18,37 +19,11 @@ const (
 	PausePaused
 )
 
-// Gate is a loop's step gate as a live run reports it.
-type Gate struct {
-	Paused  bool // told to pause
-	Waiting bool // parked at the gate
-	Phase   trace.Phase
-	Reason  string
-	Break   counters.Break // the breakpoint behind Reason, if one
-}
-
-// LoopProbe is what a live run reads from one loop without stopping it:
-// its own counters (which only a started loop has moved), its gate and its
-// ioRatio.
-type LoopProbe struct {
-	Started bool
-	Stats   counters.Stats
-	Gate    Gate
-	IORatio int
-	Split   TimeSplit // from the loop's own clocks; Known false when not measured
-}
-
-// Probe reads a live run: its loops, its wheel and its clients. A replay
-// has none: its frame comes from the events alone.
-type Probe interface {
-	// Loop reports trace loop i; ok is false when the run has no such
-	// loop.
-	Loop(i int) (p LoopProbe, ok bool)
-	// Wheel reads the HashedWheelTimer's slots, which the trace does not
-	// carry; ok is false when the run has no wheel.
-	Wheel() (w WheelView, ok bool)
-	// Clients reads what the run's clients saw so far.
-	Clients() Clients
+// gate is a loop's step gate as its latest sample reports it.
+type gate struct {
+	Paused bool // told to pause
+	Reason string
+	Break  counters.Break // the breakpoint behind Reason, if one
 }
 
 // WheelView is the HashedWheelTimer as a screen draws it.
@@ -56,7 +31,7 @@ type WheelView struct {
 	Present bool
 	Size    int   // slots in the wheel
 	Cursor  int   // the slot the next tick expires
-	Slots   []int // timeouts per slot; nil when unknown (replay)
+	Slots   []int // timeouts per slot; nil when unknown (a trace without samples)
 	Marks   []int // slots to mark, such as recent expirations
 	Tick    int64
 	Pending int64
@@ -65,10 +40,14 @@ type WheelView struct {
 	Note    string // a line under the numbers, such as "idle: no thread"
 }
 
-// Clients is what a live run's clients saw; a replay has none.
+// Clients is what the run's clients saw so far, from its latest sample;
+// Known is false for a trace without samples.
 type Clients struct {
+	Known         bool
 	Requests      int64
+	Errors        int64
 	ThroughputRPS float64
+	P50US, P99US  float64
 }
 
 // FrameLoop is one loop as every screen draws it.
@@ -114,68 +93,84 @@ type Settings struct {
 	Netty string
 }
 
-// NewFrame builds the frame of a snapshot, live or replayed by one path:
-// every loop's counters, gate, ioRatio and last second, and the wheel, come
-// from the probe. A live run's probe reads the engine: each started loop's
-// own counters replace the folded ones, since a ring that overflows drops
-// events and a fold of the rest falls short (the queue depth stays the
-// fold's, as the queue head and the sparkline are drawn from it), and its
-// clocks measure the last second. A replay passes nil, and reads the
-// recording. The pause state is merged here and nowhere else.
-func NewFrame(s *Snapshot, p Probe, set Settings) *Frame {
-	f := &Frame{Snapshot: s, Rows: make([]FrameLoop, len(s.Loops)), Settings: set, Now: s.Time, Recorded: p == nil}
-	if p == nil {
-		p = recorded{s}
-	}
+// NewFrame builds the frame of a snapshot: the fold of a run's stream up to
+// one event, live or replayed, by one path. The events give each loop's
+// counters, phase and pause; the latest sample gives what no event
+// carries (the system calls, the gate's pending pause, ioRatio, the
+// wheel's slots, the clients) and the counters a ring that overflowed made
+// the fold miss. The pause state is merged here and nowhere else.
+func NewFrame(s *Snapshot, set Settings) *Frame {
+	f := &Frame{Snapshot: s, Rows: make([]FrameLoop, len(s.Loops)), Settings: set, Now: s.Time, Recorded: s.Sample == nil}
 	for i, l := range s.Loops {
 		r := FrameLoop{Loop: l, IORatio: set.IORatio, Threshold: set.Threshold}
-		if lp, ok := p.Loop(l.Index); ok {
-			if lp.Started {
-				depth := r.QueueDepth
-				r.Stats, r.QueueDepth = lp.Stats, depth
-			}
-			if lp.IORatio > 0 {
-				r.IORatio = lp.IORatio // changed during the run: the settings have the start
-			}
-			r.Pause, r.PausePhase, r.PauseReason, r.Break = mergePause(&l, lp.Gate)
-			if lp.Split.Known {
-				r.Split = lp.Split
-			}
+		if l.IORatio > 0 {
+			r.IORatio = l.IORatio // changed during the run: the settings have the start
 		}
+		var g gate
+		if sl, ok := s.Sample.Loop(l.Index); ok {
+			r.Stats = mergeStats(l.Stats, sl.Stats)
+			if sl.IORatio > 0 {
+				r.IORatio = sl.IORatio
+			}
+			g = gate{Paused: sl.Gate.Paused, Reason: sl.Gate.Reason, Break: sl.Gate.Break}
+		}
+		r.Pause, r.PausePhase, r.PauseReason, r.Break = mergePause(&l, g)
 		r.Flash = AtBreakpoint(r)
 		f.Rows[i] = r
 	}
-	f.Wheel, _ = p.Wheel()
-	f.Clients = p.Clients()
+	f.Wheel = wheelOf(&s.Wheel, s.Sample)
+	f.Clients = clientsOf(s.Sample)
 	return f
 }
 
-// recorded is the probe of a replay: what the recording shows of each
-// loop, its gate as its latest gate event left it, the last second from
-// its phase events, and the wheel without slot counts.
-type recorded struct{ s *Snapshot }
+// gauges are the counters that go down as well as up: the fold's value,
+// from the latest events, is the current one.
+var gauges = map[string]bool{"select_cnt": true, "channels": true, "queue_depth": true}
 
-// Loop implements Probe.
-func (r recorded) Loop(i int) (LoopProbe, bool) {
-	for _, l := range r.s.Loops {
-		if l.Index == i {
-			lp := LoopProbe{Started: l.TID != 0, Stats: l.Stats, IORatio: l.IORatio, Split: l.Split}
-			lp.Gate = Gate{Paused: l.Paused, Waiting: l.Paused, Phase: l.PausePhase, Reason: l.PauseReason,
-				Break: counters.BreakOf(l.PauseReason)}
-			return lp, true
+// mergeStats takes the counters no event records from a sample, and any
+// other the sample counted higher than the fold (events the rings dropped).
+func mergeStats(folded, sampled counters.Stats) counters.Stats {
+	out := folded
+	for _, c := range counters.Table() {
+		sv := c.Get(&sampled)
+		if c.Live || (!gauges[c.Name] && sv > c.Get(&folded)) {
+			c.Set(&out, sv)
 		}
 	}
-	return LoopProbe{}, false
+	return out
 }
 
-// Wheel implements Probe.
-func (r recorded) Wheel() (WheelView, bool) {
-	w := recordedWheel(&r.s.Wheel)
-	return w, w.Present
+// wheelOf is the wheel as its events show it (the cursor, the recent
+// expiries) with the slot counts of the latest sample.
+func wheelOf(w *Wheel, s *sample.Sample) WheelView {
+	wv := recordedWheel(w)
+	if s == nil || s.Wheel == nil {
+		return wv
+	}
+	sw := s.Wheel
+	if !wv.Present {
+		wv = WheelView{Present: true, Size: len(sw.Slots), Cursor: sw.Cursor, Tick: sw.Tick, Note: Count(sw.Expired) + " expired"}
+	}
+	wv.Slots = append([]int(nil), sw.Slots...)
+	wv.Pending, wv.Queued, wv.TickDur = sw.Pending, sw.Queued, time.Duration(sw.TickNS)
+	if len(wv.Slots) != wv.Size {
+		wv.Slots = nil // the trace's wheel grew past the sample's: unknown
+	}
+	return wv
 }
 
-// Clients implements Probe: a recording has no client figures.
-func (r recorded) Clients() Clients { return Clients{} }
+// clientsOf is what the clients saw by the latest sample.
+func clientsOf(s *sample.Sample) Clients {
+	if s == nil {
+		return Clients{}
+	}
+	c := Clients{Known: true, Requests: s.Clients.Requests, Errors: s.Clients.Errors, P50US: s.Clients.Latency.Quantile(0.5),
+		P99US: s.Clients.Latency.Quantile(0.99)}
+	if s.Active > 0 {
+		c.ThroughputRPS = float64(c.Requests) / time.Duration(s.Active).Seconds()
+	}
+	return c
+}
 
 // recordedWheel is the wheel as its events show it: no slot counts, the
 // recent expiries marked.
@@ -193,19 +188,18 @@ func recordedWheel(w *Wheel) WheelView {
 	return wv
 }
 
-// mergePause merges the gate with the events. The gate says whether the
-// loop is told to pause; it is parked when the gate says so, or when its
-// latest gate event is a pause (a live gate's own status can lag it).
-func mergePause(l *Loop, g Gate) (Pause, trace.Phase, string, counters.Break) {
+// mergePause merges the gate with the events. A loop is parked when its
+// latest gate event is a pause; told to pause but still running (asleep in
+// select: a sleeping loop is not woken to pause) when the latest sample's
+// gate says so.
+func mergePause(l *Loop, g gate) (Pause, trace.Phase, string, counters.Break) {
 	switch {
-	case !g.Paused:
-		return PauseRunning, 0, "", counters.NoBreak
-	case g.Waiting:
-		return PausePaused, g.Phase, g.Reason, g.Break
 	case l.Paused:
 		return PausePaused, l.PausePhase, l.PauseReason, counters.BreakOf(l.PauseReason)
+	case g.Paused:
+		return PausePausing, 0, g.Reason, g.Break
 	}
-	return PausePausing, 0, g.Reason, g.Break
+	return PauseRunning, 0, "", counters.NoBreak
 }
 
 // AtBreakpoint reports whether a loop is parked by a breakpoint.

@@ -8,29 +8,25 @@ import (
 	"github.com/reactorviz/reactorviz/internal/leaktest"
 	"github.com/reactorviz/reactorviz/reactor"
 	"github.com/reactorviz/reactorviz/reactor/trace"
+	"github.com/reactorviz/reactorviz/reactor/trace/sample"
 )
 
-// engineProbe reads real loops as a live screen's probe does: each
-// started loop's own counters, its gate and its ioRatio.
-type engineProbe []*reactor.EventLoop
-
-func (p engineProbe) Loop(i int) (LoopProbe, bool) {
-	if i >= len(p) {
-		return LoopProbe{}, false
+// sampleOf reads real loops as a run's sampler does: each loop's own
+// counters, its gate and its ioRatio.
+func sampleOf(loops []*reactor.EventLoop, at int64) *sample.Sample {
+	s := &sample.Sample{Time: at, Reason: sample.Step}
+	for i, l := range loops {
+		g := l.GateStatus()
+		s.Loops = append(s.Loops, sample.Loop{Index: i, TID: int64(l.TID()), State: l.State(), Stats: l.Stats(),
+			IORatio: l.IORatio(), Gate: sample.Gate{Paused: g.Paused, Waiting: g.Waiting, Phase: g.Phase, Reason: g.Reason, Break: g.Break}})
 	}
-	l, g := p[i], p[i].GateStatus()
-	return LoopProbe{Started: l.TID() != 0, Stats: l.Stats(), IORatio: l.IORatio(),
-		Gate: Gate{Paused: g.Paused, Waiting: g.Waiting, Phase: g.Phase, Reason: g.Reason, Break: g.Break}}, true
+	return s
 }
 
-// The loops have no wheel, and no clients.
-func (p engineProbe) Wheel() (WheelView, bool) { return WheelView{}, false }
-func (p engineProbe) Clients() Clients         { return Clients{} }
-
-// One trace, two sources: the live model with a probe of the engine's own
-// counters and gates, and a replay of the trace without one, give equal
-// frames when nothing was dropped. (tui's test of the same name compares
-// a whole scenario run.)
+// One stream, two readers: the live model folding the events and the
+// sample as the collector delivers them, and a replay of the same stream,
+// give equal frames, the counters no event records included. (tui's test
+// of the same name compares whole scenario runs.)
 func TestLiveAndReplayFramesAreEqual(t *testing.T) {
 	leaktest.Check(t)
 	coll, rec := newRecorder(t, 1<<14)
@@ -74,32 +70,32 @@ func TestLiveAndReplayFramesAreEqual(t *testing.T) {
 	coll.Flush()
 	events := rec.Events()
 	table := coll.Loops()
+	smp := sampleOf(loops, coll.Clock().Now())
 
 	live := New(table)
 	live.Consume(events)
+	live.ConsumeRecord(smp)
 	rep := NewReplay(table, events, 0)
+	rep.AddSample(len(events), smp)
 	rep.Seek(rep.Len())
 	set := Settings{IORatio: 50, Threshold: 512}
 	for _, focus := range []int{0, 1} {
 		q := Query{Focus: focus, Head: 8, Log: 64}
-		lf := NewFrame(live.Snapshot(q), engineProbe(loops), set)
-		rf := NewFrame(rep.Snapshot(q), nil, set)
-		// The engine's live counters (its system calls: the epoll_ctl
-		// that registered its eventfd, its reads) are in no event; a
-		// replay shows them as zero.
-		for i := range lf.Rows {
-			lf.Rows[i].Stats = lf.Rows[i].Stats.Replayable()
-		}
-		if !lf.Recorded && rf.Recorded {
-			lf.Recorded = true // and says so, which is the one other difference
-		} else {
-			t.Errorf("Recorded: live %v, replay %v", lf.Recorded, rf.Recorded)
+		lf := NewFrame(live.Snapshot(q), set)
+		rf := NewFrame(rep.Snapshot(q), set)
+		if lf.Recorded || rf.Recorded {
+			t.Errorf("Recorded: live %v, replay %v; both have a sample", lf.Recorded, rf.Recorded)
 		}
 		if !reflect.DeepEqual(lf, rf) {
 			t.Fatalf("focus %d: live frame\n%+v\nreplay frame\n%+v", focus, lf.Rows, rf.Rows)
 		}
 	}
-	if r, ok := NewFrame(rep.Snapshot(Query{Focus: -1}), nil, set).Row(0); !ok || r.Pause != PausePaused || (r.PauseReason != "test" && r.PauseReason != "step") || r.TasksRun < 20 || r.TaskPanics != 1 || r.TID == 0 {
+	r, ok := NewFrame(rep.Snapshot(Query{Focus: -1}), set).Row(0)
+	if !ok || r.Pause != PausePaused || (r.PauseReason != "test" && r.PauseReason != "step") || r.TasksRun < 20 || r.TaskPanics != 1 || r.TID == 0 {
 		t.Fatalf("the replay's frame does not show the pause: %+v", r)
+	}
+	// The system calls are in no event: the sample brings them.
+	if r.EpollCtl == 0 || r.EpollCtl != smp.Loops[0].Stats.EpollCtl {
+		t.Errorf("replay frame epoll_ctl %d, the engine's %d", r.EpollCtl, smp.Loops[0].Stats.EpollCtl)
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"sync/atomic"
 
 	"github.com/reactorviz/reactorviz/reactor/trace"
+	"github.com/reactorviz/reactorviz/reactor/trace/sample"
 )
 
 // Model is the live fold: a trace.Sink the collector feeds on its own
@@ -16,13 +17,14 @@ type Model struct {
 	st    *State
 	log   *eventLog
 	tl    timeline
+	smp   sampleLog
 	dirty atomic.Bool
 }
 
 // New returns an empty model that names loops by the given table (it may be
 // nil and set later with SetLoops).
 func New(loops []trace.LoopInfo) *Model {
-	return &Model{st: NewState(loops), log: newEventLog(LogCap)}
+	return &Model{st: NewState(loops), log: newEventLog(LogCap), smp: sampleLog{keep: liveSamples}}
 }
 
 // SetLoops names loops by trace index.
@@ -48,6 +50,20 @@ func (m *Model) Consume(batch []trace.Event) {
 	m.dirty.Store(true)
 }
 
+// ConsumeRecord folds a sample (reactor/trace/sample), placed after the
+// events folded so far. It implements trace.RecordSink; other records are
+// ignored.
+func (m *Model) ConsumeRecord(rec any) {
+	s, ok := rec.(*sample.Sample)
+	if !ok || s == nil {
+		return
+	}
+	m.mu.Lock()
+	m.smp.add(m.st.events, s)
+	m.mu.Unlock()
+	m.dirty.Store(true)
+}
+
 // TakeDirty reports whether events arrived since the last call, and clears
 // the mark. The UI's ticker redraws only when it is set (or time moved).
 func (m *Model) TakeDirty() bool { return m.dirty.Swap(false) }
@@ -66,6 +82,7 @@ func (m *Model) Snapshot(q Query) *Snapshot {
 	defer m.mu.Unlock()
 	s := m.st.snapshot(q)
 	m.tl.fill(s, q.Timeline)
+	m.smp.fill(s, m.st.events, 0)
 	if q.Log > 0 {
 		names := m.st.names()
 		mt := q.Filter.compile(names)

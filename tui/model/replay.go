@@ -6,6 +6,7 @@ import (
 
 	"github.com/reactorviz/reactorviz/reactor/trace"
 	"github.com/reactorviz/reactorviz/reactor/trace/counters"
+	"github.com/reactorviz/reactorviz/reactor/trace/sample"
 )
 
 // Replay bounds: how often the fold is checkpointed, and how far back the
@@ -41,6 +42,13 @@ type Replay struct {
 	tlFolded uint64 // events folded into the timeline, for the benchmarks
 
 	followed followCache
+	samples  sampleLog
+}
+
+// AddSample adds a sample of the trace, which came after its first events
+// events. Samples are added in stream order.
+func (r *Replay) AddSample(events int, s *sample.Sample) {
+	r.samples.add(uint64(max(events, 0)), s)
 }
 
 // NewReplay folds the whole trace once, keeping checkpoints, and stands at
@@ -164,6 +172,7 @@ func (r *Replay) Snapshot(q Query) *Snapshot {
 		q.Timeline.End = r.Time() // the current event's, not the latest of those folded
 	}
 	r.timeline(q.Timeline).fill(s, q.Timeline)
+	r.samples.fill(s, uint64(r.pos), q.Samples)
 	if fq := q.Follow; fq.Max > 0 && fq.Field != "" {
 		s.FollowLog = r.follow(fq)
 	}

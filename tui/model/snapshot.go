@@ -3,6 +3,7 @@ package model
 import (
 	"github.com/reactorviz/reactorviz/reactor/netty"
 	"github.com/reactorviz/reactorviz/reactor/trace"
+	"github.com/reactorviz/reactorviz/reactor/trace/sample"
 	"strconv"
 )
 
@@ -25,6 +26,10 @@ type Query struct {
 	Slice SliceQuery
 	// Follow asks for the events of one task or channel.
 	Follow FollowQuery
+	// Samples, when positive, limits a replay to the run's first Samples
+	// samples (Snapshot.SampleCount of the live screen it is checked
+	// against).
+	Samples int
 }
 
 // FollowQuery selects the events of one item across every loop: a task
@@ -64,6 +69,13 @@ type Snapshot struct {
 	SliceOlder bool
 	// FollowLog is what Query.Follow asked for, oldest first.
 	FollowLog []LogLine
+	// Sample is the run's latest sample up to here: what no event
+	// carries (nil for a trace without samples, or before the first).
+	Sample *sample.Sample
+	// Fired lists the script actions the samples up to here fired.
+	Fired []sample.Fired
+	// SampleCount is how many of the run's samples the snapshot read.
+	SampleCount int
 }
 
 // Loop is one event loop in a Snapshot.

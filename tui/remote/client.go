@@ -10,7 +10,7 @@ import (
 
 	"github.com/reactorviz/reactorviz/reactor"
 	"github.com/reactorviz/reactorviz/reactor/trace"
-	"github.com/reactorviz/reactorviz/reactor/wheel"
+	"github.com/reactorviz/reactorviz/reactor/trace/sample"
 	"github.com/reactorviz/reactorviz/scenarios"
 	"github.com/reactorviz/reactorviz/sim"
 	"github.com/reactorviz/reactorviz/tracefile/jsonl"
@@ -262,36 +262,6 @@ func (s *Session) LoopTable() []trace.LoopInfo   { return append([]trace.LoopInf
 func (s *Session) RebuildThreshold() int         { return s.threshold }
 func (s *Session) Duration() time.Duration       { return s.duration }
 
-func (s *Session) Wheel() (wheel.Snapshot, bool) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.st.Wheel == nil {
-		return wheel.Snapshot{}, false
-	}
-	return *s.st.Wheel, true
-}
-
-func (s *Session) Clients() sim.ClientStats {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.st.Clients
-}
-
-func (s *Session) LoopTime(i int) *sim.LoopTime {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if i < 0 || i >= len(s.st.Loops) {
-		return nil
-	}
-	return s.st.Loops[i].Time
-}
-
-func (s *Session) Dropped() uint64 {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.st.Dropped
-}
-
 func (s *Session) Addrs() []string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -339,6 +309,10 @@ func (s *Session) ClockHeld() bool {
 // own Step or StepIteration, is all there is to send.
 func (s *Session) Step(_ int, step func()) { step() }
 
+// Sample implements tui.Session: the host samples the run after each
+// control it carries out, so there is nothing to ask.
+func (s *Session) Sample() {}
+
 // ClockMap implements tui.Session, from the run clock's origin the host
 // reported.
 func (s *Session) ClockMap() func(int64) time.Duration {
@@ -351,13 +325,6 @@ func (s *Session) ClockMap() func(int64) time.Duration {
 		}
 		return max(time.Duration(t-origin), 0)
 	}
-}
-
-// Fired implements tui.Session: the scenario's actions due by the run
-// clock, as a replay gives them (sim.FiredBy); the host's run played them
-// at those times.
-func (s *Session) Fired() []sim.Fired {
-	return sim.FiredBy(s.sc, s.table, s.Elapsed())
 }
 
 // setState takes a state from the host; seq is the number of ops it had
@@ -408,13 +375,24 @@ func (s *Session) decode() {
 		}
 	}
 	s.trace.onIdle = flush
+	rs, _ := s.sink.(trace.RecordSink)
 	r, err := jsonl.NewReader(s.trace, "live run")
 	if err == nil {
 		for {
 			var ev trace.Event
-			ev, err = r.Next()
+			var sm *sample.Sample
+			ev, sm, err = r.NextRecord()
 			if err != nil {
 				break
+			}
+			if sm != nil {
+				// After the events before it, as the host's collector
+				// delivered it: the page's model folds the one stream.
+				flush()
+				if rs != nil {
+					rs.ConsumeRecord(sm)
+				}
+				continue
 			}
 			batch = append(batch, ev)
 			if len(batch) >= decodeBatch {
@@ -456,18 +434,6 @@ func (l *loop) TID() int {
 	l.s.mu.Lock()
 	defer l.s.mu.Unlock()
 	return l.ls().TID
-}
-
-func (l *loop) Stats() reactor.Stats {
-	l.s.mu.Lock()
-	defer l.s.mu.Unlock()
-	return l.ls().Stats
-}
-
-func (l *loop) IORatio() int {
-	l.s.mu.Lock()
-	defer l.s.mu.Unlock()
-	return l.ls().IORatio
 }
 
 // GateStatus implements tui.Loop: the host's last word, or what the page

@@ -195,6 +195,9 @@ func (p *page) apply(o op) {
 		}
 	default:
 		p.control(o)
+		if r := p.current(); r != nil {
+			r.Sample() // the gate changed: the stream says so soon
+		}
 	}
 	p.mu.Lock()
 	p.seq++
@@ -418,22 +421,16 @@ func (p *page) sendState() {
 	})
 }
 
-// readState reads the run as the terminal's probe does (tui's runProbe):
-// atomics and snapshots, without stopping a loop.
+// readState reads the run's clock and its loops' gates, without stopping
+// a loop. The figures go in the trace, as samples.
 func readState(r *sim.Run) *state {
 	now := r.TraceNow()
-	s := &state{Elapsed: r.Elapsed(), Now: now, Dropped: r.Dropped(), Answered: r.Answered(), Clients: r.Clients(),
-		Held: r.ClockHeld()}
+	s := &state{Elapsed: r.Elapsed(), Now: now, Answered: r.Answered(), Held: r.ClockHeld()}
 	if s.Elapsed > 0 || r.ClockMap()(now) > 0 {
 		s.Origin = now - int64(r.ClockMap()(now))
 	}
-	if w := r.Wheel(); w != nil {
-		ws := w.Snapshot()
-		s.Wheel = &ws
-	}
-	for i, l := range r.Loops() {
-		s.Loops = append(s.Loops, loopState{State: l.State(), TID: l.TID(), Stats: l.Stats(), IORatio: l.IORatio(),
-			Gate: l.GateStatus(), Time: r.LoopTime(i)})
+	for _, l := range r.Loops() {
+		s.Loops = append(s.Loops, loopState{State: l.State(), TID: l.TID(), Gate: l.GateStatus()})
 	}
 	return s
 }

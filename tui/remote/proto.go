@@ -27,9 +27,7 @@ import (
 
 	"github.com/reactorviz/reactorviz/reactor"
 	"github.com/reactorviz/reactorviz/reactor/trace"
-	"github.com/reactorviz/reactorviz/reactor/wheel"
 	"github.com/reactorviz/reactorviz/scenarios"
-	"github.com/reactorviz/reactorviz/sim"
 )
 
 // Conn is a message connection: a WebSocket on either side. Binary
@@ -107,27 +105,23 @@ type message struct {
 	Summary json.RawMessage `json:"summary,omitempty"`
 }
 
-// state is the probe and the clock at one moment.
+// state is the run's clock and its loops' controls at one moment. The
+// figures a screen draws are not here: they travel in the trace, as
+// samples (reactor/trace/sample), and the page's model folds them.
 type state struct {
-	Elapsed  time.Duration   `json:"elapsed"`
-	Now      int64           `json:"now"`    // TraceNow
-	Origin   int64           `json:"origin"` // the event time at the run clock's 0; 0 before Start
-	Dropped  uint64          `json:"dropped"`
-	Answered int64           `json:"answered"`
-	Clients  sim.ClientStats `json:"clients"`
-	Wheel    *wheel.Snapshot `json:"wheel,omitempty"`
-	Loops    []loopState     `json:"loops"`
-	Held     bool            `json:"held"` // the run clock is held
+	Elapsed  time.Duration `json:"elapsed"`
+	Now      int64         `json:"now"`    // TraceNow
+	Origin   int64         `json:"origin"` // the event time at the run clock's 0; 0 before Start
+	Answered int64         `json:"answered"`
+	Loops    []loopState   `json:"loops"`
+	Held     bool          `json:"held"` // the run clock is held
 }
 
-// loopState is one loop as the probe reads it.
+// loopState is one loop's life and gate, which the page's controls read.
 type loopState struct {
-	State   trace.State        `json:"state"`
-	TID     int                `json:"tid"`
-	Stats   reactor.Stats      `json:"stats"`
-	IORatio int                `json:"io_ratio"`
-	Gate    reactor.GateStatus `json:"gate"`
-	Time    *sim.LoopTime      `json:"time,omitempty"`
+	State trace.State        `json:"state"`
+	TID   int                `json:"tid"`
+	Gate  reactor.GateStatus `json:"gate"`
 }
 
 // errClosed is a session's error once its connection has gone.

@@ -15,7 +15,6 @@ import (
 	"github.com/reactorviz/reactorviz/reactor"
 	"github.com/reactorviz/reactorviz/reactor/trace"
 	"github.com/reactorviz/reactorviz/reactor/trace/counters"
-	"github.com/reactorviz/reactorviz/reactor/wheel"
 	"github.com/reactorviz/reactorviz/scenarios"
 	"github.com/reactorviz/reactorviz/sim"
 	"github.com/reactorviz/reactorviz/tui"
@@ -431,13 +430,9 @@ func TestNewRunWhileOneRuns(t *testing.T) {
 // kind of field set, and every op.
 func TestMessagesRoundTrip(t *testing.T) {
 	var st state
-	st.Elapsed, st.Now, st.Origin, st.Dropped, st.Answered = 1500*time.Millisecond, 9e9, 7e9, 3, 42
-	st.Clients = sim.ClientStats{Connections: 8, Requests: 1000, ThroughputRPS: 499.5, P99us: 120.25}
-	st.Wheel = &wheel.Snapshot{Tick: 12, Cursor: 4, Slots: []int{0, 1, 0, 2}, Pending: 3, Queued: 1, TickDuration: time.Millisecond}
-	lt := &sim.LoopTime{SelectNanos: 123}
-	st.Loops = []loopState{{State: trace.StateStarted, TID: 77, IORatio: 50, Time: lt,
-		Stats: reactor.Stats{Iterations: 10, Premature: 2, TaskNanos: 1234},
-		Gate:  reactor.GateStatus{Paused: true, Waiting: true, Phase: trace.PhaseTasks, Reason: "breakpoint: rebuild", Break: counters.BreakRebuild, Delay: 5 * time.Millisecond}}}
+	st.Elapsed, st.Now, st.Origin, st.Answered = 1500*time.Millisecond, 9e9, 7e9, 42
+	st.Loops = []loopState{{State: trace.StateStarted, TID: 77,
+		Gate: reactor.GateStatus{Paused: true, Waiting: true, Phase: trace.PhaseTasks, Reason: "breakpoint: rebuild", Break: counters.BreakRebuild, Delay: 5 * time.Millisecond}}}
 	b, err := json.Marshal(message{T: msgState, Seq: 9, State: &st})
 	if err != nil {
 		t.Fatal(err)

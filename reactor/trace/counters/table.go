@@ -50,6 +50,9 @@ type Counter struct {
 // Get returns the counter's value in s.
 func (c Counter) Get(s *Stats) int64 { return s.values()[c.index] }
 
+// Set stores v as the counter's value in s.
+func (c Counter) Set(s *Stats, v int64) { s.values()[c.index] = v }
+
 // table lists every counter of Set once, in the order the expectation help
 // lists them: the summary's stable set first, then the extras, each in
 // declaration order.

@@ -1,0 +1,366 @@
+package sim
+
+import (
+	"math"
+	"sync"
+	"time"
+
+	"github.com/reactorviz/reactorviz/reactor/trace"
+	"github.com/reactorviz/reactorviz/reactor/trace/sample"
+)
+
+// SampleEvery is the sampler's period: a run takes a sample (its loops'
+// counters, gates and clocks, the wheel, the clients' histograms) this
+// often, besides those it takes at a pause, a step, a script action and
+// the end. Four a second keep the samples a few percent of a trace.
+const SampleEvery = 250 * time.Millisecond
+
+// Window is what every client saw in one sampling window of the run: the
+// requests answered per second and their p99. A comparison reads the
+// spread of these within each run as its noise (Figures.RPSSpread).
+type Window struct {
+	RPS   float64
+	P50US float64
+	P99US float64
+}
+
+// WindowEvery is the length of a Window: window k covers the run's time
+// from k·WindowEvery to (k+1)·WindowEvery.
+const WindowEvery = SampleEvery
+
+// windowKeep bounds the windows kept: ten minutes' worth, the newest.
+const windowKeep = 4 * 600
+
+// splitKeep is how many periodic samples the fold keeps: a full second back
+// from the newest.
+const splitKeep = int(time.Second/SampleEvery) + 2
+
+// Samples folds a run's samples, in stream order, into what the summary
+// and the screens read beside the latest sample: each loop's share of the
+// last second and of the run, its clients' latency over the last second,
+// and the clients' windows. A live run folds the samples it takes; a replay
+// the samples of its trace; so both read the same figures. Safe for
+// concurrent use.
+type Samples struct {
+	mu      sync.Mutex
+	latest  *sample.Sample
+	ticks   []*sample.Sample // periodic and end samples, oldest first, at most splitKeep
+	first   *sample.Sample   // the run's first
+	windows []Window
+	worst   map[int]WorstWindow // per trace loop: its clients' worst window so far
+	worstAt WorstWindow         // every client's worst window so far
+}
+
+// WorstWindow is the highest p99 the clients saw over any one window of
+// the run (WindowEvery long) and when that window began on the run clock:
+// a stall that a run's p99 dilutes (a batch that holds a loop for half a
+// second, once) stands out in the window that felt it. A window counts the
+// answers that came in it and, at their age, the requests still in flight
+// at its end (sample.Loop.Waiting).
+type WorstWindow struct {
+	P99US float64 `json:"worst_window_p99"`
+	AtNS  int64   `json:"worst_window_at_ns"`
+}
+
+// Add folds the next sample of the stream.
+func (f *Samples) Add(s *sample.Sample) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.latest = s
+	defer f.stampWorst(s)
+	if s.Reason != sample.Tick && s.Reason != sample.End {
+		return
+	}
+	n := len(f.ticks)
+	if n > 0 && s.Time <= f.ticks[n-1].Time {
+		return // the clock stood still: the run was held
+	}
+	if f.first == nil {
+		f.first = s
+	}
+	if s.Reason == sample.Tick && n > 0 {
+		f.addWindow(f.ticks[n-1], s)
+	}
+	f.ticks = append(f.ticks, s)
+	if len(f.ticks) > splitKeep {
+		f.ticks = append(f.ticks[:0], f.ticks[len(f.ticks)-splitKeep:]...)
+	}
+}
+
+// Latest returns the latest sample folded, nil before the first.
+func (f *Samples) Latest() *sample.Sample {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.latest
+}
+
+// TimeShares is how a loop's time divided over a window, in percent of
+// the window's wall time. What the three leave is the rest of the
+// iteration: selectNow polls, gates, the Go scheduler.
+type TimeShares struct {
+	Select float64 `json:"select"`
+	IO     float64 `json:"io"`
+	Tasks  float64 `json:"tasks"`
+}
+
+// Busy is the share of the window the loop was working: I/O and tasks.
+func (t TimeShares) Busy() float64 { return t.IO + t.Tasks }
+
+func shares(from, to sample.Split, wall time.Duration) TimeShares {
+	if wall <= 0 {
+		return TimeShares{}
+	}
+	pct := func(a, b int64) float64 {
+		return math.Round(min(100, max(0, 100*float64(b-a)/float64(wall)))*10) / 10
+	}
+	return TimeShares{Select: pct(from.SelectNS, to.SelectNS), IO: pct(from.IONS, to.IONS),
+		Tasks: pct(from.TaskNS, to.TaskNS)}
+}
+
+// LoopTime returns trace loop i's time split and its clients' latency so
+// far, as the samples folded tell them; nil before the first sample or for
+// a loop they do not hold.
+func (f *Samples) LoopTime(i int) *LoopTime {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	cur, ok := f.latest.Loop(i)
+	if !ok {
+		return nil
+	}
+	t := &LoopTime{SelectNanos: cur.Split.SelectNS}
+	if cur.Clients.N > 0 {
+		t.Clients = &LoopClients{Requests: int64(cur.Clients.N), LatencyUS: latencyOf(&cur.Clients)}
+		if w, ok := f.worst[i]; ok && w.P99US > 0 {
+			t.Clients.LatencyUS.WorstWindow = &w
+		}
+	}
+	if len(f.ticks) < 2 {
+		return t
+	}
+	newest := f.ticks[len(f.ticks)-1]
+	old := f.ticks[0]
+	for _, sm := range f.ticks {
+		if newest.Time-sm.Time < int64(time.Second) {
+			break
+		}
+		old = sm
+	}
+	nl, ok1 := newest.Loop(i)
+	ol, ok2 := old.Loop(i)
+	fl, ok3 := f.first.Loop(i)
+	if !ok1 || !ok2 || !ok3 {
+		return t
+	}
+	t.LastSecond = shares(ol.Split, nl.Split, time.Duration(newest.Time-old.Time))
+	t.Run = shares(fl.Split, nl.Split, time.Duration(newest.Time-f.first.Time))
+	if nl.Clients.N > 0 {
+		if d := nl.Clients.Since(&ol.Clients); d.N > 0 {
+			t.ClientsLastSecond = &LoopClients{Requests: int64(d.N), LatencyUS: latencyOf(&d)}
+		}
+	}
+	return t
+}
+
+// latencyOf is a histogram's quantiles.
+func latencyOf(h *sample.Hist) LatencySummary {
+	return LatencySummary{P50: h.Quantile(0.5), P90: h.Quantile(0.9), P99: h.Quantile(0.99),
+		P999: h.Quantile(0.999), Max: h.Quantile(1)}
+}
+
+// addWindow appends the window between two periodic samples: the clients
+// of every loop merged. f.mu is held.
+func (f *Samples) addWindow(old, now *sample.Sample) {
+	wall := time.Duration(now.Time - old.Time)
+	if wall < SampleEvery/2 {
+		return
+	}
+	var d sample.Hist
+	for i := range now.Loops {
+		nl := &now.Loops[i]
+		if nl.Clients.N == 0 {
+			continue
+		}
+		ol, _ := old.Loop(nl.Index)
+		var prev *sample.Hist
+		if ol != nil {
+			prev = &ol.Clients
+		}
+		w := nl.Clients.Since(prev)
+		d.Add(&w)
+	}
+	d.MaxNS = 0
+	f.addWorst(old, now)
+	f.windows = append(f.windows, Window{RPS: float64(d.N) / wall.Seconds(), P50US: d.Quantile(0.5), P99US: d.Quantile(0.99)})
+	if len(f.windows) > windowKeep {
+		f.windows = append(f.windows[:0], f.windows[len(f.windows)-windowKeep:]...)
+	}
+}
+
+// addWorst raises each loop's and the run's worst window with the window
+// between two periodic samples. f.mu is held.
+func (f *Samples) addWorst(old, now *sample.Sample) {
+	at := old.Elapsed
+	var felt sample.Hist
+	for i := range now.Loops {
+		nl := &now.Loops[i]
+		ol, _ := old.Loop(nl.Index)
+		var prev *sample.Hist
+		if ol != nil {
+			prev = &ol.Clients
+		}
+		w := nl.Clients.Since(prev)
+		w.Add(nl.Waiting)
+		if w.N == 0 {
+			continue
+		}
+		w.MaxNS = 0
+		felt.Add(&w)
+		if p := w.Quantile(0.99); p > f.worst[nl.Index].P99US {
+			if f.worst == nil {
+				f.worst = map[int]WorstWindow{}
+			}
+			f.worst[nl.Index] = WorstWindow{P99US: p, AtNS: at}
+		}
+	}
+	felt.MaxNS = 0
+	if p := felt.Quantile(0.99); felt.N > 0 && p > f.worstAt.P99US {
+		f.worstAt = WorstWindow{P99US: p, AtNS: at}
+	}
+}
+
+// stampWorst writes the worst windows so far into s, for the screens that
+// read the latest sample alone. f.mu is held.
+func (f *Samples) stampWorst(s *sample.Sample) {
+	for i := range s.Loops {
+		if w, ok := f.worst[s.Loops[i].Index]; ok && w.P99US > 0 {
+			s.Loops[i].Worst = &sample.Worst{P99US: w.P99US, AtNS: w.AtNS}
+		}
+	}
+	if f.worstAt.P99US > 0 {
+		s.Clients.Worst = &sample.Worst{P99US: f.worstAt.P99US, AtNS: f.worstAt.AtNS}
+	}
+}
+
+// Worst returns trace loop i's clients' worst window so far (i < 0: every
+// client's); ok is false before any window had an answer.
+func (f *Samples) Worst(i int) (WorstWindow, bool) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	w := f.worstAt
+	if i >= 0 {
+		w = f.worst[i]
+	}
+	return w, w.P99US > 0
+}
+
+// Windows returns a copy of the windows so far.
+func (f *Samples) Windows() []Window {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return append([]Window(nil), f.windows...)
+}
+
+// sampler takes the run's samples and puts them in its stream.
+type sampler struct {
+	r     *Run
+	mu    sync.Mutex // one sample at a time, in order
+	fold  Samples
+	nudge chan sample.Reason
+
+	firedMu sync.Mutex
+	fired   []sample.Fired // played, not yet in a sample
+}
+
+// fire notes a script action just played; the sampler's goroutine puts it
+// in the stream with a sample of the moment, so the timeline never waits
+// for the collector (a flood's events may be being written).
+func (s *sampler) fire(f sample.Fired) {
+	s.firedMu.Lock()
+	s.fired = append(s.fired, f)
+	s.firedMu.Unlock()
+	s.soon(sample.Fire)
+}
+
+func newSampler(r *Run) *sampler {
+	return &sampler{r: r, nudge: make(chan sample.Reason, 1)}
+}
+
+// run samples every SampleEvery, and when nudged, until stop is closed.
+func (s *sampler) run(stop <-chan struct{}) {
+	s.take(sample.Tick)
+	t := time.NewTicker(SampleEvery)
+	defer t.Stop()
+	for {
+		select {
+		case <-stop:
+			return
+		case <-t.C:
+			s.take(sample.Tick)
+		case why := <-s.nudge:
+			s.take(why)
+		}
+	}
+}
+
+// soon asks the sampler's goroutine for a sample: a pause or a park seen
+// on a goroutine that must not wait for the collector (the UI's, a loop's).
+func (s *sampler) soon(why sample.Reason) {
+	select {
+	case s.nudge <- why:
+	default: // one is coming already
+	}
+}
+
+// take reads every figure of the run now, with the script actions played
+// since the last sample, folds it and delivers it after the events
+// collected so far. A periodic sample is skipped while the run is held:
+// its clock stands still.
+func (s *sampler) take(why sample.Reason) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	r := s.r
+	now := r.coll.Clock().Now()
+	s.firedMu.Lock()
+	fired := s.fired
+	s.fired = nil
+	s.firedMu.Unlock()
+	if len(fired) > 0 && why == sample.Tick {
+		why = sample.Fire
+	}
+	if last := s.fold.Latest(); why == sample.Tick && last != nil && now <= last.Time {
+		return
+	}
+	sm := &sample.Sample{Time: now, Reason: why, Elapsed: int64(r.Elapsed()), Active: int64(r.activeElapsed()),
+		Held: r.ClockHeld(), Dropped: r.coll.Dropped(), Fired: fired}
+	sm.Loops = make([]sample.Loop, len(r.loops))
+	for i, l := range r.loops {
+		g, ts := l.GateStatus(), l.TimeSplit()
+		state := l.State()
+		if l.TID() == 0 {
+			state = trace.StateNotStarted
+		}
+		sm.Loops[i] = sample.Loop{Index: i, TID: int64(l.TID()), State: state, Stats: l.Stats(),
+			Gate:    sample.Gate{Paused: g.Paused, Waiting: g.Waiting, Phase: g.Phase, Reason: g.Reason, Break: g.Break},
+			IORatio: l.IORatio(), Split: sample.Split{SelectNS: ts.SelectNanos, IONS: ts.IONanos, TaskNS: ts.TaskNanos}}
+		if i < len(r.served.hists) {
+			sm.Loops[i].Clients = r.served.hists[i].Hist()
+			sm.Loops[i].Waiting = r.served.hists[i].Waiting(r.runNow())
+		}
+		if c, ok := r.cpu[l.Name()]; ok && why == sample.End {
+			sm.Loops[i].CPU = &sample.CPU{RunNS: c.RunNS, WaitNS: c.WaitNS}
+		}
+	}
+	sm.Clients = r.clientSample()
+	if r.wheel != nil {
+		ws, st := r.wheel.Snapshot(), r.wheel.Stats()
+		sm.Wheel = &sample.Wheel{Tick: ws.Tick, Cursor: ws.Cursor, Slots: ws.Slots, Pending: ws.Pending,
+			Queued: ws.Queued, TickNS: int64(ws.TickDuration), Ticks: int64(st.Ticks), Expired: int64(st.Expired),
+			Cancelled: int64(st.Cancelled)}
+		sm.Wheel.Pending = int64(st.Pending)
+	}
+	if r.pool != nil {
+		sm.Pool = sample.Pool{Size: len(r.pool.queues), TasksRun: r.pool.ran.Load()}
+	}
+	s.fold.Add(sm)
+	r.coll.Deliver(sm)
+}
