@@ -404,18 +404,84 @@ func drawCaption(scr tcell.Screen, th *widgets.Theme, c captionView, fit caption
 // watchPage wraps a note into lines of width w and returns the page of
 // rows lines that pick chooses, with its mark ("1/3 w": w turns it) when
 // the note takes more than one page. A paged note is wrapped narrower, so
-// the mark fits after the last line of a page.
+// the mark fits after the last line of a page, and its pages break
+// between sentences: each holds the sentences that fit whole. A sentence
+// longer than a page is the only one split, and a page that goes on with
+// it opens with "…", so no page starts mid-sentence unmarked.
 func watchPage(note string, w, rows int, pick func(pages int) int) ([]string, string) {
 	lines := widgets.Wrap(note, max(w, 1))
 	if len(lines) <= rows {
 		return lines, ""
 	}
-	lines = widgets.Wrap(note, max(w-len(" 9/9 w"), 1))
-	pages := (len(lines) + rows - 1) / rows
-	per := (len(lines) + pages - 1) / pages // balanced: no near-empty last page
-	page := pick(pages)
-	lines = lines[page*per : min((page+1)*per, len(lines))]
-	return lines, strconv.Itoa(page+1) + "/" + strconv.Itoa(pages) + " w"
+	pages := notePages(note, max(w-len(" 9/9 w"), 1), rows)
+	page := pick(len(pages))
+	return pages[page], strconv.Itoa(page+1) + "/" + strconv.Itoa(len(pages)) + " w"
+}
+
+// continued leads a page that goes on with the previous page's sentence.
+const continued = "… "
+
+// notePages packs a note's sentences into pages of rows lines of w cells.
+func notePages(note string, w, rows int) [][]string {
+	rows = max(rows, 1)
+	var pages [][]string
+	var page []string // the sentences of the page being filled
+	flush := func() {
+		if len(page) > 0 {
+			pages = append(pages, widgets.Wrap(strings.Join(page, " "), w))
+			page = nil
+		}
+	}
+	for _, s := range sentences(note) {
+		if len(widgets.Wrap(strings.Join(append(page, s), " "), w)) <= rows {
+			page = append(page, s)
+			continue
+		}
+		flush()
+		if len(widgets.Wrap(s, w)) <= rows {
+			page = append(page, s)
+			continue
+		}
+		// A sentence longer than a page: a page of its lines at a time,
+		// each page after the first marked as going on.
+		text := s
+		for {
+			lines := widgets.Wrap(text, w)
+			if len(lines) <= rows {
+				page = []string{text}
+				break
+			}
+			pages = append(pages, lines[:rows])
+			text = continued + strings.Join(strings.Fields(strings.Join(lines[rows:], " ")), " ")
+		}
+	}
+	flush()
+	return pages
+}
+
+// sentences splits a note after each full stop, question or exclamation
+// mark (a closing bracket or quote may follow it) that ends a word, not
+// an abbreviation or a number such as 4.1.43.
+func sentences(note string) []string {
+	words := strings.Fields(note)
+	var out []string
+	start := 0
+	for i, wd := range words {
+		end := strings.TrimRight(wd, ")\"'’”")
+		if i == len(words)-1 || !strings.HasSuffix(end, ".") && !strings.HasSuffix(end, "?") && !strings.HasSuffix(end, "!") {
+			continue
+		}
+		switch strings.ToLower(end) {
+		case "e.g.", "i.e.", "vs.", "etc.", "cf.":
+			continue
+		}
+		out = append(out, strings.Join(words[start:i+1], " "))
+		start = i + 1
+	}
+	if start < len(words) {
+		out = append(out, strings.Join(words[start:], " "))
+	}
+	return out
 }
 
 // recordedScenario is the built-in scenario a trace header names, for a

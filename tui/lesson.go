@@ -582,7 +582,11 @@ var lessonRowLabels = map[string]bool{"groups": true, "state": true}
 // none when the concept block counts the queue and the heap itself (C13,
 // C14): it names the heap's head and the queue's producers.
 func (p *mainPanels) lessonHeadsRows() int {
-	for _, id := range p.concepts() {
+	ids := p.concepts()
+	if len(ids) == 0 {
+		return 0 // the detail pane shows them
+	}
+	for _, id := range ids {
 		if id == "C13" || id == "C14" {
 			return 0
 		}
@@ -635,6 +639,12 @@ func (p *mainPanels) drawLesson(scr tcell.Screen, x, y, w, h int) {
 		bh := min(need, max(words, 0))
 		p.drawConcepts(scr, x, cy, w, bh, lessonRowLabels, true)
 		cy += bh
+	} else {
+		// No concepts listed: the detail pane stands in for their
+		// counters, its queue and heap columns for the heads.
+		dh := min(11, max(y+h-cy-logMin, 0))
+		p.detail.draw(scr, x, cy, w, dh)
+		cy += dh
 	}
 	p.log.SetRect(x, cy, w, y+h-cy)
 	p.log.Draw(scr)
