@@ -4,6 +4,7 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 )
 
 // loopRow is a compact row of the lesson layout: the mark, the loop's
@@ -66,4 +67,44 @@ func TestE2EBreakpointNamedAt80x24(t *testing.T) {
 	}
 	p.keys("q")
 	p.waitFor("EXIT=0")
+}
+
+// compare's verdict at 80×24: "why they differ" is on screen, and scrolled
+// to its end, its last bullet, the one the headless summary ends with.
+func TestE2ECompareWhyTheyDifferAt80x24(t *testing.T) {
+	bin := buildCLI(t)
+	p := newPane(t, 80, 24, bin+" compare --flavours 4.1.43,4.1,4.2 netty-versions")
+	scr := p.waitForWithin("all flavours done", 60*time.Second)
+	scr = p.waitFor("why they differ:")
+	if !strings.Contains(scr, " of ") || !strings.Contains(scr, "] [ scroll") {
+		t.Fatalf("the verdict does not say it scrolls:\n%s", scr)
+	}
+	for range 20 {
+		p.keys("]")
+	}
+	scr = p.waitUntil2("the verdict's last lines", func(s string) bool {
+		m := verdictAtEnd.FindStringSubmatch(s)
+		return m != nil && m[1] == m[2]
+	})
+	// The runs' figures pick the bullets; the last is a "4.1 → 4.2" one,
+	// as the flavours are compared in order.
+	if !strings.Contains(scr, "· 4.1 → 4.2: ") {
+		t.Errorf("the last bullet is not on screen at the verdict's end:\n%s", scr)
+	}
+	p.keys("q")
+	p.waitFor("EXIT=0")
+}
+
+// verdictAtEnd is the verdict's mark once its last line is shown.
+var verdictAtEnd = regexp.MustCompile(`↑ lines \d+–(\d+) of (\d+)`)
+
+// waitUntil2 is waitUntil returning the screen it accepted.
+func (p *tmuxPane) waitUntil2(what string, ok func(string) bool) string {
+	p.t.Helper()
+	var got string
+	p.waitUntil(what, func(s string) bool {
+		got = s
+		return ok(s)
+	})
+	return got
 }
