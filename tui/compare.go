@@ -101,9 +101,9 @@ type compareView struct {
 	// verdictScroll is where the verdict's lines are read from when they
 	// are more than its rows.
 	verdictScroll widgets.ScrollText
-	header      *widgets.Bar
-	lock        *lockstep // the lockstep replay, while it is shown
-	doneView    bool
+	header        *widgets.Bar
+	lock          *lockstep // the lockstep replay, while it is shown
+	doneView      bool
 }
 
 func (v *compareView) kind() screenKind { return onCompare }
