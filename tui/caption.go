@@ -31,6 +31,9 @@ type captionView struct {
 	// put is what the latest script actions put in loops' queues and
 	// heaps, for the detail pane to point at.
 	put []putMark
+	// at is the run time the caption is for: the help fills the notes up
+	// to it with the frame's figures, and leaves later ones unfilled.
+	at time.Duration
 }
 
 // putMark names the tasks a script action put on a loop: queued tasks
@@ -100,7 +103,7 @@ func (c captionView) marked(loop int, heap bool, name string) bool {
 // actions fired so far; the watch note's placeholders are filled from f,
 // the frame on screen, so the caption says what the table shows.
 func captionAt(sc *scenarios.Scenario, f *model.Frame, fired []sim.Fired, now time.Duration) captionView {
-	var c captionView
+	c := captionView{at: now}
 	if sc != nil {
 		c.watch, c.points = watchAt(sc, frameValues(f), now)
 		for _, p := range c.points {
