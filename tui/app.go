@@ -59,6 +59,9 @@ type shell struct {
 	promptOn bool
 	onPrompt func(string)
 
+	// warnOff: the learner dismissed the scenario's warnings line.
+	warnOff bool
+
 	msg      string // a transient line in the footer, such as an error
 	msgUntil time.Time
 
@@ -252,6 +255,8 @@ func (sh *shell) handleKey(ev *tcell.EventKey) *tcell.EventKey {
 		case actHelp:
 			sh.setHelp() // the captions' figures as of now
 			sh.helpOn = true
+		case actDismiss:
+			sh.warnOff = true
 		case actNone:
 		default:
 			sh.v.act(a)

@@ -260,6 +260,8 @@ func (v *replayView) draw(scr tcell.Screen, x, y, w, h int) {
 	v.bar.SetRect(x, y+1, w, 1)
 	v.bar.Draw(scr)
 	v.drawProgress(scr, x, y+2, w)
+	wr := v.sh.drawWarnings(scr, x, y+3, w)
+	y, h = y+wr, h-wr
 	cols, rows := scr.Size()
 	v.body.tl.small = lessonSmall(cols, rows)
 	fit := fitCaption(v.caption, w, h, v.body.lessonSpare(w, h-3))
