@@ -8,9 +8,9 @@ import (
 )
 
 // loopRow is a compact row of the lesson layout: the mark, the loop's
-// name and its state by Netty's name (or paused while it waits at its
+// name and its state by Netty's name (⏸ after it while it waits at its
 // gate), then the phase ring.
-var loopRow = regexp.MustCompile(`^[ ▶◆](\S+)\s+(NOT_STARTED|STARTED|SUSPENDING|SUSPENDED|SHUTTING_DOWN|SHUTDOWN|TERMINATED|paused|pausing)\s+\S*sel`)
+var loopRow = regexp.MustCompile(`^[ ▶◆](\S+)\s+(NOT_STARTED|STARTED|SUSPENDING|SUSPENDED|SHUTTING_DOWN|SHUTDOWN|TERMINATED)( ⏸…?)?\s+\S*sel`)
 
 // rowStates reads the lesson layout's loops block: each loop's state by
 // its name.

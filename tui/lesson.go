@@ -633,11 +633,18 @@ func (p *mainPanels) drawLesson(scr tcell.Screen, x, y, w, h int) {
 	ids := p.concepts()
 	if len(ids) > 0 {
 		// A crowded block may take the log's third row: its counters
-		// are what the caption's figures are read from.
-		words := y + h - cy - (logMin - 1)
-		need := 1 + len(conceptLines(p.lessonCtx(), ids, lessonRowLabels, w, words-1, true, p.th))
-		bh := min(need, max(words, 0))
-		p.drawConcepts(scr, x, cy, w, bh, lessonRowLabels, true)
+		// are what the caption's figures are read from. Its sentences
+		// come only while the log keeps three events: the stories of
+		// events (accept → register → read) are read there.
+		rest := y + h - cy
+		need := 1 + len(conceptLines(p.lessonCtx(), ids, lessonRowLabels, w, rest-logMin, false, p.th))
+		words := rest-need >= logMin+1
+		if words {
+			withWords := 1 + len(conceptLines(p.lessonCtx(), ids, lessonRowLabels, w, rest-logMin-2, true, p.th))
+			need = withWords
+		}
+		bh := min(need, max(rest-(logMin-1), 0))
+		p.drawConcepts(scr, x, cy, w, bh, lessonRowLabels, words)
 		cy += bh
 	} else {
 		// No concepts listed: the detail pane stands in for their

@@ -291,7 +291,16 @@ func (t *LoopTable) drawRow(scr tcell.Screen, x, y, w int, c columns, i int) {
 	if r.Pause != model.PauseRunning && l.State == trace.StateStarted {
 		stateSt = t.th.Warn
 	}
-	segs = append(segs, S(Pad(StateText(r, c.longState), c.state), st(stateSt)), gap)
+	state := StateText(r, c.longState)
+	if t.compact && l.State == trace.StateStarted && r.Pause != model.PauseRunning {
+		// The compact row keeps Netty's state and marks the pause: the
+		// phase ring shows where the loop waits.
+		state = l.State.String() + " ⏸"
+		if r.Pause != model.PausePaused {
+			state += "…"
+		}
+	}
+	segs = append(segs, S(Pad(state, c.state), st(stateSt)), gap)
 
 	phase, ringPaused := l.Phase, false
 	if r.Pause == model.PausePaused && l.State == trace.StateStarted {
