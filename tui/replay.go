@@ -443,7 +443,14 @@ func parseGoto(s string, rep *model.Replay) (int, bool) {
 		return n, true
 	}
 	if d, err := time.ParseDuration(s); err == nil && d >= 0 {
-		return rep.PosAtTime(int64(d)), true
+		// The moment named is reached: a link to 1.5s lands on the first
+		// event at or after it, not on the last before it (1.411s in a
+		// run whose loops sleep in select from 1.411s to 1.511s).
+		n := rep.PosAtTime(int64(d))
+		if e, ok := rep.Event(n - 1); (!ok || e.Time < int64(d)) && n < rep.Len() {
+			n++
+		}
+		return n, true
 	}
 	return 0, false
 }

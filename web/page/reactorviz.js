@@ -179,6 +179,7 @@
   // fit sizes the terminal to the window: as many cells as fit, and a
   // smaller font if 80×24, the smallest screen the replay lays out, would
   // not fit.
+  const lineRatio = 1.35;
   function cellSize(px) {
     const probe = document.createElement("span");
     probe.style.fontSize = px + "px";
@@ -186,8 +187,10 @@
     terminal.appendChild(probe);
     const r = probe.getBoundingClientRect();
     terminal.removeChild(probe);
-    const lh = parseFloat(getComputedStyle(terminal).lineHeight) / parseFloat(getComputedStyle(terminal).fontSize);
-    return { w: r.width / 80, h: px * (isNaN(lh) ? 1.2 : lh) };
+    // Whole pixels a row, and room under the baseline: at 1.2 the next
+    // row's cell backgrounds paint over an underscore (rebuild_begin read
+    // "rebuild begin") and the descenders of g, p and y.
+    return { w: r.width / 80, h: Math.ceil(px * lineRatio) };
   }
 
   function fit() {
@@ -199,6 +202,7 @@
       c = cellSize(px);
     }
     terminal.style.fontSize = px + "px";
+    terminal.style.lineHeight = c.h + "px";
     const cols = Math.max(Math.floor(availW / c.w), 20);
     const rows = Math.max(Math.floor(availH / c.h), 5);
     // tcell.js maps clicks with these.
