@@ -108,11 +108,17 @@
     last = { live: l };
     current = { name: "live", moment: "", live: true };
     document.title = "reactorviz · live";
+    // A live run is not a recording: the picker, the file and the link
+    // to a moment would say one is playing.
+    for (const el of [pick.closest("label"), file.closest("label"), document.getElementById("link")]) {
+      if (el) el.hidden = true;
+    }
+    document.getElementById("mode").hidden = false;
     const url = (location.protocol === "https:" ? "wss://" : "ws://") + location.host + "/live";
     say("live run: connecting…");
     window.reactorvizGo.live(url, l.paused, l.serve);
     setTimeout(() => {
-      if (!ended) say("live run on " + location.host);
+      if (!ended) say("LIVE: the run on " + location.host + (l.paused ? ", paused at its start (space runs it)" : ""));
     }, 0);
   }
 
