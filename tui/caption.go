@@ -274,13 +274,29 @@ func flashLoops(f *model.Frame, fired []sim.Fired, now time.Duration) {
 type captionFit struct {
 	action bool
 	watch  int
+	// actionRows is the rows of the action line, wrapped: an action that
+	// names many tasks or a long fault reads whole.
+	actionRows int
 }
 
 func (f captionFit) rows() int {
 	if f.action {
-		return 1 + f.watch
+		return max(f.actionRows, 1) + f.watch
 	}
 	return f.watch
+}
+
+// maxActionRows bounds the action's lines; they hold every action of a
+// script seen so far.
+const maxActionRows = 3
+
+// actionLines wraps the action after its mark.
+func actionLines(action string, w int) []string {
+	lines := widgets.Wrap(action, max(w-2, 1))
+	if len(lines) > maxActionRows {
+		lines = lines[:maxActionRows]
+	}
+	return lines
 }
 
 // lessonWatchRows is the most rows the lesson layout gives the watch note
@@ -295,6 +311,14 @@ const lessonWatchRows = 4
 // the body leaves lesson rows spare, the action a row above it only while
 // it is recent.
 func fitCaption(c captionView, w, h, lesson int) captionFit {
+	fit := fitCaptionRows(c, w, h, lesson)
+	if fit.action {
+		fit.actionRows = len(actionLines(c.action, w))
+	}
+	return fit
+}
+
+func fitCaptionRows(c captionView, w, h, lesson int) captionFit {
 	lines := 0
 	if c.watch != "" {
 		lines = len(widgets.Wrap(c.watch, max(w-len(watchLabel), 1)))
@@ -384,8 +408,14 @@ func drawCaption(scr tcell.Screen, th *widgets.Theme, c captionView, fit caption
 	}
 	line := 0
 	if fit.action {
-		widgets.PutSegs(scr, x, y, w, []widgets.Seg{widgets.S("▸ ", th.Accent), widgets.S(c.action, actSt)})
-		line++
+		for i, l := range actionLines(c.action, w)[:max(fit.actionRows, 1)] {
+			lead := widgets.S("  ", th.Base)
+			if i == 0 {
+				lead = widgets.S("▸ ", th.Accent)
+			}
+			widgets.PutSegs(scr, x, y+line, w, []widgets.Seg{lead, widgets.S(l, actSt)})
+			line++
+		}
 	}
 	if c.watch == "" || fit.watch <= 0 {
 		return

@@ -62,7 +62,7 @@ var smallShots = map[string]struct {
 	"C1": {"─ loops ·", 4}, "C2": {"─ loops ·", 2}, "C3": {"─ loops ·", 7}, "C4": {"─ events", 3},
 	"C5": {"C5 workers", 1}, "C6": {"C6 iterations", 1}, "C7": {"C7 select timeout", 1}, "C8": {"─ events", 4},
 	"C9": {"C9 selectCnt", 1}, "C10": {"─ events", 3}, "C11": {"─ events", 3}, "C12": {"─ loops ·", 6},
-	"C13": {"C13 task queue", 1}, "C14": {"C14 heap", 2}, "C15": {"C15 64-task checks", 1}, "C16": {"C16 ioRatio", 1},
+	"C13": {"C13 task queue", 1}, "C14": {"C14 heap", 1}, "C15": {"C15 64-task checks", 1}, "C16": {"C16 ioRatio", 1},
 	"C17": {"C17 wheel tick", 1}, "C18": {"C18 channels", 1}, "C19": {"─ loops ·", 4}, "C20": {"C20 keys", 1},
 	"C21": {"C21 connected", 2}, "C22": {"C22 trigger", 1}, "C23": {"C23 quiet left", 1}, "C24": {"─ loops ·", 6},
 	"C25": {"─ events", 3}, "C26": {"─ events", 3},
