@@ -74,8 +74,8 @@ func TestE2EBreakpointNamedAt80x24(t *testing.T) {
 func TestE2ECompareWhyTheyDifferAt80x24(t *testing.T) {
 	bin := buildCLI(t)
 	p := newPane(t, 80, 24, bin+" compare --flavours 4.1.43,4.1,4.2 netty-versions")
-	scr := p.waitForWithin("all flavours done", 60*time.Second)
-	scr = p.waitFor("why they differ:")
+	p.waitForWithin("all flavours done", 60*time.Second)
+	scr := p.waitFor("why they differ:")
 	if !strings.Contains(scr, " of ") || !strings.Contains(scr, "] [ scroll") {
 		t.Fatalf("the verdict does not say it scrolls:\n%s", scr)
 	}

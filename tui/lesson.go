@@ -741,28 +741,3 @@ func (p *mainPanels) drawLessonLoops(scr tcell.Screen, x, y, w, h int) {
 	p.timeline.Draw(scr)
 	widgets.Fill(scr, x+tw, y, 1, '─', p.th.Dim)
 }
-
-// focusedTable is the table holding the focused loop, placed so the rest
-// take no clicks; the first table when the focus is on none (the wheel).
-func (p *mainPanels) focusedTable() *widgets.LoopTable {
-	var out *widgets.LoopTable
-	for i, t := range p.tables {
-		t.SetRect(0, 0, 0, 0)
-		if out == nil && containsLoop(p.groups[i], p.focus) {
-			out = t
-		}
-	}
-	if out == nil && len(p.tables) > 0 {
-		out = p.tables[0]
-	}
-	return out
-}
-
-func containsLoop(idx []int, loop int) bool {
-	for _, i := range idx {
-		if i == loop {
-			return true
-		}
-	}
-	return false
-}
