@@ -185,7 +185,7 @@
   // fit sizes the terminal to the window: as many cells as fit, and a
   // smaller font if 80×24, the smallest screen the replay lays out, would
   // not fit.
-  const lineRatio = 1.35;
+  const lineRatio = 1.25;
   function cellSize(px) {
     const probe = document.createElement("span");
     probe.style.fontSize = px + "px";
@@ -196,7 +196,7 @@
     // Whole pixels a row, and room under the baseline: at 1.2 the next
     // row's cell backgrounds paint over an underscore (rebuild_begin read
     // "rebuild begin") and the descenders of g, p and y.
-    return { w: r.width / 80, h: Math.ceil(px * lineRatio) };
+    return { w: r.width / 80, h: Math.round(px * lineRatio) };
   }
 
   function fit() {
