@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
-	"text/tabwriter"
 	"time"
 
 	"github.com/reactorviz/reactorviz/scenarios"
@@ -232,13 +231,17 @@ func compareOne(sc *scenarios.Scenario, what axis, variant string, pid int, x *c
 // Text renders the comparison as one table, a row per model (then each
 // model's verdict, the verdict and the compare clauses) or per flavour.
 func (c *Comparison) Text() string {
+	return wrapText(c.text(), TextWidth)
+}
+
+func (c *Comparison) text() string {
 	if c.Flavours != nil {
 		return c.flavourText()
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "compare %s: %d %s connections per model, models run one after another\n\n",
 		c.Workload.Scenario, c.Workload.Connections, c.Workload.Protocol)
-	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', tabwriter.AlignRight)
+	tw := newTable(&b)
 	fmt.Fprintln(tw, "model\tloops\tstarted\treq/s\tp50 µs\tp99 µs\tp999 µs\tworst 250ms p99\taccept p99\terrors\tselect %\tio %\ttask %\tbusiest\tcpu/req\tcapacity\tcpu wait\tother cpu\texpect\t")
 	for i, s := range c.Models {
 		started := 0
@@ -331,7 +334,7 @@ func (c *Comparison) flavourText() string {
 	}
 	fmt.Fprintf(&b, "compare %s: model %s, %d %s connections per flavour, flavours run one after another\n\n",
 		c.Workload.Scenario, model, c.Workload.Connections, c.Workload.Protocol)
-	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', tabwriter.AlignRight)
+	tw := newTable(&b)
 	fmt.Fprintln(tw, "netty\treq/s\tp99 µs\terrors\twakeups\tselects\tpolls\titerations\tpremature\trebuilds\ttasks\tcut\tidle timeout\twake/ext task\tmax batch\t")
 	for i, s := range c.Flavours {
 		t := totalsOf(s.Netty, s) // the server's loops, as the causes read them
@@ -348,7 +351,11 @@ func (c *Comparison) flavourText() string {
 			t.SelectNows, t.Iterations, t.Premature, t.Rebuilds, t.TasksRun, t.DeadlineHits, timeout, wake, batch)
 	}
 	tw.Flush()
-	b.WriteString("\nselects: blocking waits; polls: selectNow (no wait); premature: a select that returned with\nno channel ready and no task run; cut: task batches cut by their deadline; idle timeout: the\nlongest timeout a blocking select asked for (\"none\": it blocked until woken); wake/ext task:\neventfd writes per task submitted from outside the loop; max batch: the most tasks one batch ran.\n")
+	// One line: Text wraps it to the headless width.
+	b.WriteString("\nselects: blocking waits; polls: selectNow (no wait); premature: a select that returned with " +
+		"no channel ready and no task run; cut: task batches cut by their deadline; idle timeout: the " +
+		"longest timeout a blocking select asked for (\"none\": it blocked until woken); wake/ext task: " +
+		"eventfd writes per task submitted from outside the loop; max batch: the most tasks one batch ran.\n")
 	writeConclusion(&b, c.Verdict, c.Causes)
 	return b.String()
 }

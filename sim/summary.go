@@ -7,7 +7,6 @@ import (
 	"github.com/reactorviz/reactorviz/internal/safetext"
 	"sort"
 	"strings"
-	"text/tabwriter"
 	"time"
 
 	"github.com/reactorviz/reactorviz/reactor"
@@ -424,7 +423,7 @@ func (s *Summary) Text() string {
 		fmt.Fprintf(&b, "  group %-7s %d loop(s), chooser %s\n", line(g.Name), g.Size, g.Chooser)
 	}
 	b.WriteString("\n")
-	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', tabwriter.AlignRight)
+	tw := newTable(&b)
 	fmt.Fprintln(tw, "loop\ttid\tstate\titer\tselects\tprem\tmaxCnt\trebuild\twake w/c\ttasks\tdl hit\taccept\tch\tread\twritten\t")
 	for _, l := range s.Loops {
 		fmt.Fprintf(tw, "%s\t%d\t%s\t%d\t%d\t%d\t%d\t%d\t%d/%d\t%d\t%d\t%d\t%d\t%s\t%s\t\n",
@@ -474,7 +473,7 @@ func (s *Summary) Text() string {
 	if s.Error != "" {
 		fmt.Fprintf(&b, "\nerror: %s\n", safetext.Text(s.Error))
 	}
-	return b.String()
+	return wrapText(b.String(), TextWidth)
 }
 
 // outsideText is what outside clients got from a run with none of its
@@ -511,7 +510,7 @@ func (s *Summary) timeText(b *strings.Builder) {
 		return
 	}
 	b.WriteString("\ntime over the run, and the clients of each loop's channels:\n")
-	tw := tabwriter.NewWriter(b, 0, 0, 2, ' ', tabwriter.AlignRight)
+	tw := newTable(b)
 	fmt.Fprintln(tw, "loop\tselect %\tio %\ttask %\trequests\tp50 µs\tp99 µs\tp999 µs\t")
 	for _, l := range rows {
 		t := l.Time

@@ -3,7 +3,6 @@ package sim
 import (
 	"fmt"
 	"strings"
-	"text/tabwriter"
 
 	"github.com/reactorviz/reactorviz/scenarios"
 )
@@ -139,7 +138,7 @@ func (c *TransportComparison) Text() string {
 	}
 	fmt.Fprintf(&b, "compare %s: model %s, netty %s, %d %s connections per transport, transports run one after another\n\n",
 		c.Workload.Scenario, model, netty, c.Workload.Connections, c.Workload.Protocol)
-	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', tabwriter.AlignRight)
+	tw := newTable(&b)
 	fmt.Fprintln(tw, "transport\treq/s\tp50 µs\tp99 µs\terrors\titerations\twaits\tpolls\twaits/req\treads/req\tempty/req\tsyscalls/req\twakeups\t")
 	for i, s := range c.Runs {
 		var it, waits, polls, wakeups int64
@@ -162,9 +161,14 @@ func (c *TransportComparison) Text() string {
 			it, waits, polls, perReq, reads, empty, c.syscalls(i), wakeups)
 	}
 	tw.Flush()
-	b.WriteString("\nwaits: epoll_wait (nio, epoll) or the ring's waits (io_uring); reads/req: read(2) calls a request,\nempty/req: those that found nothing (EAGAIN), which a level-triggered loop makes only when a read\nfilled its buffer exactly and an edge-triggered one at the end of every readiness; syscalls/req:\nevery system call the engine counted, a readiness loop's epoll_wait, read, write, epoll_ctl and\neventfd writes, the ring's io_uring_enter and eventfd writes (its reads and writes are completions).\n")
+	// One paragraph: Text wraps it to the headless width.
+	b.WriteString("\nwaits: epoll_wait (nio, epoll) or the ring's waits (io_uring); reads/req: read(2) calls a request, " +
+		"empty/req: those that found nothing (EAGAIN), which a level-triggered loop makes only when a read " +
+		"filled its buffer exactly and an edge-triggered one at the end of every readiness; syscalls/req: " +
+		"every system call the engine counted, a readiness loop's epoll_wait, read, write, epoll_ctl and " +
+		"eventfd writes, the ring's io_uring_enter and eventfd writes (its reads and writes are completions).\n")
 	writeConclusion(&b, c.Verdict, c.Causes)
-	return b.String()
+	return wrapText(b.String(), TextWidth)
 }
 
 // readCells are a transport's reads and empty reads a request, "-" on a

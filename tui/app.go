@@ -59,6 +59,9 @@ type shell struct {
 	promptOn bool
 	onPrompt func(string)
 
+	// warnOff: the learner dismissed the scenario's warnings line.
+	warnOff bool
+
 	msg      string // a transient line in the footer, such as an error
 	msgUntil time.Time
 
@@ -252,6 +255,8 @@ func (sh *shell) handleKey(ev *tcell.EventKey) *tcell.EventKey {
 		case actHelp:
 			sh.setHelp() // the captions' figures as of now
 			sh.helpOn = true
+		case actDismiss:
+			sh.warnOff = true
 		case actNone:
 		default:
 			sh.v.act(a)
@@ -343,5 +348,5 @@ func (r *rootView) MouseHandler() func(action tview.MouseAction, event *tcell.Ev
 // captions filled from the frame it shows now.
 func (sh *shell) setHelp() {
 	v := sh.v
-	sh.help.Set("help · "+v.title(), helpEntries(v.kind(), viewScenario(v), viewValues(v)))
+	sh.help.Set("help · "+v.title(), helpEntries(v.kind(), viewScenario(v), viewValues(v), viewNow(v)))
 }

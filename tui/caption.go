@@ -31,6 +31,9 @@ type captionView struct {
 	// put is what the latest script actions put in loops' queues and
 	// heaps, for the detail pane to point at.
 	put []putMark
+	// at is the run time the caption is for: the help fills the notes up
+	// to it with the frame's figures, and leaves later ones unfilled.
+	at time.Duration
 }
 
 // putMark names the tasks a script action put on a loop: queued tasks
@@ -100,7 +103,7 @@ func (c captionView) marked(loop int, heap bool, name string) bool {
 // actions fired so far; the watch note's placeholders are filled from f,
 // the frame on screen, so the caption says what the table shows.
 func captionAt(sc *scenarios.Scenario, f *model.Frame, fired []sim.Fired, now time.Duration) captionView {
-	var c captionView
+	c := captionView{at: now}
 	if sc != nil {
 		c.watch, c.points = watchAt(sc, frameValues(f), now)
 		for _, p := range c.points {
@@ -271,13 +274,29 @@ func flashLoops(f *model.Frame, fired []sim.Fired, now time.Duration) {
 type captionFit struct {
 	action bool
 	watch  int
+	// actionRows is the rows of the action line, wrapped: an action that
+	// names many tasks or a long fault reads whole.
+	actionRows int
 }
 
 func (f captionFit) rows() int {
 	if f.action {
-		return 1 + f.watch
+		return max(f.actionRows, 1) + f.watch
 	}
 	return f.watch
+}
+
+// maxActionRows bounds the action's lines; they hold every action of a
+// script seen so far.
+const maxActionRows = 3
+
+// actionLines wraps the action after its mark.
+func actionLines(action string, w int) []string {
+	lines := widgets.Wrap(action, max(w-2, 1))
+	if len(lines) > maxActionRows {
+		lines = lines[:maxActionRows]
+	}
+	return lines
 }
 
 // lessonWatchRows is the most rows the lesson layout gives the watch note
@@ -292,6 +311,14 @@ const lessonWatchRows = 4
 // the body leaves lesson rows spare, the action a row above it only while
 // it is recent.
 func fitCaption(c captionView, w, h, lesson int) captionFit {
+	fit := fitCaptionRows(c, w, h, lesson)
+	if fit.action {
+		fit.actionRows = len(actionLines(c.action, w))
+	}
+	return fit
+}
+
+func fitCaptionRows(c captionView, w, h, lesson int) captionFit {
 	lines := 0
 	if c.watch != "" {
 		lines = len(widgets.Wrap(c.watch, max(w-len(watchLabel), 1)))
@@ -381,8 +408,14 @@ func drawCaption(scr tcell.Screen, th *widgets.Theme, c captionView, fit caption
 	}
 	line := 0
 	if fit.action {
-		widgets.PutSegs(scr, x, y, w, []widgets.Seg{widgets.S("▸ ", th.Accent), widgets.S(c.action, actSt)})
-		line++
+		for i, l := range actionLines(c.action, w)[:max(fit.actionRows, 1)] {
+			lead := widgets.S("  ", th.Base)
+			if i == 0 {
+				lead = widgets.S("▸ ", th.Accent)
+			}
+			widgets.PutSegs(scr, x, y+line, w, []widgets.Seg{lead, widgets.S(l, actSt)})
+			line++
+		}
 	}
 	if c.watch == "" || fit.watch <= 0 {
 		return
@@ -404,18 +437,84 @@ func drawCaption(scr tcell.Screen, th *widgets.Theme, c captionView, fit caption
 // watchPage wraps a note into lines of width w and returns the page of
 // rows lines that pick chooses, with its mark ("1/3 w": w turns it) when
 // the note takes more than one page. A paged note is wrapped narrower, so
-// the mark fits after the last line of a page.
+// the mark fits after the last line of a page, and its pages break
+// between sentences: each holds the sentences that fit whole. A sentence
+// longer than a page is the only one split, and a page that goes on with
+// it opens with "…", so no page starts mid-sentence unmarked.
 func watchPage(note string, w, rows int, pick func(pages int) int) ([]string, string) {
 	lines := widgets.Wrap(note, max(w, 1))
 	if len(lines) <= rows {
 		return lines, ""
 	}
-	lines = widgets.Wrap(note, max(w-len(" 9/9 w"), 1))
-	pages := (len(lines) + rows - 1) / rows
-	per := (len(lines) + pages - 1) / pages // balanced: no near-empty last page
-	page := pick(pages)
-	lines = lines[page*per : min((page+1)*per, len(lines))]
-	return lines, strconv.Itoa(page+1) + "/" + strconv.Itoa(pages) + " w"
+	pages := notePages(note, max(w-len(" 9/9 w"), 1), rows)
+	page := pick(len(pages))
+	return pages[page], strconv.Itoa(page+1) + "/" + strconv.Itoa(len(pages)) + " w"
+}
+
+// continued leads a page that goes on with the previous page's sentence.
+const continued = "… "
+
+// notePages packs a note's sentences into pages of rows lines of w cells.
+func notePages(note string, w, rows int) [][]string {
+	rows = max(rows, 1)
+	var pages [][]string
+	var page []string // the sentences of the page being filled
+	flush := func() {
+		if len(page) > 0 {
+			pages = append(pages, widgets.Wrap(strings.Join(page, " "), w))
+			page = nil
+		}
+	}
+	for _, s := range sentences(note) {
+		if len(widgets.Wrap(strings.Join(append(page, s), " "), w)) <= rows {
+			page = append(page, s)
+			continue
+		}
+		flush()
+		if len(widgets.Wrap(s, w)) <= rows {
+			page = append(page, s)
+			continue
+		}
+		// A sentence longer than a page: a page of its lines at a time,
+		// each page after the first marked as going on.
+		text := s
+		for {
+			lines := widgets.Wrap(text, w)
+			if len(lines) <= rows {
+				page = []string{text}
+				break
+			}
+			pages = append(pages, lines[:rows])
+			text = continued + strings.Join(strings.Fields(strings.Join(lines[rows:], " ")), " ")
+		}
+	}
+	flush()
+	return pages
+}
+
+// sentences splits a note after each full stop, question or exclamation
+// mark (a closing bracket or quote may follow it) that ends a word, not
+// an abbreviation or a number such as 4.1.43.
+func sentences(note string) []string {
+	words := strings.Fields(note)
+	var out []string
+	start := 0
+	for i, wd := range words {
+		end := strings.TrimRight(wd, ")\"'’”")
+		if i == len(words)-1 || !strings.HasSuffix(end, ".") && !strings.HasSuffix(end, "?") && !strings.HasSuffix(end, "!") {
+			continue
+		}
+		switch strings.ToLower(end) {
+		case "e.g.", "i.e.", "vs.", "etc.", "cf.":
+			continue
+		}
+		out = append(out, strings.Join(words[start:i+1], " "))
+		start = i + 1
+	}
+	if start < len(words) {
+		out = append(out, strings.Join(words[start:], " "))
+	}
+	return out
 }
 
 // recordedScenario is the built-in scenario a trace header names, for a

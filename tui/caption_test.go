@@ -118,8 +118,8 @@ func TestCaptionPagesTurnOnlyWhileTheScreenMoves(t *testing.T) {
 }
 
 // A note too long for its rows is shown a page at a time, each page
-// marked, its lines cut only between words, the pages balanced; together
-// they hold every word.
+// marked, its lines cut only between words; a sentence longer than a page
+// goes on on the next, which says so; together they hold every word.
 func TestWatchPageWrapsAndPages(t *testing.T) {
 	note := "worker-0 gets 50000 small tasks (10us each) and runs them all in one batch: no budget, no 64-task checks (0 clock reads), while its echo clients wait."
 	var words []string
@@ -131,12 +131,15 @@ func TestWatchPageWrapsAndPages(t *testing.T) {
 		if len(lines) < 2 || len(lines) > 3 {
 			t.Errorf("page %d has %d lines: %q", p, len(lines), lines)
 		}
-		for _, l := range lines {
-			if len([]rune(l)) > 40-len(" 9/9 w") || strings.Contains(l, "…") {
+		for i, l := range lines {
+			if len([]rune(l)) > 40-len(" 9/9 w") || strings.Contains(strings.TrimPrefix(l, continued), "…") {
 				t.Errorf("line %q is cut or too long", l)
 			}
+			if i == 0 && p%2 == 1 && !strings.HasPrefix(l, continued) {
+				t.Errorf("page 2 goes on with the sentence unmarked: %q", l)
+			}
 			if p < 2 {
-				words = append(words, strings.Fields(l)...)
+				words = append(words, strings.Fields(strings.TrimPrefix(l, continued))...)
 			}
 		}
 	}
@@ -233,6 +236,51 @@ func TestCaptionPointsAtWhatTheActionPut(t *testing.T) {
 	} {
 		if got := c.marked(tc.loop, tc.heap, tc.name); got != tc.want {
 			t.Errorf("loop %d heap %v %q: marked %v, want %v", tc.loop, tc.heap, tc.name, got, tc.want)
+		}
+	}
+}
+
+// endsSentence reports whether a word ends a sentence: a full stop,
+// question or exclamation mark, perhaps inside a closing bracket or quote.
+func endsSentence(word string) bool {
+	w := strings.TrimRight(word, ")\"'’”")
+	return strings.HasSuffix(w, ".") || strings.HasSuffix(w, "?") || strings.HasSuffix(w, "!")
+}
+
+// No page of any built-in's watch note opens mid-sentence: at the widths
+// of an 80- and a 120-column terminal and the rows either gives a note,
+// every page after the first starts a sentence, or goes on with one too
+// long for a page and opens with the mark that says so.
+func TestWatchPagesBreakAtSentences(t *testing.T) {
+	for _, in := range scenarios.Builtin() {
+		sc, err := scenarios.Load(in.Name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, c := range sc.Watch {
+			note, _ := watchAt(sc, nil, c.At)
+			for _, cols := range []int{80, 120} {
+				for rows := 2; rows <= lessonWatchRows; rows++ {
+					w := cols - len(watchLabel)
+					_, mark := watchPage(note, w, rows, func(int) int { return 0 })
+					if mark == "" {
+						continue
+					}
+					n, _ := strconv.Atoi(strings.TrimSuffix(mark[strings.Index(mark, "/")+1:], " w"))
+					var prev []string
+					for p := range n {
+						lines, _ := watchPage(note, w, rows, func(int) int { return p })
+						if len(lines) == 0 || len(lines) > rows {
+							t.Fatalf("%s at %s, %d cols, %d rows: page %d has %d lines", in.Name, seconds(c.At), cols, rows, p+1, len(lines))
+						}
+						if p > 0 && !strings.HasPrefix(lines[0], continued) && !endsSentence(prev[len(prev)-1]) {
+							t.Errorf("%s at %s, %d cols, %d rows: page %d opens mid-sentence: %q after %q",
+								in.Name, seconds(c.At), cols, rows, p+1, lines[0], prev[len(prev)-1])
+						}
+						prev = strings.Fields(lines[len(lines)-1])
+					}
+				}
+			}
 		}
 	}
 }

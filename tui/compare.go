@@ -99,9 +99,12 @@ type compareView struct {
 	// UI goroutine.
 	view        []column
 	verdictView sim.Judgement
-	header      *widgets.Bar
-	lock        *lockstep // the lockstep replay, while it is shown
-	doneView    bool
+	// verdictScroll is where the verdict's lines are read from when they
+	// are more than its rows.
+	verdictScroll widgets.ScrollText
+	header        *widgets.Bar
+	lock          *lockstep // the lockstep replay, while it is shown
+	doneView      bool
 	// recorded opens a variant's built-in recording (Options.Recorded).
 	recorded func(variant string) (*jsonl.Trace, bool)
 }
@@ -200,6 +203,12 @@ func (v *compareView) act(a action) {
 		return
 	}
 	switch a {
+	case actFwdPage, actBackPage:
+		n := widgets.Page
+		if a == actBackPage {
+			n = -n
+		}
+		v.verdictScroll.Scroll(n)
 	case actSkip:
 		v.run.skip()
 	case actQuit:
@@ -227,8 +236,9 @@ func (v *compareView) draw(scr tcell.Screen, x, y, w, h int) {
 	for i := range v.view {
 		need = max(need, len(v.columnLines(&v.view[i], colW))+1)
 	}
-	colsH := min(need, h-1-(len(v.view)+4))
-	colsH = max(colsH, min(8, h-1))
+	// The verdict keeps six rows at least: it scrolls when it needs more.
+	colsH := min(need, h-1-(len(v.view)+2)-6)
+	colsH = max(colsH, min(6, h-1))
 	for i := range v.view {
 		cx := x + i*(colW+1)
 		v.drawColumn(scr, cx, y+1, colW, colsH, &v.view[i])
@@ -503,7 +513,8 @@ func (v *compareView) expectText(c *column) string {
 
 // drawVerdict writes the verdict, the lines that name each difference's
 // cause and the compare clauses with their results, wrapped to the rows
-// left before bottom; until every run is done, it says so.
+// left before bottom, scrolling when they need more; until every run is
+// done, it says so.
 func (v *compareView) drawVerdict(scr tcell.Screen, x, y, w, bottom int) {
 	th := v.sh.th
 	if y >= bottom || v.run.judge == nil {
@@ -514,16 +525,13 @@ func (v *compareView) drawVerdict(scr tcell.Screen, x, y, w, bottom int) {
 		widgets.Put(scr, x+1, y, w-1, "verdict: once every "+string(v.axis)+" has run", th.Dim)
 		return
 	}
+	var lines [][]widgets.Seg
 	put := func(text string, st tcell.Style, indent string) {
 		for i, l := range widgets.Wrap(text, max(w-2-len(indent), 10)) {
-			if y >= bottom {
-				return
-			}
 			if i > 0 {
 				l = indent + l
 			}
-			widgets.Put(scr, x+1, y, w-1, l, st)
-			y++
+			lines = append(lines, []widgets.Seg{widgets.S(l, st)})
 		}
 	}
 	put("verdict: "+j.Verdict, th.Bold, "")
@@ -552,6 +560,7 @@ func (v *compareView) drawVerdict(scr tcell.Screen, x, y, w, bottom int) {
 			put(mark+e.Expr+sim.ObservedText(e), st, "     ")
 		}
 	}
+	v.verdictScroll.Draw(scr, x+1, y, w-1, bottom-y, lines, "PgDn/PgUp or ] [ scroll", th)
 }
 
 // hasRecording says whether every variant has a built-in recording.

@@ -53,6 +53,50 @@ var conceptShots = []conceptShot{
 	{"C26", "multi-reactor", 120, 40, "g27\n/accept task_submit register\n", "─ events", 5},
 }
 
+// smallShots is where each concept is on the 80×24 screen, the lesson
+// layout, at the moment of its shot: the rows from the first holding from.
+var smallShots = map[string]struct {
+	from string
+	rows int
+}{
+	"C1": {"─ loops ·", 4}, "C2": {"─ loops ·", 2}, "C3": {"─ loops ·", 7}, "C4": {"─ events", 3},
+	"C5": {"C5 workers", 1}, "C6": {"C6 iterations", 1}, "C7": {"C7 select timeout", 1}, "C8": {"─ events", 4},
+	"C9": {"C9 selectCnt", 1}, "C10": {"─ events", 3}, "C11": {"─ events", 3}, "C12": {"─ loops ·", 6},
+	"C13": {"C13 task queue", 1}, "C14": {"C14 heap", 1}, "C15": {"C15 64-task checks", 1}, "C16": {"C16 ioRatio", 1},
+	"C17": {"C17 wheel tick", 1}, "C18": {"C18 channels", 1}, "C19": {"─ loops ·", 4}, "C20": {"C20 keys", 1},
+	"C21": {"C21 connected", 2}, "C22": {"C22 trigger", 1}, "C23": {"C23 quiet left", 1}, "C24": {"─ loops ·", 6},
+	"C25": {"─ events", 3}, "C26": {"─ events", 3},
+}
+
+// At 80×24 each concept's element is on screen at the same moment, in the
+// lesson layout, against testdata/concepts/ID_80x24.golden.
+func TestConceptElementsAt80x24(t *testing.T) {
+	for _, s := range conceptShots {
+		t.Run(s.id, func(t *testing.T) {
+			small, ok := smallShots[s.id]
+			if !ok {
+				t.Fatalf("no 80×24 element for %s", s.id)
+			}
+			rc, err := recordings.Open(s.rec)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer rc.Close()
+			hs := newHarness(t, 80, 24, func(o Options) error { return RunReplayFrom(rc, s.rec, "recording", o) })
+			hs.press(keysOf(s.keys)...)
+			scr := hs.frame()
+			got := region(scr, small.from, small.rows)
+			if err := hs.quit(); err != nil {
+				t.Fatal(err)
+			}
+			if got == "" {
+				t.Fatalf("no row with %q on the 80×24 screen:\n%s", small.from, scr)
+			}
+			golden(t, "concepts/"+s.id+"_80x24", got)
+		})
+	}
+}
+
 // Each concept's screen element, drawn from its recording, against
 // testdata/concepts/ID.golden (go test ./tui -run TestConceptElements
 // -update rewrites them after a change to the screen or the recordings).

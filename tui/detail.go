@@ -424,3 +424,69 @@ func (d *detailPane) drawHeap(scr tcell.Screen, x, y, w, h int) {
 		widgets.PutSegs(scr, x, y+1+i, w, line)
 	}
 }
+
+// drawHeads draws the focused loop's queue and heap heads on one row at
+// (x, y): the lesson layout's short form of the pane's two columns. Each
+// half lists what fits whole and counts the rest.
+func (d *detailPane) drawHeads(scr tcell.Screen, x, y, w int) {
+	th := d.th
+	in := d.info
+	widgets.Clear(scr, x, y, w, 1, th.Base)
+	if !in.ok {
+		return
+	}
+	l := in.loop
+	half := w / 2
+	var q, hp []string
+	var qPut, hPut []bool
+	for _, t := range l.QueueHead {
+		name := t.Name
+		if name == "" {
+			name = "task"
+		}
+		q = append(q, "#"+strconv.FormatInt(t.ID, 10)+" "+name)
+		qPut = append(qPut, in.putQueue != nil && in.putQueue(t.Name))
+	}
+	for _, t := range l.TimerHead {
+		when := "due"
+		if dt := t.Deadline - in.now; dt > 0 {
+			when = model.Duration(dt)
+		}
+		name := t.Name
+		if name == "" {
+			name = "timer"
+		}
+		hp = append(hp, when+" #"+strconv.FormatInt(t.ID, 10)+" "+name)
+		hPut = append(hPut, in.putHeap != nil && in.putHeap(t.Name))
+	}
+	widgets.PutSegs(scr, x, y, half-1, headSegs(" task queue ", l.QueueDepth, q, qPut, half-1, th))
+	widgets.PutSegs(scr, x+half, y, w-half, headSegs("heap ", l.Timers, hp, hPut, w-half, th))
+}
+
+// headSegs is one head's text in w cells: its title and size, then its
+// items while they fit whole with room for "+N" after them.
+func headSegs(title string, n int64, items []string, put []bool, w int, th *widgets.Theme) []widgets.Seg {
+	segs := []widgets.Seg{widgets.S(title, th.Title), widgets.S(model.Count(n), th.Base)}
+	used := widgets.SegsWidth(segs)
+	shown := 0
+	for i, it := range items {
+		rest := ""
+		if left := n - int64(i+1); left > 0 {
+			rest = " +" + model.Count(left)
+		}
+		if used+1+widgets.Width(it)+widgets.Width(rest) > w {
+			break
+		}
+		st := th.Dim
+		if put[i] {
+			st = th.Base.Underline(true) // what the caption's action put there
+		}
+		segs = append(segs, widgets.S(" "+it, st))
+		used += 1 + widgets.Width(it)
+		shown++
+	}
+	if left := n - int64(shown); left > 0 && shown > 0 {
+		segs = append(segs, widgets.S(" +"+model.Count(left), th.Dim))
+	}
+	return segs
+}

@@ -205,23 +205,41 @@ func timelineRows(screen string) string {
 	return strings.Join(rows, "\n")
 }
 
-// The timeline is on screen at 80×24, one key away, and it moves: the lanes drawn a
-// moment apart differ, zoomed in as out.
+// The timeline is on screen at 80×24: in the lesson layout its lanes are
+// beside the loops' rows, and they move; t goes on to the timeline
+// layout, whose lanes, zoomed in as out, are named.
 func TestE2ETimelineMoves(t *testing.T) {
 	bin := buildCLI(t)
 	p := newPane(t, 80, 24, bin+" run tour --duration 60s")
-	// 80×24 opens in the lesson layout; t goes on to the timeline.
-	p.waitFor(" · concepts ")
-	p.keys("t")
-	first := timelineRows(p.waitFor("─ timeline · 1s window"))
-	if !strings.Contains(first, "worker-0") {
-		t.Fatalf("no worker-0 lane at 80×24:\n%s", p.capture())
+	first := lessonLanes(p.waitFor(" · concepts "))
+	if !strings.Contains(first, "worker-0") || !strings.Contains(first, "boss-0") {
+		t.Fatalf("no boss-0 and worker-0 rows at 80×24:\n%s", p.capture())
 	}
-	p.waitUntil("the timeline to move", func(s string) bool { return timelineRows(s) != first })
+	p.waitUntil("the lanes beside the rows to move", func(s string) bool { return lessonLanes(s) != first })
+	p.keys("t")
+	p.waitUntil("the timeline layout", func(s string) bool { return strings.Contains(timelineRows(s), "worker-0") })
 	p.keys("z", "z", "z")
 	p.waitFor("─ timeline · 100ms window")
 	p.keys("q")
 	p.waitFor("EXIT=0")
+}
+
+// lessonLanes returns the lesson layout's loops block: the rows between
+// its rule and the next one, each a loop's compact row and its lane.
+func lessonLanes(screen string) string {
+	var rows []string
+	in := false
+	for _, line := range strings.Split(screen, "\n") {
+		switch {
+		case strings.HasPrefix(line, "─ loops · "):
+			in = true
+		case in && strings.HasPrefix(line, "─"):
+			return strings.Join(rows, "\n")
+		case in:
+			rows = append(rows, line)
+		}
+	}
+	return strings.Join(rows, "\n")
 }
 
 // waitUntil polls the pane until ok accepts what it shows.
@@ -321,6 +339,14 @@ func TestE2ELessonEveryBuiltin(t *testing.T) {
 				for _, it := range lessonConcepts[id].items(&lessonCtx{f: &model.Frame{Snapshot: &model.Snapshot{}}, sc: sc}) {
 					// A mechanism's drawing gives way in a crowded block;
 					// TestConceptElements checks where it is drawn.
+					if lessonRowLabels[it.label] && size[0] == 80 {
+						// The loops block shows them: the groups on its
+						// rule, each loop's state in its row.
+						if !strings.Contains(out, "─ loops · ") {
+							t.Errorf("%s: no loops block for %s's %q:\n%s", where, id, it.label, out)
+						}
+						continue
+					}
 					if !mechanismView[it.label] && !strings.Contains(out, it.label+" ") {
 						t.Errorf("%s: %s's %q is not on screen:\n%s", where, id, it.label, out)
 					}

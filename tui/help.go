@@ -2,6 +2,7 @@ package tui
 
 import (
 	"strings"
+	"time"
 
 	"github.com/reactorviz/reactorviz/scenarios"
 	"github.com/reactorviz/reactorviz/tui/widgets"
@@ -66,8 +67,8 @@ var panes = []pane{
 
 // helpEntries builds the help overlay of a screen from the key table and
 // the pane list.
-func helpEntries(on screenKind, sc *scenarios.Scenario, r scenarios.Resolver) []widgets.HelpEntry {
-	out := scenarioEntries(sc, r)
+func helpEntries(on screenKind, sc *scenarios.Scenario, r scenarios.Resolver, now time.Duration) []widgets.HelpEntry {
+	out := scenarioEntries(sc, r, now)
 	out = append(out, widgets.HelpEntry{Heading: true, Text: "Keys"})
 	for _, b := range helpKeys(on) {
 		out = append(out, widgets.HelpEntry{Term: b.label, Text: b.help})
@@ -85,8 +86,11 @@ func helpEntries(on screenKind, sc *scenarios.Scenario, r scenarios.Resolver) []
 
 // scenarioEntries open the help with what the scenario on screen is for:
 // its summary, its notes and its "watch" captions with their times, the
-// same text `reactorviz show` prints.
-func scenarioEntries(sc *scenarios.Scenario, r scenarios.Resolver) []widgets.HelpEntry {
+// same text `reactorviz show` prints. The notes the run has reached by now
+// have their figures filled from r, the run's so far; a later one is its
+// text with its figures left as "?": today's figures would contradict what
+// the screen shows when the run gets there.
+func scenarioEntries(sc *scenarios.Scenario, r scenarios.Resolver, now time.Duration) []widgets.HelpEntry {
 	if sc == nil || (sc.Summary == "" && sc.Notes == "" && len(sc.Watch) == 0) {
 		return nil
 	}
@@ -98,6 +102,11 @@ func scenarioEntries(sc *scenarios.Scenario, r scenarios.Resolver) []widgets.Hel
 		out = append(out, widgets.HelpEntry{Term: "notes", Text: unwrap(sc.Notes)})
 	}
 	for _, c := range sc.Watch {
+		if c.At > now || r == nil {
+			out = append(out, widgets.HelpEntry{Term: "watch at " + seconds(c.At),
+				Text: "(ahead: its figures, ?, are filled when the run is there) " + c.Render(nil, sc)})
+			continue
+		}
 		out = append(out, widgets.HelpEntry{Term: "watch at " + seconds(c.At), Text: c.Render(r, sc)})
 	}
 	return out
@@ -119,6 +128,17 @@ func viewValues(v view) scenarios.Resolver {
 		return frameValues(v.frame)
 	}
 	return nil
+}
+
+// viewNow is the run time of the caption a view shows.
+func viewNow(v view) time.Duration {
+	switch v := v.(type) {
+	case *liveView:
+		return v.caption.at
+	case *replayView:
+		return v.caption.at
+	}
+	return 0
 }
 
 func viewScenario(v view) *scenarios.Scenario {

@@ -23,7 +23,7 @@ func TestHelpFollowsTheDesignRunning(t *testing.T) {
 			}
 		}
 		var b strings.Builder
-		for _, e := range helpEntries(onLive, sc, nil) {
+		for _, e := range helpEntries(onLive, sc, nil, 0) {
 			b.WriteString(e.Text + "\n")
 		}
 		return b.String()

@@ -57,6 +57,7 @@ const (
 	actTurnCaption
 	actSliceBack
 	actSliceFwd
+	actDismiss
 )
 
 // screenKind says which screen a key applies to.
@@ -173,7 +174,13 @@ var keyTable = []binding{
 	{act: actTurnCaption, keys: keys(runeKey('w')), label: "w", on: onLive | onReplay,
 		help: "Turn the page of a long watch note (its last line ends with the page, 1/2 w). While the run goes on the pages also turn by themselves every few seconds; paused, finished or stopped, the note stays on its page until w."},
 	{act: actLayout, keys: keys(runeKey('t')), label: "t", hint: "layout", on: onLive | onReplay, footer: 15,
-		help: "Cycle the layouts: timeline with the detail pane, every loop's lane in place of the detail pane, no timeline, lesson. Below 100 columns or 30 rows a screen opens in the lesson layout (the caption whole, the focused loop's row, the scenario's concept counters, the log) until t picks another."},
+		help: "Cycle the layouts: timeline with the detail pane, every loop's lane in place of the detail pane, no timeline, lesson. Below 100 columns or 30 rows a screen opens in the lesson layout (the caption whole, a compact row per loop with its lane beside it, the focused loop's queue and heap heads, the scenario's concept counters, the log) until t picks another."},
+	{act: actDismiss, keys: keys(runeKey('x')), label: "x", on: onLive | onReplay,
+		help: "Dismiss the warnings line under the header: the settings of the scenario or of --set that have no effect (reactorviz validate FILE prints them too)."},
+	{act: actFwdPage, keys: keys(namedKey(tcell.KeyPgDn), runeKey(']')), label: "]", footKey: "] [", hint: "verdict", on: onCompare, footer: 7,
+		help: "(or PgDn) Scroll the verdict and why the runs differ on, when they are longer than their rows (the line under them says which are shown)."},
+	{act: actBackPage, keys: keys(namedKey(tcell.KeyPgUp), runeKey('[')), label: "[", on: onCompare,
+		help: "(or PgUp) Scroll the verdict back."},
 	{act: actLockstep, keys: keys(runeKey('p')), label: "p", hint: "lockstep", on: onCompare, footer: 4,
 		help: "Once every run is done: replay the recordings in lockstep on one clock, their timelines stacked, opened at the zoom and the moment where they differ most, with each lane's busy share, task queue (q) and blocking selects begun in the window (sel: an idle loop's wakes) and each run's client p50/p99 beside it. p again goes back to the columns."},
 	{act: actQuietRecording, keys: keys(runeKey('R')), label: "R", hint: "recording", on: onCompare, footer: 7,

@@ -67,7 +67,7 @@ func TestFooterKeysAreExplained(t *testing.T) {
 	for _, sc := range screens {
 		// The keys the help explains: its first section, up to the panes.
 		terms := map[string]bool{}
-		for i, e := range helpEntries(sc.on, nil, nil) {
+		for i, e := range helpEntries(sc.on, nil, nil, 0) {
 			if e.Heading && i > 0 {
 				break
 			}

@@ -582,35 +582,91 @@ func (p *mainPanels) drawConcepts(scr tcell.Screen, x, y, w, h int, skip map[str
 }
 
 // lessonSpare is, in the lesson layout, how many of h rows its body can
-// leave the caption: what the focused row, the concept block's counters
-// and three rows of log do not need; -1 in another layout.
+// leave the caption: what the loops' rows, the queue and heap heads, the
+// concept block's counters and three rows of log do not need; -1 in
+// another layout.
 func (p *mainPanels) lessonSpare(w, h int) int {
 	if p.tl.current() != layoutLesson {
 		return -1
 	}
-	return max(h-3-p.lessonRows(w, nil)-3, 0)
+	return max(h-p.lessonLoopRows(h)-p.lessonHeadsRows()-p.lessonRows(w, lessonRowLabels)-3, 0)
 }
 
-// drawLesson is the body of the lesson layout: the focused loop's row
-// under its group's rule and the column header, the concept block, and the
-// log in the rest (three rows at least).
+// lessonRowLabels are the counters the lesson layout's loops block shows
+// already: the groups' sizes on its rule, each loop's state in its row.
+var lessonRowLabels = map[string]bool{"groups": true, "state": true}
+
+// lessonHeadsRows is the row of the focused loop's queue and heap heads,
+// none when the concept block counts the queue and the heap itself (C13,
+// C14): it names the heap's head and the queue's producers.
+func (p *mainPanels) lessonHeadsRows() int {
+	ids := p.concepts()
+	if len(ids) == 0 {
+		return 0 // the detail pane shows them
+	}
+	for _, id := range ids {
+		if id == "C13" || id == "C14" {
+			return 0
+		}
+	}
+	return 1
+}
+
+// lessonLoopRows is how many of h rows the loops' block wants: its rule and
+// a row per loop, no more than leaves the concept block its rule and a
+// line, the heads their row and the log three rows.
+func (p *mainPanels) lessonLoopRows(h int) int {
+	if p.frame == nil {
+		return 0
+	}
+	n := len(p.frame.Snapshot.Loops)
+	if n == 0 {
+		return 0
+	}
+	return min(1+n, max(h-3-p.lessonHeadsRows()-2, 2))
+}
+
+// drawLesson is the body of the lesson layout: a compact row per loop (the
+// ones the caption talks about first when not all fit) with the timeline's
+// lanes beside them, the focused loop's queue and heap heads, the concept
+// block, and the log in the rest (three rows at least).
 func (p *mainPanels) drawLesson(scr tcell.Screen, x, y, w, h int) {
+	// The log keeps its rule and two events: the block above is what
+	// the caption points at.
 	const logMin = 3
 	cy := y
-	if t := p.focusedTable(); t != nil && h >= logMin+3 {
-		t.SetRect(x, cy, w, 3)
-		t.Draw(scr)
-		cy += 3
+	for _, t := range p.tables {
+		t.SetRect(0, 0, 0, 0) // the compact rows take the clicks
 	}
-	p.timeline.SetRect(0, 0, 0, 0)
+	if lh := p.lessonLoopRows(h); lh > 0 {
+		p.drawLessonLoops(scr, x, cy, w, lh)
+		cy += lh
+	} else {
+		p.timeline.SetRect(0, 0, 0, 0)
+	}
+	if hr := p.lessonHeadsRows(); hr > 0 && y+h-cy-logMin >= hr {
+		p.detail.drawHeads(scr, x, cy, w)
+		cy += hr
+	}
 	ids := p.concepts()
 	if len(ids) > 0 {
-		words := y + h - cy - logMin
-		need := 1 + len(conceptLines(p.lessonCtx(), ids, nil, w, words-1, true, p.th))
-		bh := min(need, max(words, 0))
-		p.drawConcepts(scr, x, cy, w, bh, nil, true)
+		// A crowded block may take the log's third row: its counters
+		// are what the caption's figures are read from. Its sentences
+		// come only while the log keeps three events: the stories of
+		// events (accept → register → read) are read there.
+		rest := y + h - cy
+		need := 1 + len(conceptLines(p.lessonCtx(), ids, lessonRowLabels, w, rest-logMin, false, p.th))
+		words := rest-need >= logMin+1
+		if words {
+			withWords := 1 + len(conceptLines(p.lessonCtx(), ids, lessonRowLabels, w, rest-logMin-2, true, p.th))
+			need = withWords
+		}
+		bh := min(need, max(rest-(logMin-1), 0))
+		p.drawConcepts(scr, x, cy, w, bh, lessonRowLabels, words)
 		cy += bh
 	} else {
+		// No concepts listed: the detail pane stands in for their
+		// counters, its queue and heap columns for the heads.
 		dh := min(11, max(y+h-cy-logMin, 0))
 		p.detail.draw(scr, x, cy, w, dh)
 		cy += dh
@@ -620,27 +676,86 @@ func (p *mainPanels) drawLesson(scr tcell.Screen, x, y, w, h int) {
 	p.logRows = max(p.log.Rows(), 1)
 }
 
-// focusedTable is the table holding the focused loop, placed so the rest
-// take no clicks; the first table when the focus is on none (the wheel).
-func (p *mainPanels) focusedTable() *widgets.LoopTable {
-	var out *widgets.LoopTable
-	for i, t := range p.tables {
-		t.SetRect(0, 0, 0, 0)
-		if out == nil && containsLoop(p.groups[i], p.focus) {
-			out = t
+// drawLessonLoops draws the loops' block in (x, y, w, h): the compact rows
+// on the left under a rule naming the groups, the timeline's lanes beside
+// them, row for row. When the run has more loops than rows, the loops the
+// caption talks about and the focused one come first.
+func (p *mainPanels) drawLessonLoops(scr tcell.Screen, x, y, w, h int) {
+	f := p.frame
+	var order []int // indexes into f.Loops, in table order
+	nameW := 0
+	for _, g := range f.Snapshot.Groups {
+		for _, li := range g.Loops {
+			order = append(order, li)
+			nameW = max(nameW, widgets.Width(f.Snapshot.Loops[li].Name))
 		}
 	}
-	if out == nil && len(p.tables) > 0 {
-		out = p.tables[0]
-	}
-	return out
-}
-
-func containsLoop(idx []int, loop int) bool {
-	for _, i := range idx {
-		if i == loop {
-			return true
+	rows := h - 1
+	if len(order) > rows {
+		// One row says how many are left out; the caption's loops and
+		// the focused one take the others first.
+		keep := map[int]bool{}
+		for _, ok := range []func(li int) bool{
+			func(li int) bool { return f.Rows[li].Watched },
+			func(li int) bool { return f.Snapshot.Loops[li].Index == p.focus },
+			func(int) bool { return true },
+		} {
+			for _, li := range order {
+				if len(keep) < max(rows-1, 1) && ok(li) {
+					keep[li] = true
+				}
+			}
 		}
+		var first, rest []int
+		for _, li := range order {
+			switch {
+			case keep[li] && (f.Rows[li].Watched || f.Snapshot.Loops[li].Index == p.focus):
+				first = append(first, li)
+			case keep[li]:
+				rest = append(rest, li)
+			}
+		}
+		order = append(first, rest...)
 	}
-	return false
+	more := len(f.Snapshot.Loops) - len(order)
+	if p.lessonTable == nil {
+		p.lessonTable = widgets.NewLoopTable(p.th)
+		p.lessonTable.OnClick(func(r int) {
+			if p.onFocus != nil && r < len(p.lessonIdx) {
+				p.onFocus(p.lessonIdx[r])
+			}
+		})
+	}
+	p.lessonIdx = p.lessonIdx[:0]
+	lrows := make([]widgets.LoopRow, 0, len(order))
+	lanes := make([]widgets.TimelineLane, 0, len(order))
+	at := -1
+	for i, li := range order {
+		l := &f.Snapshot.Loops[li]
+		r := f.Rows[li]
+		lrows = append(lrows, r)
+		p.lessonIdx = append(p.lessonIdx, l.Index)
+		if l.Index == p.focus {
+			at = i
+		}
+		lanes = append(lanes, widgets.TimelineLane{Index: l.Index, Name: l.Name, Focus: l.Index == p.focus,
+			Watched: r.Watched, Lane: l.Lane, Follow: p.followed[l.Index]})
+	}
+	tw := min(widgets.CompactWidth(nameW), w/2)
+	title := []widgets.Seg{widgets.S("loops", p.th.Title), widgets.S(" · "+groupSizes(f), p.th.Base)}
+	p.lessonTable.SetCompact(true, more)
+	p.lessonTable.Set(title, lrows, at, f.Now, false)
+	p.lessonTable.SetRect(x, y, tw, h)
+	p.lessonTable.Draw(scr)
+	// The lanes beside the rows, without labels: the rows name them.
+	p.tl.cols = max(w-tw-1, 0)
+	p.timeline.SetBare(true)
+	p.timeline.SetRuler("", -1)
+	if len(lanes) > rows-min(more, 1) {
+		lanes = lanes[:max(rows-min(more, 1), 0)]
+	}
+	p.timeline.Set(p.tl.title(p.th, w-tw-1), lanes)
+	p.timeline.SetRect(x+tw+1, y, w-tw-1, h)
+	p.timeline.Draw(scr)
+	widgets.Fill(scr, x+tw, y, 1, '─', p.th.Dim)
 }

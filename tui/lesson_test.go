@@ -86,6 +86,11 @@ func checkCaptionWhole(t *testing.T, hs *harness, where string) {
 	for range pages - 1 {
 		hs.press(runeEv('w'))
 		more, _ := captionOnScreen(hs.frame())
+		if len(more) > 0 && more[0] == strings.TrimSpace(continued) {
+			more = more[1:] // the page goes on with a sentence, and says so
+		} else if len(got) > 0 && !endsSentence(got[len(got)-1]) {
+			t.Errorf("%s: a page opens mid-sentence with %q:\n%s", where, strings.Join(more, " "), hs.frame())
+		}
 		got = append(got, more...)
 	}
 	if want := strings.Fields(note); strings.Join(got, " ") != strings.Join(want, " ") {
@@ -115,6 +120,14 @@ func checkConcepts(t *testing.T, hs *harness, sc *scenarios.Scenario, where stri
 	for _, it := range want {
 		// A mechanism's drawing gives way in a crowded block;
 		// TestConceptElements checks where it is drawn.
+		if lessonRowLabels[it.label] && strings.Contains(scr, " · concepts ") {
+			// The lesson layout's loops block shows these: the groups on
+			// its rule, the focused loop's state in its row.
+			if !strings.Contains(scr, "loops · "+it.value) && !strings.Contains(scr, " "+it.value+" ") {
+				t.Errorf("%s: %q is not in the loops block:\n%s", where, it.label+" "+it.value, scr)
+			}
+			continue
+		}
 		if !mechanismView[it.label] && !strings.Contains(scr, it.label+" "+it.value) {
 			t.Errorf("%s: %q is not on screen:\n%s", where, it.label+" "+it.value, scr)
 		}
@@ -222,7 +235,7 @@ func TestLessonLayoutFollowsTheSize(t *testing.T) {
 	checkGoroutines(t)
 	hs := startBuiltin(t, "io-ratio", 2*time.Second, 80, 24)
 	isLesson := func(s string) bool {
-		return strings.Contains(s, " · concepts ") && !strings.Contains(s, "─ timeline")
+		return strings.Contains(s, " · concepts ") && strings.Contains(s, "─ loops · ")
 	}
 	if got := hs.frame(); !isLesson(got) {
 		t.Fatalf("80×24 is not the lesson layout:\n%s", got)
@@ -240,11 +253,11 @@ func TestLessonLayoutFollowsTheSize(t *testing.T) {
 	hs.resize(80, 24)
 	hs.frame()
 	hs.press(runeEv('t'))
-	if got := hs.frame(); !strings.Contains(got, "─ timeline") {
+	if got := hs.frame(); !strings.Contains(got, "─ timeline") || isLesson(got) {
 		t.Errorf("t from the lesson layout shows no timeline:\n%s", got)
 	}
 	hs.resize(80, 25)
-	if got := hs.frame(); !strings.Contains(got, "─ timeline") {
+	if got := hs.frame(); !strings.Contains(got, "─ timeline") || isLesson(got) {
 		t.Errorf("a resize undid the layout picked with t:\n%s", got)
 	}
 	if err := hs.quit(); err != nil {

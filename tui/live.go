@@ -533,6 +533,8 @@ func (v *liveView) draw(scr tcell.Screen, x, y, w, h int) {
 	v.header.Draw(scr)
 	cols, rows := scr.Size()
 	v.body.tl.small = lessonSmall(cols, rows)
+	wr := v.sh.drawWarnings(scr, x, y+1, w)
+	y, h = y+wr, h-wr
 	fit := fitCaption(v.caption, w, h, v.body.lessonSpare(w, h-1))
 	drawCaption(scr, v.sh.th, v.caption, fit, &v.pager, x, y+1, w)
 	v.body.draw(scr, x, y+1+fit.rows(), w, h-1-fit.rows())

@@ -188,7 +188,7 @@ func TestLiveHelpOverlay(t *testing.T) {
 
 func TestLiveHelpExplainsEveryConcept(t *testing.T) {
 	var all strings.Builder
-	for _, e := range helpEntries(onLive, nil, nil) {
+	for _, e := range helpEntries(onLive, nil, nil, 0) {
 		all.WriteString(e.Term + " " + e.Text + "\n")
 	}
 	for _, c := range []string{"C1", "C2", "C3", "C4", "C5", "C6", "C7", "C8", "C9", "C10", "C11", "C12", "C13",

@@ -42,6 +42,10 @@ type mainPanels struct {
 	// sc is the scenario shown, whose concepts the concept block counts;
 	// nil for none.
 	sc *scenarios.Scenario
+	// lessonTable is the lesson layout's compact rows, every group's
+	// loops in one; lessonIdx the trace index of each row.
+	lessonTable *widgets.LoopTable
+	lessonIdx   []int
 }
 
 func newMainPanels(th *widgets.Theme) *mainPanels {
@@ -328,6 +332,7 @@ func (p *mainPanels) drawTimeline(scr tcell.Screen, x, y, w, h int) {
 	for i := range ls {
 		ls[i].Follow = p.followed[ls[i].Index]
 	}
+	p.timeline.SetBare(false)
 	p.timeline.Set(p.tl.title(p.th, w), ls)
 	p.timeline.SetRect(x, y, w, h)
 	p.timeline.Draw(scr)
@@ -345,7 +350,11 @@ func (p *mainPanels) mouse(action tview.MouseAction, ev *tcell.EventMouse, setFo
 		}
 		return true
 	}
-	for _, t := range p.tables {
+	tables := p.tables
+	if p.lessonTable != nil && p.tl.current() == layoutLesson {
+		tables = []*widgets.LoopTable{p.lessonTable}
+	}
+	for _, t := range tables {
 		if t.InRect(ev.Position()) {
 			consumed, _ := t.MouseHandler()(action, ev, setFocus)
 			return consumed
@@ -466,6 +475,13 @@ func (p headerParts) segs(w int, th *widgets.Theme) (left, right []widgets.Seg) 
 	}
 	if leftW()+widgets.Width(joined()) > w {
 		brand = ""
+	}
+	// Then the scenario's description gives up its parts from the last
+	// (the transport, the model, the name) before the status, which may
+	// name the breakpoint that stopped a loop, is cut.
+	for what := strings.Split(p.what, " · "); p.what != "" && leftW()+widgets.Width(joined()) > w; {
+		what = what[:len(what)-1]
+		p.what = strings.Join(what, " · ")
 	}
 	if brand != "" {
 		left = append(left, widgets.S(" "+brand+" ", hs.Bold(true)))

@@ -258,6 +258,8 @@ func (v *replayView) draw(scr tcell.Screen, x, y, w, h int) {
 	v.bar.SetRect(x, y+1, w, 1)
 	v.bar.Draw(scr)
 	v.drawProgress(scr, x, y+2, w)
+	wr := v.sh.drawWarnings(scr, x, y+3, w)
+	y, h = y+wr, h-wr
 	cols, rows := scr.Size()
 	v.body.tl.small = lessonSmall(cols, rows)
 	fit := fitCaption(v.caption, w, h, v.body.lessonSpare(w, h-3))
@@ -439,7 +441,14 @@ func parseGoto(s string, rep *model.Replay) (int, bool) {
 		return n, true
 	}
 	if d, err := time.ParseDuration(s); err == nil && d >= 0 {
-		return rep.PosAtTime(int64(d)), true
+		// The moment named is reached: a link to 1.5s lands on the first
+		// event at or after it, not on the last before it (1.411s in a
+		// run whose loops sleep in select from 1.411s to 1.511s).
+		n := rep.PosAtTime(int64(d))
+		if e, ok := rep.Event(n - 1); (!ok || e.Time < int64(d)) && n < rep.Len() {
+			n++
+		}
+		return n, true
 	}
 	return 0, false
 }

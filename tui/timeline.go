@@ -72,7 +72,7 @@ func (t *timelineView) span() int64 { return zoomSteps[t.zoom] }
 
 // query is the timeline part of a snapshot query.
 func (t *timelineView) query() model.TimelineQuery {
-	if l := t.current(); l == layoutClassic || l == layoutLesson {
+	if t.current() == layoutClassic {
 		return model.TimelineQuery{Split: true}
 	}
 	t.qcols, t.qspan = t.cols, t.span()
@@ -257,7 +257,11 @@ func (t *timelineView) title(th *widgets.Theme, w int) []widgets.Seg {
 	}
 	switch {
 	case t.pin > 0:
-		segs = append(segs, widgets.S(" · held at the breakpoint (l: now)", th.Warn))
+		held := " · held at the breakpoint (l: now)"
+		if widgets.SegsWidth(segs)+widgets.Width(held)+4 > w {
+			held = " · held (l: now)" // beside the lesson layout's rows
+		}
+		segs = append(segs, widgets.S(held, th.Warn))
 	case t.back > 0:
 		segs = append(segs, widgets.S(" · ends "+model.Duration(t.back)+" ago", th.Warn))
 	default:

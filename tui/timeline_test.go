@@ -39,10 +39,11 @@ func TestLiveTimelineKeys(t *testing.T) {
 	if got := hs.frame(); strings.Contains(got, "─ timeline") || !strings.Contains(got, "─ worker-0 · tid") {
 		t.Errorf("the classic layout shows a timeline:\n%s", got)
 	}
-	// The lesson layout: no timeline; the fake tour lists no concepts,
-	// so the detail pane stands in for their counters.
+	// The lesson layout: the loops' compact rows with their lanes beside
+	// them; the fake tour lists no concepts, so the detail pane stands in
+	// for their counters.
 	hs.press(runeEv('t'))
-	if got := hs.frame(); strings.Contains(got, "─ timeline") || !strings.Contains(got, "─ worker-0 · tid") {
+	if got := hs.frame(); !strings.Contains(got, "─ loops · ") || !strings.Contains(got, "─ worker-0 · tid") {
 		t.Errorf("the lesson layout shows a timeline:\n%s", got)
 	}
 	hs.press(runeEv('t'))

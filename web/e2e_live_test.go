@@ -90,6 +90,16 @@ func TestBrowserLiveRun(t *testing.T) {
 	if strings.Contains(first, "RECORDING") {
 		t.Errorf("a live run is not a recording:\n%s", first)
 	}
+	// The bar says so too: live, and no recording picker, file or link
+	// to a moment, which would say a recording is playing.
+	if st := b.status(); !strings.Contains(st, "LIVE") {
+		t.Errorf("the status line of a live page reads %q", st)
+	}
+	var shown []string
+	b.eval(`["pick", "file", "link"].filter(id => document.getElementById(id).closest("label, button").offsetParent !== null)`, &shown)
+	if len(shown) > 0 {
+		t.Errorf("a live page shows the recording controls %v", shown)
+	}
 	// The loop table moves: the clock and the counters go on.
 	b.waitScreen("the run clock to move", 10*time.Second, func(s string) bool { return liveClock(s) > liveClock(first) })
 

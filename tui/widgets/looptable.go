@@ -27,7 +27,24 @@ type LoopTable struct {
 	offset  int
 	now     int64
 	onClick func(row int)
+	// compact: the lesson layout's rows (CompactWidth); more is how many
+	// loops of the run have no row, said on a last line.
+	compact bool
+	more    int
 }
+
+// SetCompact draws the table as the small terminal's rows: the mark of
+// what happened, the name, the state by Netty's name and the phase ring,
+// without a column header; more loops than rows are counted on a last
+// line.
+func (t *LoopTable) SetCompact(compact bool, more int) { t.compact, t.more = compact, more }
+
+// compactState is the state column's width: Netty's longest state name,
+// SHUTTING_DOWN.
+const compactState = 13
+
+// CompactWidth is the width of a compact row whose names are nameW wide.
+func CompactWidth(nameW int) int { return 1 + max(nameW, 8) + 1 + compactState + 1 + 10 + 1 }
 
 // NewLoopTable returns an empty table.
 func NewLoopTable(th *Theme) *LoopTable {
@@ -46,6 +63,9 @@ func (t *LoopTable) OnClick(f func(row int)) { t.onClick = f }
 // Want returns the rows the table needs to show everything.
 func (t *LoopTable) Want() int {
 	n := 1 + len(t.rows)
+	if t.compact && t.more > 0 {
+		n++
+	}
 	if t.header {
 		n++
 	}
@@ -110,6 +130,10 @@ func (t *LoopTable) Draw(scr tcell.Screen) {
 	for _, r := range t.rows {
 		nameW = max(nameW, Width(r.Loop.Name))
 	}
+	if t.compact {
+		t.drawCompact(scr, x, y, w, h, nameW)
+		return
+	}
 	c := layout(w, nameW)
 	if t.header && h > 0 {
 		t.drawHeader(scr, x, y, w, c)
@@ -135,6 +159,28 @@ func (t *LoopTable) Draw(scr tcell.Screen) {
 	}
 	if t.offset+h < len(t.rows) {
 		Put(scr, x+w-1, y+h-1, 1, "↓", t.th.Dim)
+	}
+}
+
+// drawCompact draws the compact rows in (x, y, w, h), the count of the
+// loops without a row on the last.
+func (t *LoopTable) drawCompact(scr tcell.Screen, x, y, w, h, nameW int) {
+	c := columns{name: max(nameW, 8), state: compactState, phase: 10, longState: true}
+	n := min(len(t.rows), h)
+	more := t.more + len(t.rows) - n
+	if more > 0 && n == h {
+		n = max(h-1, 0)
+		more = t.more + len(t.rows) - n
+	}
+	for i := 0; i < n; i++ {
+		t.drawRow(scr, x, y+i, w, c, i)
+	}
+	if more > 0 && n < h {
+		word := " more loops"
+		if more == 1 {
+			word = " more loop"
+		}
+		Put(scr, x+1, y+n, w-1, "+"+strconv.Itoa(more)+word+" · tab reaches them", t.th.Dim)
 	}
 }
 
@@ -238,7 +284,9 @@ func (t *LoopTable) drawRow(scr tcell.Screen, x, y, w int, c columns, i int) {
 	if l.TID != 0 {
 		tid = strconv.FormatInt(l.TID, 10)
 	}
-	segs = append(segs, S(PadLeft(tid, c.tid), st(t.th.Dim)), gap)
+	if !t.compact {
+		segs = append(segs, S(PadLeft(tid, c.tid), st(t.th.Dim)), gap)
+	}
 
 	stateSt := t.th.Base
 	switch {
@@ -250,7 +298,16 @@ func (t *LoopTable) drawRow(scr tcell.Screen, x, y, w int, c columns, i int) {
 	if r.Pause != model.PauseRunning && l.State == trace.StateStarted {
 		stateSt = t.th.Warn
 	}
-	segs = append(segs, S(Pad(StateText(r, c.longState), c.state), st(stateSt)), gap)
+	state := StateText(r, c.longState)
+	if t.compact && l.State == trace.StateStarted && r.Pause != model.PauseRunning {
+		// The compact row keeps Netty's state and marks the pause: the
+		// phase ring shows where the loop waits.
+		state = l.State.String() + " ⏸"
+		if r.Pause != model.PausePaused {
+			state += "…"
+		}
+	}
+	segs = append(segs, S(Pad(state, c.state), st(stateSt)), gap)
 
 	phase, ringPaused := l.Phase, false
 	if r.Pause == model.PausePaused && l.State == trace.StateStarted {
@@ -260,6 +317,10 @@ func (t *LoopTable) drawRow(scr tcell.Screen, x, y, w int, c columns, i int) {
 		segs = append(segs, S(sg.Text, st(sg.Style)))
 	}
 	segs = append(segs, S(Pad("", c.phase-10), st(t.th.Base)), gap)
+	if t.compact {
+		PutSegs(scr, x, y, w, segs)
+		return
+	}
 
 	segs = append(segs, S(PadLeft(model.Count(l.Iterations), c.iter), st(t.th.Base)), gap)
 

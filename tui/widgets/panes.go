@@ -60,37 +60,70 @@ func (g *EventLog) Draw(scr tcell.Screen) {
 	for _, l := range g.lines {
 		nameW = max(nameW, min(Width(l.Loop), 12))
 	}
-	lines := g.lines
-	if len(lines) > h {
-		lines = lines[len(lines)-h:]
+	// Each event takes the rows its text needs: what does not fit the
+	// width goes on under its description, so no reason is cut. The
+	// newest events fill the pane from the bottom; the oldest one shown
+	// may lose its last rows to the top of the pane.
+	var rows [][]Seg
+	for i := len(g.lines) - 1; i >= 0 && len(rows) < h; i-- {
+		r := g.eventRows(&g.lines[i], w, nameW)
+		r = r[:min(len(r), h-len(rows))]
+		rows = append(r, rows...)
 	}
-	for i, l := range lines {
-		e := l.Event
-		lead, kind := S(" ", g.th.Dim), KindStyle(e.Kind, e.Flag, g.th)
-		if g.mark != nil && g.mark(&lines[i]) {
-			lead, kind = S("▸", g.th.Accent), kind.Underline(true)
+	for i, r := range rows {
+		PutSegs(scr, x, y+i, w, r)
+	}
+}
+
+// eventRows lays one event out in rows of w cells: the mark, the time
+// and the loop, then its description, reason and repeat count, wrapped
+// at words under the description's first column.
+func (g *EventLog) eventRows(l *model.LogLine, w, nameW int) [][]Seg {
+	e := l.Event
+	lead, kind := S(" ", g.th.Dim), KindStyle(e.Kind, e.Flag, g.th)
+	if g.mark != nil && g.mark(l) {
+		lead, kind = S("▸", g.th.Accent), kind.Underline(true)
+	}
+	head := []Seg{lead, S(model.Clock(e.Time)+" ", g.th.Dim), S(Pad(l.Loop, nameW)+" ", g.th.Accent)}
+	body := []Seg{S(model.Describe(&e), kind)}
+	if l.Why != "" {
+		// A reason reads back to its event (← a select's why); a
+		// destination reads on from it (→ where a channel went).
+		lead := "  ← "
+		if strings.HasPrefix(l.Why, "→") {
+			lead = "  "
 		}
-		segs := []Seg{
-			lead,
-			S(model.Clock(e.Time)+" ", g.th.Dim),
-			S(Pad(l.Loop, nameW)+" ", g.th.Accent),
-			S(model.Describe(&e), kind),
-		}
-		if l.Why != "" {
-			// A reason reads back to its event (← a select's why); a
-			// destination reads on from it (→ where a channel went).
-			lead := "  ← "
-			if strings.HasPrefix(l.Why, "→") {
-				lead = "  "
+		body = append(body, S(lead+l.Why, g.th.Dim))
+	}
+	if l.Repeat > 0 {
+		// A run of periodic events folded into its latest one.
+		body = append(body, S("  ×"+model.Count(int64(l.Repeat+1))+" in a row, the latest shown", g.th.Dim))
+	}
+	indent := SegsWidth(head)
+	if SegsWidth(head)+SegsWidth(body) <= w || w-indent < 20 {
+		return [][]Seg{append(head, body...)}
+	}
+	var rows [][]Seg
+	row, used := head, indent
+	for _, sg := range body {
+		gap := strings.Repeat(" ", len(sg.Text)-len(strings.TrimLeft(sg.Text, " ")))
+		for j, word := range strings.Fields(sg.Text) {
+			text := word
+			switch {
+			case j == 0 && gap != "":
+				text = gap + word
+			case j > 0:
+				text = " " + word
 			}
-			segs = append(segs, S(lead+l.Why, g.th.Dim))
+			if used+Width(text) > w && used > indent {
+				rows = append(rows, row)
+				row, used = []Seg{S(strings.Repeat(" ", indent), g.th.Base)}, indent
+				text = word
+			}
+			row, used = append(row, S(text, sg.Style)), used+Width(text)
 		}
-		if l.Repeat > 0 {
-			// A run of periodic events folded into its latest one.
-			segs = append(segs, S("  ×"+model.Count(int64(l.Repeat+1))+" in a row, the latest shown", g.th.Dim))
-		}
-		PutSegs(scr, x, y+i, w, segs)
 	}
+	return append(rows, row)
 }
 
 // KindStyle picks how an event kind stands out in the log: rebuilds and

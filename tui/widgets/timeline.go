@@ -129,7 +129,24 @@ type Timeline struct {
 	lanes  []TimelineLane
 	ruler  string // drawn under the lanes when set
 	cursor int    // the cursor's column, -1 for none
+	// bare: the lanes have no labels, for a pane drawn beside rows that
+	// name the loops already (the lesson layout).
+	bare bool
 }
+
+// SetBare drops the lanes' labels: the cells take the whole width.
+func (t *Timeline) SetBare(bare bool) { t.bare = bare }
+
+// labelW is the width of the lanes' labels as drawn.
+func (t *Timeline) labelW() int {
+	if t.bare {
+		return 0
+	}
+	return TimelineLabelW
+}
+
+// cols is how many cells a lane of a pane w wide draws.
+func (t *Timeline) cols(w int) int { return max(w-t.labelW(), 0) }
 
 // NewTimeline returns an empty timeline pane.
 func NewTimeline(th *Theme) *Timeline { return &Timeline{Box: tview.NewBox(), th: th, cursor: -1} }
@@ -159,8 +176,8 @@ func (t *Timeline) LaneAt(px, py int) (int, bool) {
 // them.
 func (t *Timeline) ColumnAt(px int) (int, bool) {
 	x, _, w, _ := t.GetInnerRect()
-	c := px - x - TimelineLabelW
-	return c, c >= 0 && c < TimelineCols(w)
+	c := px - x - t.labelW()
+	return c, c >= 0 && c < t.cols(w)
 }
 
 // Draw draws the rule and as many lanes as fit.
@@ -186,10 +203,10 @@ func (t *Timeline) Draw(scr tcell.Screen) {
 
 // drawRuler draws the time ruler, with ▲ under the cursor.
 func (t *Timeline) drawRuler(scr tcell.Screen, x, y, w int) {
-	cols := TimelineCols(w)
-	Put(scr, x+TimelineLabelW, y, cols, Cut(t.ruler, cols), t.th.Dim)
+	cols := t.cols(w)
+	Put(scr, x+t.labelW(), y, cols, Cut(t.ruler, cols), t.th.Dim)
 	if t.cursor >= 0 && t.cursor < cols {
-		scr.SetContent(x+TimelineLabelW+t.cursor, y, '▲', nil, t.th.Bold)
+		scr.SetContent(x+t.labelW()+t.cursor, y, '▲', nil, t.th.Bold)
 	}
 }
 
@@ -201,20 +218,22 @@ func (t *Timeline) drawLane(scr tcell.Screen, x, y, w int, l *TimelineLane) {
 	if l.Watched {
 		st = st.Underline(true)
 	}
-	Put(scr, x, y, TimelineLabelW, Pad(marker+Cut(l.Name, TimelineLabelW-2), TimelineLabelW), st)
-	cols := TimelineCols(w)
+	if lw := t.labelW(); lw > 0 {
+		Put(scr, x, y, lw, Pad(marker+Cut(l.Name, lw-2), lw), st)
+	}
+	cols := t.cols(w)
 	cells := l.Lane.Cells
 	if len(cells) > cols {
 		cells = cells[len(cells)-cols:]
 	}
-	cx := x + TimelineLabelW + cols - len(cells) // the newest at the right edge
+	cx := x + t.labelW() + cols - len(cells) // the newest at the right edge
 	off := len(l.Lane.Cells) - len(cells)
 	for i, c := range cells {
 		r, cst := t.glyph(c)
 		if j := off + i; j < len(l.Follow) && l.Follow[j] {
 			r, cst = GlyphFollow, t.th.Bold
 		}
-		if cx+i-x-TimelineLabelW == t.cursor {
+		if cx+i-x-t.labelW() == t.cursor {
 			cst = cst.Reverse(true)
 		}
 		if gs, ok := glyphStrings[r]; ok {
@@ -224,7 +243,7 @@ func (t *Timeline) drawLane(scr tcell.Screen, x, y, w int, l *TimelineLane) {
 		}
 	}
 	if l.Lane.Drops {
-		Put(scr, x+TimelineLabelW, y, cols, "drops›", t.th.Bad)
+		Put(scr, x+t.labelW(), y, cols, "drops›", t.th.Bad)
 	}
 }
 

@@ -108,11 +108,17 @@
     last = { live: l };
     current = { name: "live", moment: "", live: true };
     document.title = "reactorviz · live";
+    // A live run is not a recording: the picker, the file and the link
+    // to a moment would say one is playing.
+    for (const el of [pick.closest("label"), file.closest("label"), document.getElementById("link")]) {
+      if (el) el.hidden = true;
+    }
+    document.getElementById("mode").hidden = false;
     const url = (location.protocol === "https:" ? "wss://" : "ws://") + location.host + "/live";
     say("live run: connecting…");
     window.reactorvizGo.live(url, l.paused, l.serve);
     setTimeout(() => {
-      if (!ended) say("live run on " + location.host);
+      if (!ended) say("LIVE: the run on " + location.host + (l.paused ? ", paused at its start (space runs it)" : ""));
     }, 0);
   }
 
@@ -184,6 +190,7 @@
   // fit sizes the terminal to the window: as many cells as fit, and a
   // smaller font if 80×24, the smallest screen the replay lays out, would
   // not fit.
+  const lineRatio = 1.25;
   function cellSize(px) {
     const probe = document.createElement("span");
     probe.style.fontSize = px + "px";
@@ -191,8 +198,10 @@
     terminal.appendChild(probe);
     const r = probe.getBoundingClientRect();
     terminal.removeChild(probe);
-    const lh = parseFloat(getComputedStyle(terminal).lineHeight) / parseFloat(getComputedStyle(terminal).fontSize);
-    return { w: r.width / 80, h: px * (isNaN(lh) ? 1.2 : lh) };
+    // Whole pixels a row, and room under the baseline: at 1.2 the next
+    // row's cell backgrounds paint over an underscore (rebuild_begin read
+    // "rebuild begin") and the descenders of g, p and y.
+    return { w: r.width / 80, h: Math.round(px * lineRatio) };
   }
 
   function fit() {
@@ -204,6 +213,7 @@
       c = cellSize(px);
     }
     terminal.style.fontSize = px + "px";
+    terminal.style.lineHeight = c.h + "px";
     const cols = Math.max(Math.floor(availW / c.w), 20);
     const rows = Math.max(Math.floor(availH / c.h), 5);
     // tcell.js maps clicks with these.

@@ -1,0 +1,130 @@
+package sim
+
+import (
+	"bytes"
+	"strings"
+	"unicode/utf8"
+)
+
+// TextWidth is the width the headless summaries are laid out for: the
+// 80 columns a new terminal opens at. Their tables split into parts that
+// each fit, the first column repeated, and their prose wraps at words, by
+// design rather than by the terminal.
+const TextWidth = 80
+
+// table gathers rows of tab-terminated cells, as text/tabwriter takes
+// them, and lays them out right-aligned two spaces apart on Flush: in one
+// table when it fits TextWidth, else in several, each led by the first
+// column.
+type table struct {
+	out *strings.Builder
+	buf bytes.Buffer
+}
+
+func newTable(out *strings.Builder) *table { return &table{out: out} }
+
+func (t *table) Write(p []byte) (int, error) { return t.buf.Write(p) }
+
+// Flush writes the table and empties it.
+func (t *table) Flush() {
+	var rows [][]string
+	for _, line := range strings.Split(strings.TrimRight(t.buf.String(), "\n"), "\n") {
+		cells := strings.Split(line, "\t")
+		if n := len(cells); n > 1 && cells[n-1] == "" {
+			cells = cells[:n-1]
+		}
+		rows = append(rows, cells)
+	}
+	t.buf.Reset()
+	var widths []int
+	for _, r := range rows {
+		for i, c := range r {
+			if i == len(widths) {
+				widths = append(widths, 0)
+			}
+			widths[i] = max(widths[i], utf8.RuneCountInString(c))
+		}
+	}
+	if len(widths) == 0 {
+		return
+	}
+	// Deal the columns after the first into parts that fit.
+	var parts [][]int
+	part, used := []int{}, widths[0]+2
+	for i := 1; i < len(widths); i++ {
+		if len(part) > 0 && used+widths[i]+2 > TextWidth {
+			parts = append(parts, part)
+			part, used = []int{}, widths[0]+2
+		}
+		part = append(part, i)
+		used += widths[i] + 2
+	}
+	parts = append(parts, part)
+	for pi, cols := range parts {
+		if pi > 0 {
+			t.out.WriteString("\n")
+		}
+		for _, r := range rows {
+			var line strings.Builder
+			for _, i := range append([]int{0}, cols...) {
+				c := ""
+				if i < len(r) {
+					c = r[i]
+				}
+				line.WriteString(strings.Repeat(" ", widths[i]+2-utf8.RuneCountInString(c)))
+				line.WriteString(c)
+			}
+			t.out.WriteString(line.String() + "\n")
+		}
+	}
+}
+
+// wrapText wraps every line of s longer than w at words. A line that goes
+// on is indented as far as its text starts, past its leading spaces and a
+// list mark ("- ", "· ", "ok  ", "FAIL "); a line that starts at the margin
+// goes on two spaces in.
+func wrapText(s string, w int) string {
+	var b strings.Builder
+	for _, line := range strings.SplitAfter(s, "\n") {
+		text := strings.TrimSuffix(line, "\n")
+		if utf8.RuneCountInString(text) <= w {
+			b.WriteString(line)
+			continue
+		}
+		indent := len(text) - len(strings.TrimLeft(text, " "))
+		rest := text[indent:]
+		for _, mark := range []string{"- ", "· ", "ok  ", "FAIL "} {
+			if strings.HasPrefix(rest, mark) {
+				indent += utf8.RuneCountInString(mark)
+				break
+			}
+		}
+		if indent == 0 || indent > w/2 {
+			indent = 2
+		}
+		pad := strings.Repeat(" ", indent)
+		var cur strings.Builder
+		n := 0
+		for i, word := range strings.Fields(text) {
+			ww := utf8.RuneCountInString(word)
+			switch {
+			case i == 0:
+				cur.WriteString(text[:len(text)-len(strings.TrimLeft(text, " "))] + word)
+				n = utf8.RuneCountInString(cur.String())
+			case n+1+ww > w:
+				b.WriteString(cur.String() + "\n")
+				cur.Reset()
+				cur.WriteString(pad + word)
+				n = indent + ww
+			default:
+				cur.WriteString(" " + word)
+				n += 1 + ww
+			}
+		}
+		b.WriteString(cur.String())
+		if strings.HasSuffix(line, "\n") {
+			b.WriteString("\n")
+		}
+	}
+	return b.String()
+}
