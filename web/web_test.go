@@ -221,9 +221,12 @@ func roundTrip(t *testing.T, base string, raw ...string) []*http.Response {
 		method, _, _ := strings.Cut(r, " ")
 		resp, err := http.ReadResponse(br, &http.Request{Method: method})
 		if err != nil {
-			t.Fatalf("%q: %v", r, err)
+			t.Fatalf("%.60q: %v", r, err)
 		}
-		if _, err := io.ReadAll(resp.Body); err != nil {
+		// A server that refuses a request it did not read to its end
+		// closes with bytes unread, which may reset the connection under
+		// the error's body: the status and headers are what count.
+		if _, err := io.ReadAll(resp.Body); err != nil && !(resp.StatusCode >= 400 && resp.Close) {
 			t.Fatal(err)
 		}
 		out = append(out, resp)
@@ -246,16 +249,22 @@ func TestServerConnections(t *testing.T) {
 		t.Errorf("Connection: close: %d close=%v", rs[2].StatusCode, rs[2].Close)
 	}
 	for raw, code := range map[string]int{
-		"BREW / HTTP/1.1\r\n\r\n":                             405,
-		"GET / HTTP/1.1\r\nContent-Length: 3\r\n\r\nabc":      400,
-		"GET /\r\n\r\n":                                       400,
-		"GET / HTTP/1.1\r\nX: " + strings.Repeat("y", 20<<10): 400,
-		"GET / HTTP/1.1\r\nno colon\r\n\r\n":                  400,
-		"GET relative HTTP/1.1\r\n\r\n":                       400,
+		"BREW / HTTP/1.1\r\nHost: x\r\n\r\n":                        405,
+		"GET / HTTP/1.1\r\nHost: x\r\nContent-Length: 3\r\n\r\nabc": 400,
+		"GET /\r\n\r\n": 400,
+		"GET / HTTP/1.1\r\nHost: x\r\nX: " + strings.Repeat("y", 40<<10): 431,
+		"GET / HTTP/1.1\r\nHost: x\r\nno colon\r\n\r\n":                  400,
+		"GET relative HTTP/1.1\r\nHost: x\r\n\r\n":                       400,
+		// RFC 9112: one Host, no space before a header's colon, no
+		// obs-fold; the live run's loopback check reads the Host.
+		"GET / HTTP/1.1\r\n\r\n": 400,
+		"GET / HTTP/1.1\r\nHost: evil.example\r\nHost: 127.0.0.1\r\n\r\n": 400,
+		"GET / HTTP/1.1\r\nHost : 127.0.0.1\r\n\r\n":                      400,
+		"GET / HTTP/1.1\r\nHost: x\r\n folded: x\r\n\r\n":                 400,
 	} {
 		r := roundTrip(t, base, raw)[0]
-		if r.StatusCode != code || (code == 400 && !r.Close) {
-			t.Errorf("%.40q: %d close=%v, want %d", raw, r.StatusCode, r.Close, code)
+		if r.StatusCode != code || (code >= 400 && code != 405 && !r.Close) {
+			t.Errorf("%.60q: %d close=%v, want %d", raw, r.StatusCode, r.Close, code)
 		}
 	}
 	if r := roundTrip(t, base, "GET / HTTP/1.0\r\n\r\n")[0]; r.StatusCode != 200 || !r.Close {
