@@ -14,6 +14,7 @@ import (
 
 	"github.com/reactorviz/reactorviz/internal/leaktest"
 	"github.com/reactorviz/reactorviz/reactor"
+	"github.com/reactorviz/reactorviz/reactor/trace"
 	"github.com/reactorviz/reactorviz/scenarios"
 	"github.com/reactorviz/reactorviz/sim"
 	"github.com/reactorviz/reactorviz/tui"
@@ -129,8 +130,14 @@ func TestBrowserLiveRun(t *testing.T) {
 		return g.Waiting && g.Phase != before
 	})
 	after := loop.GateStatus().Phase
-	b.waitScreen("the step on the page", 10*time.Second, func(s string) bool {
-		return strings.Contains(s, "PAUSED") && strings.Contains(s, "before "+after.String())
+	// A step stops before the next phase, or at the iteration's end when
+	// that is next: the detail pane says which (tui's detail note).
+	note := "before " + after.String()
+	if after == trace.PhaseEnd {
+		note = "end of iteration"
+	}
+	b.waitScreen("the step on the page ("+note+")", 10*time.Second, func(s string) bool {
+		return strings.Contains(s, "PAUSED") && strings.Contains(s, note)
 	})
 	shot := filepath.Join(t.TempDir(), "live.png")
 	if keep := os.Getenv("REACTORVIZ_SCREENSHOTS"); keep != "" {
