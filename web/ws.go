@@ -117,10 +117,28 @@ func PeerCloseCode(err error) int { return int(websocket.CloseStatus(err)) }
 // call per socket; wait returns once every call has returned.
 type liveServer struct {
 	handler LiveHandler
+	mu      sync.Mutex
+	closed  bool // set by wait: no socket is served after
 	wg      sync.WaitGroup
 }
 
-func (l *liveServer) wait() { l.wg.Wait() }
+func (l *liveServer) wait() {
+	l.mu.Lock()
+	l.closed = true
+	l.mu.Unlock()
+	l.wg.Wait()
+}
+
+// serving counts a socket served, unless the server has stopped.
+func (l *liveServer) serving() bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.closed {
+		return false
+	}
+	l.wg.Add(1)
+	return true
+}
 
 func (l *liveServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if l.handler == nil {
@@ -131,6 +149,11 @@ func (l *liveServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, problem, status)
 		return
 	}
+	if !l.serving() {
+		http.Error(w, "the server stops", http.StatusServiceUnavailable)
+		return
+	}
+	defer l.wg.Done()
 	// The server's read and write deadlines are for requests; a socket
 	// lives as long as the page does, watched by pings.
 	rc := http.NewResponseController(w)
@@ -140,8 +163,6 @@ func (l *liveServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if err != nil {
 		return // Accept answered the request
 	}
-	l.wg.Add(1)
-	defer l.wg.Done()
 	c.SetReadLimit(wsMaxMessage)
 	ctx, cancel := context.WithCancel(r.Context())
 	defer cancel()
