@@ -2,7 +2,8 @@
 // WebAssembly (./web/app), drawn by tcell's web screen, in a page that
 // picks a recording and fits the terminal to the window; and, for run
 // --web, the live screen of a run of this process, over a WebSocket
-// (ws.go) served beside the page.
+// (ws.go, github.com/coder/websocket) served beside the page by net/http's
+// server (server.go), with a bound on the connections it holds (limit.go).
 //
 // The site is the page (page/, kept in git), the generated files (site/,
 // made by go generate ./web and embedded), and the built-in recordings,
