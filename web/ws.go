@@ -18,7 +18,7 @@ import (
 // beside the site: the page's controls come in, the run's trace and state
 // go out. The package reads the frames (masking, reserved bits, control
 // frames, fragments, close codes) and refuses a message over the cap
-// before reading it; what is checked here is who may open the socket, and
+// once it has read one byte past it, holding no more; what is checked here is who may open the socket, and
 // what a message must be for a run to take it.
 
 // LivePath is where the page opens its WebSocket.
@@ -40,7 +40,8 @@ type CloseCoder interface {
 
 const (
 	// wsMaxMessage bounds a message a page sends: its controls are tiny.
-	// The package refuses a bigger one from its header, with 1009.
+	// The package refuses a bigger one with 1009 once it has read one
+	// byte past the cap, across fragments: a message held is at most this.
 	wsMaxMessage = 64 << 10
 	// wsPing is how often the server pings a page, and wsIdle how long it
 	// waits for the pong (a browser answers on its own) before it takes

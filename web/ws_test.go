@@ -126,8 +126,8 @@ func TestWebSocketEcho(t *testing.T) {
 }
 
 // A page's message that is not what the run takes ends the socket with the
-// code RFC 6455 gives the page's fault: over the 64 KiB cap 1009, refused
-// from its header; text that is not UTF-8 1007.
+// code RFC 6455 gives the page's fault: over the 64 KiB cap 1009; text
+// that is not UTF-8 1007.
 func TestWebSocketRefusesBadMessages(t *testing.T) {
 	leaktest.Check(t)
 	s, _ := testSite(t)
