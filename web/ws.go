@@ -44,15 +44,18 @@ const (
 	// byte past the cap, across fragments: a message held is at most this.
 	wsMaxMessage = 64 << 10
 	// wsPing is how often the server pings a page, and wsIdle how long it
-	// waits for the pong (a browser answers on its own) before it takes
-	// the page for gone.
+	// waits for the pong (a browser answers on its own, but only once it
+	// has read what was sent before the ping) before it takes the page for
+	// gone.
 	wsPing = 20 * time.Second
-	wsIdle = 40 * time.Second
+	wsIdle = 60 * time.Second
 )
 
-// wsWrite bounds one write: a page that cannot take a message in this long
-// is gone. A variable so tests can shorten it.
-var wsWrite = 10 * time.Second
+// wsWrite bounds one write: a page that takes nothing of a message in this
+// long is gone. A page that reads, however slowly, is not cut off by it but
+// by the queue's cap (tui/remote's Host.MaxQueued): a busy tab may be many
+// seconds behind the run and catch up. A variable so tests can shorten it.
+var wsWrite = 60 * time.Second
 
 // Close codes (RFC 6455, 7.4.1).
 const (
@@ -183,8 +186,8 @@ func (l *liveServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 }
 
 // ping pings the page every wsPing until ctx ends; a page that does not
-// answer within wsIdle is gone: the package closes its socket, which ends
-// the handler's read. A ping in flight when ctx ends ends with the socket.
+// answer within wsIdle is gone: its socket is closed, which ends the
+// handler's read. A ping in flight when ctx ends ends with the socket.
 func ping(ctx context.Context, c *websocket.Conn) {
 	t := time.NewTicker(wsPing)
 	defer t.Stop()
@@ -197,6 +200,9 @@ func ping(ctx context.Context, c *websocket.Conn) {
 			err := c.Ping(pctx)
 			cancel()
 			if err != nil {
+				if ctx.Err() == nil {
+					_ = c.CloseNow()
+				}
 				return
 			}
 		}
