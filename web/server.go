@@ -1,308 +1,209 @@
 package web
 
 import (
-	"bufio"
+	"bytes"
 	"context"
+	"encoding/binary"
 	"errors"
-	"fmt"
 	"io"
+	"io/fs"
+	"log"
 	"net"
-	"net/url"
+	"net/http"
 	"path"
+	"strconv"
 	"strings"
 	"sync"
+	"testing/fstest"
 	"time"
 
 	"github.com/reactorviz/reactorviz/web/internal/sitebuild"
 )
 
-// The site is a handful of static files, so it is served by the small
-// HTTP/1.1 server below rather than net/http's, whose server (with its
-// HTTP/2 and TLS) would add 4.3 MiB to the binary, more than the site
-// itself. It answers GET and HEAD, keeps connections alive, and closes one
-// that idles or sends anything else.
+// The site is served by net/http's server: it parses what a browser, or
+// anyone who can reach the port, sends, with the standard library's
+// conformance (RFC 9112: one Host, no space before a colon, no obs-fold)
+// and its fixes as Go's releases bring them. What is bounded here is the
+// work a client can make the server do: the request's size and time, the
+// connections held (limit.go), the memory one response takes.
 const (
-	idleTimeout  = 30 * time.Second // a connection between requests, or a slow request
-	writeTimeout = 60 * time.Second // one response, the program included
-	maxHeader    = 16 << 10         // the request line and headers
+	readHeaderTimeout = 10 * time.Second // the request line and headers
+	readTimeout       = 15 * time.Second // the whole request: the site takes no body
+	writeTimeout      = 60 * time.Second // one response, the program included
+	idleTimeout       = 30 * time.Second // a kept-alive connection between requests
+	maxHeaderBytes    = 16 << 10         // the request line and headers
+	// MaxConns bounds the connections served at once, and with them the
+	// server's goroutines; past it the longest idle connection is let go
+	// (limit.go).
+	MaxConns = 256
 )
 
 // Serve serves the site on ln until ctx ends, then closes ln and every
-// connection and returns nil; an accept error ends it early.
+// connection and returns nil; an error of the listener that is not
+// temporary ends it early. Temporary ones, such as the process's fd limit,
+// are waited out.
 func (s *Site) Serve(ctx context.Context, ln net.Listener) error { return s.ServeLive(ctx, ln, nil) }
 
 // ServeLive is Serve with a live run: a page's WebSocket at LivePath goes
 // to live, which may be nil for none.
 func (s *Site) ServeLive(ctx context.Context, ln net.Listener, live LiveHandler) error {
-	var (
-		mu     sync.Mutex
-		conns  = map[net.Conn]struct{}{}
-		wg     sync.WaitGroup
-		closed bool
-	)
-	stop := context.AfterFunc(ctx, func() {
-		mu.Lock()
-		closed = true
-		for c := range conns {
-			c.Close()
-		}
-		mu.Unlock()
-		ln.Close()
-	})
-	defer func() {
-		stop()
-		wg.Wait()
-	}()
-	for {
-		c, err := ln.Accept()
-		if err != nil {
-			if ctx.Err() != nil {
-				return nil
-			}
-			ln.Close()
-			return err
-		}
-		mu.Lock()
-		if closed {
-			mu.Unlock()
-			c.Close()
-			return nil
-		}
-		conns[c] = struct{}{}
-		wg.Add(1)
-		mu.Unlock()
-		go func() {
-			defer wg.Done()
-			s.serveConn(ctx, c, live)
-			mu.Lock()
-			delete(conns, c)
-			mu.Unlock()
-		}()
+	lim := newConnLimiter(ln, MaxConns)
+	lh := &liveServer{handler: live}
+	mux := http.NewServeMux()
+	mux.Handle(LivePath, lh)
+	mux.Handle("/", SiteHandler(s.FS()))
+	srv := &http.Server{
+		Handler:           mux,
+		ReadHeaderTimeout: readHeaderTimeout,
+		ReadTimeout:       readTimeout,
+		WriteTimeout:      writeTimeout,
+		IdleTimeout:       idleTimeout,
+		MaxHeaderBytes:    maxHeaderBytes,
+		ConnState:         lim.track,
+		// A live run's WebSocket ends with ctx, through the request's
+		// context.
+		BaseContext: func(net.Listener) context.Context { return ctx },
+		// What a client gets wrong is its own business: the terminal
+		// the server runs in is not told.
+		ErrorLog: log.New(io.Discard, "", 0),
 	}
+	stop := context.AfterFunc(ctx, func() { srv.Close() })
+	defer stop()
+	err := srv.Serve(lim)
+	srv.Close()
+	lh.wait()
+	if errors.Is(err, http.ErrServerClosed) || ctx.Err() != nil {
+		return nil
+	}
+	return err
 }
 
-// request is what the server reads of a request.
-type request struct {
-	method, target string
-	close          bool // HTTP/1.0, or Connection: close
-	gzip           bool // Accept-Encoding takes gzip
-	body           bool // a body was announced
-
-	// A WebSocket's handshake (ws.go).
-	upgrade      string // Upgrade
-	connUpgrade  bool   // Connection lists upgrade
-	wsKey        string
-	wsVersion    string
-	origin, host string
+// FS is the site as a file system: the page, the generated files and the
+// recordings, by their paths.
+func (s *Site) FS() fs.FS {
+	m := make(fstest.MapFS, len(s.files))
+	for name, data := range s.files {
+		m[name] = &fstest.MapFile{Data: data, Mode: 0o444}
+	}
+	return m
 }
 
-func (s *Site) serveConn(ctx context.Context, c net.Conn, live LiveHandler) {
-	defer c.Close()
-	br := bufio.NewReader(c)
-	bw := bufio.NewWriter(c)
-	for {
-		c.SetReadDeadline(time.Now().Add(idleTimeout))
-		req, err := readRequest(br)
-		if err != nil {
-			if !errors.Is(err, io.EOF) {
-				c.SetWriteDeadline(time.Now().Add(writeTimeout))
-				writeResponse(bw, response{status: 400, text: "bad request: " + err.Error()}, false, true)
-			}
-			return
-		}
-		if p, _ := sitePath(req.target); p == strings.TrimPrefix(LivePath, "/") || req.upgrade != "" {
-			if live == nil || p != strings.TrimPrefix(LivePath, "/") {
-				c.SetWriteDeadline(time.Now().Add(writeTimeout))
-				writeResponse(bw, response{status: 404, text: "no live run here: reactorviz run NAME --web serves one"}, false, true)
-				return
-			}
-			serveLive(ctx, c, br, bw, req, live)
-			return
-		}
-		resp := s.respond(req)
-		// After a request it could not make sense of, or one with a body
-		// it did not read, the connection is not trusted with another.
-		closeAfter := req.close || req.body || resp.status == 400 || resp.status == 405
-		c.SetWriteDeadline(time.Now().Add(writeTimeout))
-		if err := writeResponse(bw, resp, req.method == "HEAD", closeAfter); err != nil || closeAfter {
-			return
-		}
-	}
+// siteHandler serves the files of a site. The program, stored gzipped,
+// goes out as it is with Content-Encoding: gzip to a client that takes it
+// (every current browser does); for one that does not, it is gunzipped
+// once, the first time it is asked for, and the one copy serves them all.
+// The recordings go out as the gzip files they are, which the page unzips.
+type siteHandler struct {
+	fsys fs.FS
+
+	gz       []byte // the program as stored
+	size     int    // its unzipped size, from the gzip trailer
+	once     sync.Once
+	wasm     []byte // gunzipped, once
+	wasmErr  error
+	noWasmGz error // why the program cannot be served, if it cannot
 }
 
-// readRequest reads a request line and headers; a GET or HEAD has no
-// body, and one that announces a body is answered and the connection
-// closed.
-func readRequest(br *bufio.Reader) (request, error) {
-	var req request
-	budget := maxHeader
-	line, err := readLine(br, &budget)
-	if err != nil {
-		return req, err
+// SiteHandler serves the files of fsys (a site: index.html, main.wasm.gz,
+// ...) for GET and HEAD; "/" is index.html and /main.wasm the program.
+func SiteHandler(fsys fs.FS) http.Handler {
+	h := &siteHandler{fsys: fsys}
+	h.gz, h.noWasmGz = fs.ReadFile(fsys, sitebuild.WasmName)
+	if h.noWasmGz == nil && len(h.gz) >= 18 {
+		// ISIZE, the trailer's last four bytes: the unzipped size modulo
+		// 2^32, exact for a program this size. A HEAD needs no more.
+		h.size = int(binary.LittleEndian.Uint32(h.gz[len(h.gz)-4:]))
 	}
-	parts := strings.Fields(line)
-	if len(parts) != 3 || !strings.HasPrefix(parts[2], "HTTP/1.") {
-		return req, fmt.Errorf("request line %q", line)
-	}
-	req.method, req.target, req.close = parts[0], parts[1], parts[2] == "HTTP/1.0"
-	for {
-		line, err := readLine(br, &budget)
-		if err != nil {
-			if errors.Is(err, io.EOF) {
-				err = io.ErrUnexpectedEOF
-			}
-			return req, err
-		}
-		if line == "" {
-			return req, nil
-		}
-		name, value, ok := strings.Cut(line, ":")
-		if !ok {
-			return req, fmt.Errorf("header line %q", line)
-		}
-		value = strings.TrimSpace(value)
-		switch strings.ToLower(strings.TrimSpace(name)) {
-		case "connection":
-			for _, tok := range strings.Split(value, ",") {
-				tok = strings.TrimSpace(tok)
-				req.close = req.close || strings.EqualFold(tok, "close")
-				req.connUpgrade = req.connUpgrade || strings.EqualFold(tok, "upgrade")
-			}
-		case "upgrade":
-			req.upgrade = value
-		case "sec-websocket-key":
-			req.wsKey = value
-		case "sec-websocket-version":
-			req.wsVersion = value
-		case "origin":
-			req.origin = value
-		case "host":
-			req.host = value
-		case "accept-encoding":
-			req.gzip = acceptsGzip(value)
-		case "content-length":
-			req.body = req.body || value != "0"
-		case "transfer-encoding":
-			req.body = true
-		}
-	}
+	return h
 }
 
-// readLine reads a CRLF- (or LF-) ended line within what is left of the
-// header budget.
-func readLine(br *bufio.Reader, budget *int) (string, error) {
-	var b []byte
-	for {
-		chunk, err := br.ReadSlice('\n')
-		*budget -= len(chunk)
-		if *budget < 0 {
-			return "", errors.New("request header too large")
-		}
-		b = append(b, chunk...)
-		if err == nil {
-			return strings.TrimRight(string(b), "\r\n"), nil
-		}
-		if !errors.Is(err, bufio.ErrBufferFull) {
-			if len(b) > 0 && errors.Is(err, io.EOF) {
-				err = io.ErrUnexpectedEOF
-			}
-			return "", err
-		}
+func (h *siteHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	hd := w.Header()
+	// The site changes whenever the binary does: no stale program.
+	hd.Set("Cache-Control", "no-cache")
+	hd.Set("X-Content-Type-Options", "nosniff")
+	if r.Method != http.MethodGet && r.Method != http.MethodHead {
+		hd.Set("Allow", "GET, HEAD")
+		http.Error(w, "method not allowed", http.StatusMethodNotAllowed)
+		return
 	}
-}
-
-// response is a response before it is written.
-type response struct {
-	status      int
-	contentType string
-	encoding    string // Content-Encoding, if any
-	vary        bool   // the body depends on Accept-Encoding
-	body        []byte
-	text        string // the body of an error, as text
-}
-
-// respond picks the file a request names. main.wasm goes out gzipped with
-// Content-Encoding when the browser takes it (every current one does),
-// else unzipped; the recordings go out as the gzip files they are, which
-// the page unzips.
-func (s *Site) respond(req request) response {
-	if req.method != "GET" && req.method != "HEAD" {
-		return response{status: 405, text: "method not allowed"}
+	if r.ContentLength != 0 || len(r.TransferEncoding) > 0 {
+		// After a body it did not read, the connection is not trusted
+		// with another request.
+		hd.Set("Connection", "close")
+		http.Error(w, "a GET has no body", http.StatusBadRequest)
+		return
 	}
-	if req.body {
-		return response{status: 400, text: "a GET has no body"}
-	}
-	name, ok := sitePath(req.target)
-	if !ok {
-		return response{status: 400, text: "bad path"}
+	name := strings.TrimPrefix(path.Clean("/"+r.URL.Path), "/")
+	if name == "" {
+		name = "index.html"
 	}
 	if name == "main.wasm" {
-		gz := s.files[sitebuild.WasmName]
-		if req.gzip {
-			return response{status: 200, contentType: "application/wasm", encoding: "gzip", vary: true, body: gz}
-		}
-		data, err := gunzip(gz)
-		if err != nil {
-			return response{status: 500, text: err.Error()}
-		}
-		return response{status: 200, contentType: "application/wasm", vary: true, body: data}
+		h.serveWasm(w, r)
+		return
 	}
-	data, ok := s.files[name]
-	if !ok || name == sitebuild.WasmName {
-		return response{status: 404, text: "not found"}
+	if name == sitebuild.WasmName {
+		http.NotFound(w, r)
+		return
+	}
+	f, err := h.fsys.Open(name)
+	if err != nil {
+		http.NotFound(w, r)
+		return
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	rs, ok := f.(io.ReadSeeker)
+	if err != nil || st.IsDir() || !ok {
+		http.NotFound(w, r)
+		return
 	}
 	ct := contentType(name)
 	if strings.HasSuffix(name, ".gz") {
 		ct = "application/gzip"
 	}
-	return response{status: 200, contentType: ct, body: data}
+	hd.Set("Content-Type", ct)
+	// ServeContent answers HEAD without reading the file, and ranges.
+	http.ServeContent(w, r, name, time.Time{}, rs)
 }
 
-// sitePath turns a request target into a file name of the site: the query
-// dropped, escapes undone, dot segments resolved, "/" the page.
-func sitePath(target string) (string, bool) {
-	if !strings.HasPrefix(target, "/") {
-		return "", false
+// serveWasm sends the program: gzipped to a client that takes gzip, else
+// the one gunzipped copy; a HEAD costs neither.
+func (h *siteHandler) serveWasm(w http.ResponseWriter, r *http.Request) {
+	if h.noWasmGz != nil {
+		http.NotFound(w, r)
+		return
 	}
-	p, _, _ := strings.Cut(target, "?")
-	p, err := url.PathUnescape(p)
-	if err != nil {
-		return "", false
+	hd := w.Header()
+	hd.Set("Content-Type", "application/wasm")
+	hd.Set("Vary", "Accept-Encoding")
+	gzipped := acceptsGzip(strings.Join(r.Header.Values("Accept-Encoding"), ","))
+	size := h.size
+	if gzipped {
+		hd.Set("Content-Encoding", "gzip")
+		size = len(h.gz)
 	}
-	p = strings.TrimPrefix(path.Clean(p), "/")
-	if p == "" {
-		p = "index.html"
+	if r.Method == http.MethodHead {
+		hd.Set("Content-Length", strconv.Itoa(size))
+		return
 	}
-	return p, true
-}
-
-var statusText = map[int]string{200: "OK", 400: "Bad Request", 403: "Forbidden", 404: "Not Found", 405: "Method Not Allowed", 500: "Internal Server Error"}
-
-func writeResponse(bw *bufio.Writer, r response, head, closeAfter bool) error {
-	if r.status != 200 {
-		r.contentType, r.body = "text/plain; charset=utf-8", []byte(r.text+"\n")
+	body := h.gz
+	if !gzipped {
+		if r.Context().Err() != nil {
+			return // the client left while its request waited
+		}
+		h.once.Do(func() { h.wasm, h.wasmErr = gunzip(h.gz) })
+		if h.wasmErr != nil {
+			hd.Del("Vary")
+			http.Error(w, h.wasmErr.Error(), http.StatusInternalServerError)
+			return
+		}
+		body = h.wasm
 	}
-	fmt.Fprintf(bw, "HTTP/1.1 %d %s\r\n", r.status, statusText[r.status])
-	fmt.Fprintf(bw, "Content-Type: %s\r\nContent-Length: %d\r\n", r.contentType, len(r.body))
-	// The site changes whenever the binary does: no stale program.
-	bw.WriteString("Cache-Control: no-cache\r\nX-Content-Type-Options: nosniff\r\n")
-	if r.encoding != "" {
-		fmt.Fprintf(bw, "Content-Encoding: %s\r\n", r.encoding)
-	}
-	if r.vary {
-		bw.WriteString("Vary: Accept-Encoding\r\n")
-	}
-	if r.status == 405 {
-		bw.WriteString("Allow: GET, HEAD\r\n")
-	}
-	if closeAfter {
-		bw.WriteString("Connection: close\r\n")
-	}
-	bw.WriteString("\r\n")
-	if !head {
-		bw.Write(r.body)
-	}
-	return bw.Flush()
+	hd.Set("Content-Length", strconv.Itoa(len(body)))
+	// A client that does not read is let go at the write timeout; the
+	// body is shared, so what it holds meanwhile is the socket's buffer.
+	_, _ = io.Copy(w, bytes.NewReader(body))
 }
 
 // acceptsGzip reads an Accept-Encoding header: gzip listed, and not with
@@ -310,7 +211,7 @@ func writeResponse(bw *bufio.Writer, r response, head, closeAfter bool) error {
 func acceptsGzip(h string) bool {
 	for _, part := range strings.Split(h, ",") {
 		enc, params, _ := strings.Cut(strings.TrimSpace(part), ";")
-		if strings.TrimSpace(enc) != "gzip" {
+		if !strings.EqualFold(strings.TrimSpace(enc), "gzip") {
 			continue
 		}
 		q := strings.ReplaceAll(params, " ", "")

@@ -2,7 +2,8 @@
 // WebAssembly (./web/app), drawn by tcell's web screen, in a page that
 // picks a recording and fits the terminal to the window; and, for run
 // --web, the live screen of a run of this process, over a WebSocket
-// (ws.go) served beside the page.
+// (ws.go, github.com/coder/websocket) served beside the page by net/http's
+// server (server.go), with a bound on the connections it holds (limit.go).
 //
 // The site is the page (page/, kept in git), the generated files (site/,
 // made by go generate ./web and embedded), and the built-in recordings,
@@ -134,10 +135,23 @@ func (s *Site) Names() []string {
 
 // WriteTo writes the site as static files under dir: the program both
 // gzipped (for servers that send precompressed files, such as nginx's
-// gzip_static) and as main.wasm, which any server can send.
+// gzip_static) and as main.wasm, which any server can send. dir is made if
+// it is not there; inside it, no file or directory is written through a
+// symbolic link, which could point anywhere: one in the way is an error.
 func (s *Site) WriteTo(dir string) error {
-	for name, data := range s.files {
-		if err := writeFile(filepath.Join(dir, filepath.FromSlash(name)), data); err != nil {
+	if dir == "" {
+		return errors.New("no directory to write the site into")
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		return err
+	}
+	defer root.Close()
+	for _, name := range s.Names() {
+		if err := writeFile(root, dir, name, s.files[name]); err != nil {
 			return err
 		}
 	}
@@ -145,14 +159,47 @@ func (s *Site) WriteTo(dir string) error {
 	if err != nil {
 		return err
 	}
-	return writeFile(filepath.Join(dir, "main.wasm"), wasm)
+	return writeFile(root, dir, "main.wasm", wasm)
 }
 
-func writeFile(p string, data []byte) error {
-	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+// writeFile writes data to name (slash-separated) under root, making its
+// directories, and refuses a symbolic link in the way: an os.Root alone
+// would follow one that stays inside dir.
+func writeFile(root *os.Root, dir, name string, data []byte) error {
+	parts := strings.Split(name, "/")
+	for i := range parts {
+		p := path.Join(parts[:i+1]...)
+		fi, err := root.Lstat(p)
+		last := i == len(parts)-1
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
+			if !last {
+				if err := root.Mkdir(p, 0o755); err != nil {
+					return err
+				}
+			}
+			continue
+		case err != nil:
+			return err
+		case fi.Mode()&fs.ModeSymlink != 0:
+			return fmt.Errorf("%s is a symbolic link: the site is not written through one", filepath.Join(dir, filepath.FromSlash(p)))
+		case !last && !fi.IsDir():
+			return fmt.Errorf("%s is not a directory", filepath.Join(dir, filepath.FromSlash(p)))
+		case last && !fi.Mode().IsRegular():
+			return fmt.Errorf("%s is not a regular file", filepath.Join(dir, filepath.FromSlash(p)))
+		}
+	}
+	// O_NOFOLLOW: a link made between the check and the open is refused
+	// too.
+	f, err := root.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_TRUNC|oNoFollow, 0o644)
+	if err != nil {
 		return err
 	}
-	return os.WriteFile(p, data, 0o644)
+	if _, err := f.Write(data); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
 }
 
 func gunzip(data []byte) ([]byte, error) {

@@ -1,345 +1,260 @@
 package web
 
 import (
-	"bufio"
 	"context"
-	"crypto/sha1"
-	"encoding/base64"
-	"encoding/binary"
 	"errors"
-	"fmt"
-	"io"
 	"net"
+	"net/http"
 	"net/netip"
 	"strings"
 	"sync"
 	"time"
 	"unicode/utf8"
+
+	"github.com/coder/websocket"
 )
 
-// A WebSocket (RFC 6455) on the site's own server, for a live run: the
-// page's controls come in, the run's trace and state go out. Only what a
-// browser speaks is taken: no extensions, no subprotocols. The server faces
-// whatever a page sends, so every frame is read as untrusted: bounded in
-// size, checked against the RFC, and a bad one ends the connection with a
-// close frame that says why, never a panic or an exit.
+// The live run's WebSocket (RFC 6455), served by github.com/coder/websocket
+// beside the site: the page's controls come in, the run's trace and state
+// go out. The package reads the frames (masking, reserved bits, control
+// frames, fragments, close codes) and refuses a message over the cap
+// once it has read one byte past it, holding no more; what is checked here is who may open the socket, and
+// what a message must be for a run to take it.
 
 // LivePath is where the page opens its WebSocket.
 const LivePath = "/live"
 
-// LiveHandler serves one page's WebSocket until it returns; the
-// connection is then closed, with a close frame saying why when the error
-// is not the page's own close.
+// LiveHandler serves one page's WebSocket until it returns; the socket is
+// then closed, with the code its error names (see CloseCoder), or 1001
+// (going away) when the server stops.
 type LiveHandler func(ctx context.Context, c *WSConn) error
 
+// CloseCoder is an error of a LiveHandler that names the WebSocket close
+// code (RFC 6455 7.4.1) to end the page's socket with: 1000 when another
+// page took over, 1003, 1007, 1008 or 1009 for the page's own faults. An
+// error that names none is the server's (1011).
+type CloseCoder interface {
+	error
+	CloseCode() int
+}
+
 const (
-	wsGUID = "258EAFA5-E914-47DA-95CA-C5AB0DC85B11"
 	// wsMaxMessage bounds a message a page sends: its controls are tiny.
+	// The package refuses a bigger one with 1009 once it has read one
+	// byte past the cap, across fragments: a message held is at most this.
 	wsMaxMessage = 64 << 10
-	// wsIdle is how long a page may send nothing, pongs included; the
-	// server pings it every wsPing, and a browser answers on its own.
-	wsIdle = 60 * time.Second
+	// wsPing is how often the server pings a page, and wsIdle how long it
+	// waits for the pong (a browser answers on its own, but only once it
+	// has read what was sent before the ping) before it takes the page for
+	// gone.
 	wsPing = 20 * time.Second
-	// wsWrite bounds one write: a page that cannot take a message in this
-	// long is gone.
-	wsWrite = 10 * time.Second
+	wsIdle = 60 * time.Second
 )
 
-// The opcodes.
-const (
-	opCont   = 0x0
-	opText   = 0x1
-	opBinary = 0x2
-	opClose  = 0x8
-	opPing   = 0x9
-	opPong   = 0xA
-)
+// wsWrite bounds one write: a page that takes nothing of a message in this
+// long is gone. A page that reads, however slowly, is not cut off by it but
+// by the queue's cap (tui/remote's Host.MaxQueued): a busy tab may be many
+// seconds behind the run and catch up. A variable so tests can shorten it.
+var wsWrite = 60 * time.Second
 
 // Close codes (RFC 6455, 7.4.1).
 const (
 	CloseNormal      = 1000
 	CloseGoingAway   = 1001
-	CloseProtocol    = 1002
+	CloseUnsupported = 1003
 	CloseBadData     = 1007
 	ClosePolicy      = 1008
 	CloseTooBig      = 1009
 	CloseServerError = 1011
 )
 
-// CloseError is how a WebSocket ended: the peer's close frame, or the one
-// the server sent about a bad frame.
-type CloseError struct {
-	Code   int
-	Reason string
-	Peer   bool // the page closed it
+// closeError is a fault of the page's found here, with its close code.
+type closeError struct {
+	code   int
+	reason string
 }
 
-func (e *CloseError) Error() string {
-	who := "server"
-	if e.Peer {
-		who = "page"
-	}
-	return fmt.Sprintf("websocket closed by the %s: %d %s", who, e.Code, e.Reason)
-}
+func (e *closeError) Error() string  { return "websocket: " + e.reason }
+func (e *closeError) CloseCode() int { return e.code }
 
-// WSConn is the server's end of a WebSocket. One goroutine reads; any may
-// write.
+// WSConn is the server's end of a page's WebSocket: tui/remote's Conn. One
+// goroutine reads; any may write.
+//
+// Its reads and writes do not take the handler's context: the package
+// closes a socket, without a close frame, when the context of a read or
+// write in progress ends, and the page is to be told why it ends.
 type WSConn struct {
-	c  net.Conn
-	br *bufio.Reader
-
-	wmu       sync.Mutex
-	closeSent bool
-
-	// The reader's: a message being reassembled from fragments.
-	frag   []byte
-	fragOp byte
+	c *websocket.Conn
 }
 
-func newWSConn(c net.Conn, br *bufio.Reader) *WSConn { return &WSConn{c: c, br: br} }
-
-// ReadMessage returns the next text or binary message, answering pings on
-// the way. A close from the page is answered and returned as a
-// *CloseError with Peer set; a frame that breaks the protocol or the size
-// cap is answered with a close naming the fault, and returned as a
-// *CloseError.
+// ReadMessage returns the next text or binary message; pings are answered
+// and a close from the page echoed on the way. Text must be UTF-8: a
+// message that is not is the page's fault, 1007.
 func (w *WSConn) ReadMessage() (binary bool, data []byte, err error) {
-	for {
-		w.c.SetReadDeadline(time.Now().Add(wsIdle))
-		fin, op, payload, err := w.readFrame()
-		if err != nil {
-			return false, nil, w.fail(err)
-		}
-		switch op {
-		case opPing:
-			if err := w.write(opPong, payload); err != nil {
-				return false, nil, err
-			}
-		case opPong:
-		case opClose:
-			return false, nil, w.peerClose(payload)
-		case opText, opBinary:
-			if w.fragOp != 0 {
-				return false, nil, w.fail(&CloseError{Code: CloseProtocol, Reason: "a new message inside a fragmented one"})
-			}
-			if !fin {
-				w.fragOp, w.frag = op, append(w.frag[:0], payload...)
-				continue
-			}
-			return w.message(op, payload)
-		case opCont:
-			if w.fragOp == 0 {
-				return false, nil, w.fail(&CloseError{Code: CloseProtocol, Reason: "a continuation of no message"})
-			}
-			if len(w.frag)+len(payload) > wsMaxMessage {
-				return false, nil, w.fail(&CloseError{Code: CloseTooBig, Reason: "message too big"})
-			}
-			w.frag = append(w.frag, payload...)
-			if fin {
-				op := w.fragOp
-				w.fragOp = 0
-				return w.message(op, append([]byte(nil), w.frag...))
-			}
-		default:
-			return false, nil, w.fail(&CloseError{Code: CloseProtocol, Reason: fmt.Sprintf("unknown opcode %#x", op)})
-		}
+	typ, data, err := w.c.Read(context.Background())
+	if err != nil {
+		return false, nil, err
 	}
+	if typ == websocket.MessageText && !utf8.Valid(data) {
+		return false, nil, &closeError{CloseBadData, "text that is not UTF-8"}
+	}
+	return typ == websocket.MessageBinary, data, nil
 }
 
-// message checks a whole message: text must be UTF-8.
-func (w *WSConn) message(op byte, data []byte) (bool, []byte, error) {
-	if op == opText && !utf8.Valid(data) {
-		return false, nil, w.fail(&CloseError{Code: CloseBadData, Reason: "text that is not UTF-8"})
-	}
-	return op == opBinary, data, nil
-}
-
-// readFrame reads one frame and unmasks it, refusing what the RFC forbids
-// of a client and anything over the size cap before reading its payload.
-func (w *WSConn) readFrame() (fin bool, op byte, payload []byte, err error) {
-	var h [14]byte
-	if _, err := io.ReadFull(w.br, h[:2]); err != nil {
-		return false, 0, nil, err
-	}
-	fin, op = h[0]&0x80 != 0, h[0]&0x0f
-	bad := func(code int, reason string) (bool, byte, []byte, error) {
-		return false, 0, nil, &CloseError{Code: code, Reason: reason}
-	}
-	switch {
-	case h[0]&0x70 != 0:
-		return bad(CloseProtocol, "reserved bits set: no extension was agreed")
-	case h[1]&0x80 == 0:
-		return bad(CloseProtocol, "a page's frames must be masked")
-	}
-	n := uint64(h[1] & 0x7f)
-	switch n {
-	case 126:
-		if _, err := io.ReadFull(w.br, h[2:4]); err != nil {
-			return false, 0, nil, err
-		}
-		n = uint64(binary.BigEndian.Uint16(h[2:4]))
-	case 127:
-		if _, err := io.ReadFull(w.br, h[2:10]); err != nil {
-			return false, 0, nil, err
-		}
-		n = binary.BigEndian.Uint64(h[2:10])
-		if n>>63 != 0 {
-			return bad(CloseProtocol, "length with its top bit set")
-		}
-	}
-	if op >= opClose {
-		if !fin {
-			return bad(CloseProtocol, "a fragmented control frame")
-		}
-		if n > 125 {
-			return bad(CloseProtocol, "a control frame over 125 bytes")
-		}
-	}
-	if n > wsMaxMessage {
-		return bad(CloseTooBig, "message too big")
-	}
-	var mask [4]byte
-	if _, err := io.ReadFull(w.br, mask[:]); err != nil {
-		return false, 0, nil, err
-	}
-	payload = make([]byte, n)
-	if _, err := io.ReadFull(w.br, payload); err != nil {
-		return false, 0, nil, err
-	}
-	for i := range payload {
-		payload[i] ^= mask[i&3]
-	}
-	return fin, op, payload, nil
-}
-
-// peerClose answers the page's close with its code and reports it.
-func (w *WSConn) peerClose(p []byte) error {
-	e := &CloseError{Code: 1005, Peer: true} // 1005: no code given
-	switch {
-	case len(p) == 1:
-		return w.fail(&CloseError{Code: CloseProtocol, Reason: "a close frame of one byte"})
-	case len(p) >= 2:
-		e.Code, e.Reason = int(binary.BigEndian.Uint16(p)), string(p[2:])
-		if !validCloseCode(e.Code) {
-			return w.fail(&CloseError{Code: CloseProtocol, Reason: fmt.Sprintf("close code %d", e.Code)})
-		}
-		if !utf8.ValidString(e.Reason) {
-			return w.fail(&CloseError{Code: CloseBadData, Reason: "a close reason that is not UTF-8"})
-		}
-	}
-	code := e.Code
-	if code == 1005 {
-		code = CloseNormal
-	}
-	_ = w.Close(code, "")
-	return e
-}
-
-// validCloseCode reports whether a page may send code (RFC 6455 7.4 and
-// IANA's registry): 1005, 1006 and 1015 are never sent.
-func validCloseCode(code int) bool {
-	switch {
-	case code >= 1000 && code <= 1003, code >= 1007 && code <= 1014:
-		return true
-	}
-	return code >= 3000 && code <= 4999
-}
-
-// fail sends the close a read error calls for, if it is a fault of the
-// page's, and returns the error.
-func (w *WSConn) fail(err error) error {
-	var ce *CloseError
-	if errors.As(err, &ce) && !ce.Peer {
-		_ = w.Close(ce.Code, ce.Reason)
-	}
-	return err
-}
-
-// WriteMessage sends one message, binary or text, unfragmented.
+// WriteMessage sends one message, binary or text, within wsWrite; the
+// package writes its header and payload through one buffered writer.
 func (w *WSConn) WriteMessage(binary bool, data []byte) error {
-	op := byte(opText)
+	typ := websocket.MessageText
 	if binary {
-		op = opBinary
+		typ = websocket.MessageBinary
 	}
-	return w.write(op, data)
+	ctx, cancel := context.WithTimeout(context.Background(), wsWrite)
+	defer cancel()
+	return w.c.Write(ctx, typ, data)
 }
 
-// Ping sends a ping; the page's pong keeps the connection from idling out.
-func (w *WSConn) Ping() error { return w.write(opPing, nil) }
+// PeerCloseCode is the close code of the page's own close frame that ended
+// err, or -1 when the page did not close the socket.
+func PeerCloseCode(err error) int { return int(websocket.CloseStatus(err)) }
 
-// Close sends a close frame with code and reason, once; it does not close
-// the connection, which the server does when the handler returns.
-func (w *WSConn) Close(code int, reason string) error {
-	if len(reason) > 123 {
-		reason = reason[:123] // a control frame's payload is at most 125 bytes
-		for !utf8.ValidString(reason) {
-			reason = reason[:len(reason)-1]
+// liveServer answers the page's requests for the WebSocket, one handler
+// call per socket; wait returns once every call has returned.
+type liveServer struct {
+	handler LiveHandler
+	mu      sync.Mutex
+	closed  bool // set by wait: no socket is served after
+	wg      sync.WaitGroup
+}
+
+func (l *liveServer) wait() {
+	l.mu.Lock()
+	l.closed = true
+	l.mu.Unlock()
+	l.wg.Wait()
+}
+
+// serving counts a socket served, unless the server has stopped.
+func (l *liveServer) serving() bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.closed {
+		return false
+	}
+	l.wg.Add(1)
+	return true
+}
+
+func (l *liveServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if l.handler == nil {
+		http.Error(w, "no live run here: reactorviz run NAME --web serves one", http.StatusNotFound)
+		return
+	}
+	if status, problem := upgradeProblem(r); status != 0 {
+		http.Error(w, problem, status)
+		return
+	}
+	if !l.serving() {
+		http.Error(w, "the server stops", http.StatusServiceUnavailable)
+		return
+	}
+	defer l.wg.Done()
+	// The server's read and write deadlines are for requests; a socket
+	// lives as long as the page does, watched by pings.
+	rc := http.NewResponseController(w)
+	_ = rc.SetReadDeadline(time.Time{})
+	_ = rc.SetWriteDeadline(time.Time{})
+	c, err := websocket.Accept(w, r, &websocket.AcceptOptions{CompressionMode: websocket.CompressionDisabled})
+	if err != nil {
+		return // Accept answered the request
+	}
+	c.SetReadLimit(wsMaxMessage)
+	ctx, cancel := context.WithCancel(r.Context())
+	defer cancel()
+	pinged := make(chan struct{})
+	go func() {
+		defer close(pinged)
+		ping(ctx, c)
+	}()
+	err = l.handler(ctx, &WSConn{c: c})
+	cancel()
+	if code, reason := closeFor(err); code == 0 {
+		_ = c.CloseNow()
+	} else {
+		_ = c.Close(websocket.StatusCode(code), reason)
+	}
+	<-pinged // a ping in flight ends with the socket
+}
+
+// ping pings the page every wsPing until ctx ends; a page that does not
+// answer within wsIdle is gone: its socket is closed, which ends the
+// handler's read. A ping in flight when ctx ends ends with the socket.
+func ping(ctx context.Context, c *websocket.Conn) {
+	t := time.NewTicker(wsPing)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+			pctx, cancel := context.WithTimeout(context.Background(), wsIdle)
+			err := c.Ping(pctx)
+			cancel()
+			if err != nil {
+				if ctx.Err() == nil {
+					_ = c.CloseNow()
+				}
+				return
+			}
 		}
 	}
-	p := binary.BigEndian.AppendUint16(nil, uint16(code))
-	return w.write(opClose, append(p, reason...))
 }
 
-var errCloseSent = errors.New("websocket: close sent")
-
-func (w *WSConn) write(op byte, data []byte) error {
-	w.wmu.Lock()
-	defer w.wmu.Unlock()
-	if w.closeSent {
-		return errCloseSent
-	}
-	w.closeSent = op == opClose
-	var h [10]byte
-	h[0] = 0x80 | op
-	n := 2
-	switch l := len(data); {
-	case l < 126:
-		h[1] = byte(l)
-	case l <= 0xffff:
-		h[1] = 126
-		binary.BigEndian.PutUint16(h[2:], uint16(l))
-		n = 4
-	default:
-		h[1] = 127
-		binary.BigEndian.PutUint64(h[2:], uint64(l))
-		n = 10
-	}
-	w.c.SetWriteDeadline(time.Now().Add(wsWrite))
-	if _, err := w.c.Write(h[:n]); err != nil {
-		return err
-	}
-	_, err := w.c.Write(data)
-	return err
-}
-
-// wsAccept is the Sec-WebSocket-Accept answer to a key.
-func wsAccept(key string) string {
-	h := sha1.Sum([]byte(key + wsGUID))
-	return base64.StdEncoding.EncodeToString(h[:])
-}
-
-// upgradeProblem says what is wrong with a WebSocket handshake, or "".
-func upgradeProblem(req request) (status int, problem string) {
+// closeFor is the close a handler's error calls for: 0 when the page closed
+// the socket, or it failed, and there is no one to tell.
+func closeFor(err error) (code int, reason string) {
+	var cc CloseCoder
 	switch {
-	case req.method != "GET":
-		return 405, "a WebSocket opens with a GET"
-	case !strings.EqualFold(req.upgrade, "websocket") || !req.connUpgrade:
-		return 400, "this address is a WebSocket: Upgrade: websocket"
-	case req.wsVersion != "13":
-		return 400, "WebSocket version 13 only"
+	case err == nil, errors.Is(err, context.Canceled):
+		return CloseGoingAway, "the server stops"
+	case PeerCloseCode(err) != -1:
+		return 0, "" // the package echoed the page's close
+	case errors.As(err, &cc):
+		return cc.CloseCode(), closeReason(err.Error())
+	case errors.Is(err, net.ErrClosed), errors.Is(err, context.DeadlineExceeded):
+		return 0, ""
 	}
-	if k, err := base64.StdEncoding.DecodeString(req.wsKey); err != nil || len(k) != 16 {
-		return 400, "a Sec-WebSocket-Key of 16 bytes in base64"
+	return CloseServerError, closeReason(err.Error())
+}
+
+// closeReason fits a reason into a close frame, whose payload is at most
+// 125 bytes, the code's two included.
+func closeReason(s string) string {
+	if len(s) <= 123 {
+		return s
+	}
+	s = s[:123]
+	for !utf8.ValidString(s) {
+		s = s[:len(s)-1]
+	}
+	return s
+}
+
+// upgradeProblem says what is wrong with a request for the WebSocket
+// before the package reads the handshake, or 0.
+func upgradeProblem(r *http.Request) (status int, problem string) {
+	if r.Method != http.MethodGet {
+		return http.StatusMethodNotAllowed, "a WebSocket opens with a GET"
 	}
 	// The run is this machine's: it is reached by a loopback name, never
 	// by one a page's DNS points here (rebinding), and a page of another
 	// site must not drive it: a browser names the page's origin, which
-	// must be this server.
-	if !loopbackHost(req.host) {
-		return 403, "the live run answers on a loopback address only"
+	// must be this server. net/http has refused a request with two Hosts
+	// or a malformed one before this is read.
+	if !loopbackHost(r.Host) {
+		return http.StatusForbidden, "the live run answers on a loopback address only"
 	}
-	if req.origin != "" && !sameOrigin(req.origin, req.host) {
-		return 403, "a page of another origin"
+	if o := r.Header.Values("Origin"); len(o) > 1 || (len(o) == 1 && !sameOrigin(o[0], r.Host)) {
+		return http.StatusForbidden, "a page of another origin"
 	}
 	return 0, ""
 }
@@ -361,51 +276,4 @@ func loopbackHost(host string) bool {
 func sameOrigin(origin, host string) bool {
 	o, ok := strings.CutPrefix(strings.ToLower(origin), "http://")
 	return ok && host != "" && o == strings.ToLower(host)
-}
-
-// serveLive answers a request for the WebSocket: the handshake, then live
-// on the connection until it returns, or an error response.
-func serveLive(ctx context.Context, c net.Conn, br *bufio.Reader, bw *bufio.Writer, req request, live LiveHandler) {
-	if status, problem := upgradeProblem(req); status != 0 {
-		c.SetWriteDeadline(time.Now().Add(writeTimeout))
-		writeResponse(bw, response{status: status, text: problem}, false, true)
-		return
-	}
-	c.SetWriteDeadline(time.Now().Add(writeTimeout))
-	bw.WriteString("HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n")
-	bw.WriteString("Sec-WebSocket-Accept: " + wsAccept(req.wsKey) + "\r\n\r\n")
-	if bw.Flush() != nil {
-		return
-	}
-	ws := newWSConn(c, br)
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	pinged := make(chan struct{})
-	go func() {
-		defer close(pinged)
-		t := time.NewTicker(wsPing)
-		defer t.Stop()
-		for {
-			select {
-			case <-ctx.Done():
-				return
-			case <-t.C:
-				if ws.Ping() != nil {
-					return
-				}
-			}
-		}
-	}()
-	err := live(ctx, ws)
-	cancel()
-	<-pinged
-	var ce *CloseError
-	switch {
-	case err == nil:
-		_ = ws.Close(CloseGoingAway, "the server stops")
-	case errors.As(err, &ce):
-		// Sent already, or the page's own.
-	default:
-		_ = ws.Close(CloseServerError, err.Error())
-	}
 }

@@ -3,7 +3,6 @@ package web
 import (
 	"bufio"
 	"context"
-	"encoding/binary"
 	"errors"
 	"io"
 	"net"
@@ -11,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/coder/websocket"
 
 	"github.com/reactorviz/reactorviz/internal/leaktest"
 )
@@ -53,252 +54,121 @@ func echo(ended chan<- error) LiveHandler {
 	}
 }
 
-// wsClient is a page's end, written out by hand so that it can break the
-// protocol.
-type wsClient struct {
-	t  *testing.T
-	c  net.Conn
-	br *bufio.Reader
-}
-
-const rfcKey = "dGhlIHNhbXBsZSBub25jZQ==" // RFC 6455's example key
-
-// dialWS opens the WebSocket with the headers given (a browser's, unless
-// replaced) and returns the client and the handshake's response.
-func dialWS(t *testing.T, addr string, headers ...string) (*wsClient, *http.Response) {
+// dialPage opens the live run's WebSocket as a page of the server's own
+// origin does.
+func dialPage(t *testing.T, addr string) *websocket.Conn {
 	t.Helper()
-	c, err := net.Dial("tcp", addr)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	c, resp, err := websocket.Dial(ctx, "ws://"+addr+LivePath, &websocket.DialOptions{
+		HTTPHeader: http.Header{"Origin": {"http://" + addr}}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { c.Close() })
-	c.SetDeadline(time.Now().Add(10 * time.Second))
-	if headers == nil {
-		headers = []string{"Upgrade: websocket", "Connection: keep-alive, Upgrade", "Sec-WebSocket-Key: " + rfcKey,
-			"Sec-WebSocket-Version: 13", "Origin: http://" + addr}
+	if resp.StatusCode != http.StatusSwitchingProtocols {
+		t.Fatalf("handshake: %d", resp.StatusCode)
 	}
-	req := "GET /live HTTP/1.1\r\nHost: " + addr + "\r\n" + strings.Join(headers, "\r\n") + "\r\n\r\n"
-	if _, err := io.WriteString(c, req); err != nil {
-		t.Fatal(err)
-	}
-	br := bufio.NewReader(c)
-	resp, err := http.ReadResponse(br, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return &wsClient{t: t, c: c, br: br}, resp
+	t.Cleanup(func() { c.CloseNow() })
+	c.SetReadLimit(1 << 20)
+	return c
 }
 
-// frame writes one frame, masked unless told otherwise; length, if not
-// -1, is the length to announce instead of the payload's.
-func (w *wsClient) frame(b0 byte, payload []byte, masked bool, length int) {
-	w.t.Helper()
-	n := len(payload)
-	if length >= 0 {
-		n = length
-	}
-	h := []byte{b0, 0}
-	switch {
-	case n < 126:
-		h[1] = byte(n)
-	case n <= 0xffff:
-		h[1] = 126
-		h = binary.BigEndian.AppendUint16(h, uint16(n))
-	default:
-		h[1] = 127
-		h = binary.BigEndian.AppendUint64(h, uint64(n))
-	}
-	p := append([]byte(nil), payload...)
-	if masked {
-		h[1] |= 0x80
-		mask := [4]byte{0x37, 0xfa, 0x21, 0x3d}
-		h = append(h, mask[:]...)
-		for i := range p {
-			p[i] ^= mask[i&3]
-		}
-	}
-	if _, err := w.c.Write(append(h, p...)); err != nil {
-		w.t.Fatal(err)
-	}
-}
-
-// read reads one frame from the server, which never masks.
-func (w *wsClient) read() (op byte, payload []byte) {
-	w.t.Helper()
-	var h [2]byte
-	if _, err := io.ReadFull(w.br, h[:]); err != nil {
-		w.t.Fatalf("reading a frame: %v", err)
-	}
-	if h[1]&0x80 != 0 {
-		w.t.Fatal("the server masked a frame")
-	}
-	n := uint64(h[1] & 0x7f)
-	switch n {
-	case 126:
-		var b [2]byte
-		io.ReadFull(w.br, b[:])
-		n = uint64(binary.BigEndian.Uint16(b[:]))
-	case 127:
-		var b [8]byte
-		io.ReadFull(w.br, b[:])
-		n = binary.BigEndian.Uint64(b[:])
-	}
-	payload = make([]byte, n)
-	if _, err := io.ReadFull(w.br, payload); err != nil {
-		w.t.Fatal(err)
-	}
-	return h[0] & 0x0f, payload
-}
-
-// closeCode reads frames until a close and returns its code.
-func (w *wsClient) closeCode() (int, string) {
-	w.t.Helper()
+// closedWith reads until the server closes the socket and returns the code
+// and reason of its close frame.
+func closedWith(t *testing.T, c *websocket.Conn) (int, string) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
 	for {
-		op, p := w.read()
-		if op == opClose {
-			if len(p) < 2 {
-				return 1005, ""
-			}
-			return int(binary.BigEndian.Uint16(p)), string(p[2:])
+		_, _, err := c.Read(ctx)
+		if err == nil {
+			continue
 		}
+		var ce websocket.CloseError
+		if !errors.As(err, &ce) {
+			t.Fatalf("no close frame: %v", err)
+		}
+		return int(ce.Code), ce.Reason
 	}
 }
 
-func TestWebSocketHandshakeAndEcho(t *testing.T) {
+// Text and binary messages go both ways, a message of the cap's size
+// included; the page's close reaches the handler as the page's.
+func TestWebSocketEcho(t *testing.T) {
 	leaktest.Check(t)
 	s, _ := testSite(t)
 	ended := make(chan error, 1)
 	addr := serveLiveOn(t, s, echo(ended))
-	w, resp := dialWS(t, addr)
-	if resp.StatusCode != 101 || resp.Header.Get("Sec-WebSocket-Accept") != "s3pPLMBiTxaQ9kYGzzhZRbK+xOo=" {
-		t.Fatalf("handshake: %d, accept %q", resp.StatusCode, resp.Header.Get("Sec-WebSocket-Accept"))
+	c := dialPage(t, addr)
+	ctx := context.Background()
+	big := make([]byte, wsMaxMessage)
+	for i := range big {
+		big[i] = byte(i)
 	}
-	// A text message in three fragments, a ping between them.
-	w.frame(opText, []byte("pau"), true, -1)
-	w.frame(0x80|opPing, []byte("are you there"), true, -1)
-	w.frame(opCont, []byte("se "), true, -1)
-	w.frame(0x80|opCont, []byte("all"), true, -1)
-	if op, p := w.read(); op != opPong || string(p) != "are you there" {
-		t.Errorf("got %#x %q, want the pong", op, p)
-	}
-	if op, p := w.read(); op != opText || string(p) != "pause all" {
-		t.Errorf("got %#x %q, want the message back", op, p)
-	}
-	// A binary message large enough for a 16-bit length, and one for 64.
-	for _, n := range []int{300, 70000 - 10} {
-		big := make([]byte, min(n, wsMaxMessage))
-		for i := range big {
-			big[i] = byte(i)
+	for _, m := range []struct {
+		typ  websocket.MessageType
+		data []byte
+	}{{websocket.MessageText, []byte(`{"op":"pause"}`)}, {websocket.MessageBinary, big}} {
+		if err := c.Write(ctx, m.typ, m.data); err != nil {
+			t.Fatal(err)
 		}
-		w.frame(0x80|opBinary, big, true, -1)
-		if op, p := w.read(); op != opBinary || string(p) != string(big) {
-			t.Errorf("%d bytes: got %#x with %d bytes back", len(big), op, len(p))
+		typ, got, err := c.Read(ctx)
+		if err != nil || typ != m.typ || string(got) != string(m.data) {
+			t.Fatalf("sent %v of %d bytes, got %v of %d: %v", m.typ, len(m.data), typ, len(got), err)
 		}
 	}
-	// The page closes: the server answers with its code.
-	w.frame(0x80|opClose, binary.BigEndian.AppendUint16(nil, CloseNormal), true, -1)
-	if code, _ := w.closeCode(); code != CloseNormal {
-		t.Errorf("close answered with %d", code)
+	if err := c.Close(websocket.StatusNormalClosure, "bye"); err != nil {
+		t.Errorf("close: %v", err)
 	}
-	var ce *CloseError
-	if err := <-ended; !errors.As(err, &ce) || !ce.Peer || ce.Code != CloseNormal {
-		t.Errorf("the handler saw %v", err)
+	if err := <-ended; PeerCloseCode(err) != CloseNormal {
+		t.Errorf("the handler saw %v, want the page's close", err)
 	}
 }
 
-// Every frame a page may not send ends the connection with a close frame
-// that says why; the handler sees the error, the server goes on.
-func TestWebSocketRefusesBadFrames(t *testing.T) {
+// A page's message that is not what the run takes ends the socket with the
+// code RFC 6455 gives the page's fault: over the 64 KiB cap 1009; text
+// that is not UTF-8 1007.
+func TestWebSocketRefusesBadMessages(t *testing.T) {
 	leaktest.Check(t)
 	s, _ := testSite(t)
 	ended := make(chan error, 1)
 	addr := serveLiveOn(t, s, echo(ended))
-	big := make([]byte, wsMaxMessage/2+1)
 	for _, tc := range []struct {
 		name string
-		send func(w *wsClient)
+		typ  websocket.MessageType
+		data []byte
 		code int
 	}{
-		{"unmasked", func(w *wsClient) { w.frame(0x80|opText, []byte("hi"), false, -1) }, CloseProtocol},
-		{"reserved bits", func(w *wsClient) { w.frame(0xC0|opText, []byte("hi"), true, -1) }, CloseProtocol},
-		{"unknown opcode", func(w *wsClient) { w.frame(0x80|0x3, []byte("hi"), true, -1) }, CloseProtocol},
-		{"long control", func(w *wsClient) { w.frame(0x80|opPing, make([]byte, 126), true, -1) }, CloseProtocol},
-		{"fragmented control", func(w *wsClient) { w.frame(opPing, []byte("x"), true, -1) }, CloseProtocol},
-		{"lone continuation", func(w *wsClient) { w.frame(0x80|opCont, []byte("x"), true, -1) }, CloseProtocol},
-		{"message inside a message", func(w *wsClient) {
-			w.frame(opText, []byte("a"), true, -1)
-			w.frame(0x80|opText, []byte("b"), true, -1)
-		}, CloseProtocol},
-		{"text not UTF-8", func(w *wsClient) { w.frame(0x80|opText, []byte{0xff, 0xfe}, true, -1) }, CloseBadData},
-		{"one-byte close", func(w *wsClient) { w.frame(0x80|opClose, []byte{3}, true, -1) }, CloseProtocol},
-		{"close code 1006", func(w *wsClient) {
-			w.frame(0x80|opClose, binary.BigEndian.AppendUint16(nil, 1006), true, -1)
-		}, CloseProtocol},
-		// Announced only: the server must refuse it before reading (or
-		// allocating) the payload.
-		{"too big", func(w *wsClient) { w.frame(0x80|opBinary, nil, true, 1<<40) }, CloseTooBig},
-		{"top length bit", func(w *wsClient) {
-			w.frame(0x80|opBinary, nil, true, 0)
-			w.c.Write([]byte{0x80 | opBinary, 0x80 | 127, 0x80, 0, 0, 0, 0, 0, 0, 1})
-		}, CloseProtocol},
-		{"fragments too big together", func(w *wsClient) {
-			w.frame(opBinary, big, true, -1)
-			w.frame(0x80|opCont, big, true, -1)
-		}, CloseTooBig},
+		{"over the cap", websocket.MessageBinary, make([]byte, wsMaxMessage+1), CloseTooBig},
+		{"text not UTF-8", websocket.MessageText, []byte{'a', 0xff, 0xfe}, CloseBadData},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			w, resp := dialWS(t, addr)
-			if resp.StatusCode != 101 {
-				t.Fatalf("handshake: %d", resp.StatusCode)
-			}
-			tc.send(w)
-			if code, reason := w.closeCode(); code != tc.code {
+			c := dialPage(t, addr)
+			// The write may fail once the server has closed: what counts
+			// is the close the page reads.
+			_ = c.Write(context.Background(), tc.typ, tc.data)
+			if code, reason := closedWith(t, c); code != tc.code {
 				t.Errorf("closed with %d %q, want %d", code, reason, tc.code)
 			}
 			if err := <-ended; err == nil {
 				t.Error("the handler saw no error")
 			}
-			// The server closes the connection after its close frame.
-			w.c.SetReadDeadline(time.Now().Add(5 * time.Second))
-			if _, err := w.br.ReadByte(); err == nil {
-				t.Error("the connection stays open after the close")
-			}
 		})
 	}
 }
 
-func TestWebSocketHandshakeProblems(t *testing.T) {
-	leaktest.Check(t)
-	s, _ := testSite(t)
-	ended := make(chan error, 1)
-	addr := serveLiveOn(t, s, echo(ended))
-	for _, tc := range []struct {
-		name    string
-		headers []string
-		status  int
-	}{
-		{"another origin", []string{"Upgrade: websocket", "Connection: Upgrade", "Sec-WebSocket-Key: " + rfcKey, "Sec-WebSocket-Version: 13", "Origin: http://evil.example"}, 403},
-		{"no key", []string{"Upgrade: websocket", "Connection: Upgrade", "Sec-WebSocket-Version: 13"}, 400},
-		{"short key", []string{"Upgrade: websocket", "Connection: Upgrade", "Sec-WebSocket-Key: AAAA", "Sec-WebSocket-Version: 13"}, 400},
-		{"old version", []string{"Upgrade: websocket", "Connection: Upgrade", "Sec-WebSocket-Key: " + rfcKey, "Sec-WebSocket-Version: 8"}, 400},
-		{"no upgrade", []string{"Connection: keep-alive"}, 400},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			_, resp := dialWS(t, addr, tc.headers...)
-			if resp.StatusCode != tc.status {
-				t.Errorf("status %d, want %d", resp.StatusCode, tc.status)
-			}
-		})
-	}
-	// A server without a live run has no WebSocket.
-	plain := strings.TrimPrefix(serve(t, s), "http://")
-	if _, resp := dialWS(t, plain); resp.StatusCode != 404 {
-		t.Errorf("without a live run: %d, want 404", resp.StatusCode)
-	}
+// fault is a handler's error that names its close code.
+type fault struct {
+	code int
+	msg  string
 }
 
-// A handler's error goes to the page in the close frame; a server that
-// stops says it is going away.
+func (f fault) Error() string  { return f.msg }
+func (f fault) CloseCode() int { return f.code }
+
+// A handler's error goes to the page in the close frame, with the code it
+// names (a takeover's normal close, a page's fault), or 1011 when it names
+// none; a server that stops says it is going away.
 func TestWebSocketCloseSaysWhy(t *testing.T) {
 	leaktest.Check(t)
 	s, _ := testSite(t)
@@ -307,46 +177,177 @@ func TestWebSocketCloseSaysWhy(t *testing.T) {
 		if err != nil {
 			return err
 		}
-		if string(data) == "fail" {
-			return errors.New("the page fell behind the run")
+		switch string(data) {
+		case "taken over":
+			return fault{CloseNormal, "another page took over the live run"}
+		case "binary":
+			return fault{CloseUnsupported, "a page sends controls as text"}
+		case "fail":
+			return errors.New("the run failed")
 		}
 		<-ctx.Done()
 		return nil
 	})
-	w, _ := dialWS(t, addr)
-	w.frame(0x80|opText, []byte("fail"), true, -1)
-	if code, reason := w.closeCode(); code != CloseServerError || reason != "the page fell behind the run" {
-		t.Errorf("closed with %d %q", code, reason)
+	for _, tc := range []struct {
+		send, reason string
+		code         int
+	}{
+		{"taken over", "another page took over the live run", CloseNormal},
+		{"binary", "a page sends controls as text", CloseUnsupported},
+		{"fail", "the run failed", CloseServerError},
+	} {
+		c := dialPage(t, addr)
+		if err := c.Write(context.Background(), websocket.MessageText, []byte(tc.send)); err != nil {
+			t.Fatal(err)
+		}
+		if code, reason := closedWith(t, c); code != tc.code || reason != tc.reason {
+			t.Errorf("%s: closed with %d %q, want %d %q", tc.send, code, reason, tc.code, tc.reason)
+		}
 	}
 }
 
-// A page that a rebound DNS name points at this server names that name as
-// its Host and its origin alike: the origin check alone would pass it, so
-// the live run answers loopback names only.
-func TestWebSocketRefusesARebindingName(t *testing.T) {
+// A server that stops closes the page's socket as going away (1001).
+func TestWebSocketServerStops(t *testing.T) {
+	leaktest.Check(t)
+	s, _ := testSite(t)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	served := make(chan struct{})
+	done := make(chan error, 1)
+	go func() {
+		done <- s.ServeLive(ctx, ln, func(ctx context.Context, c *WSConn) error {
+			close(served)
+			<-ctx.Done()
+			return nil
+		})
+	}()
+	c := dialPage(t, ln.Addr().String())
+	<-served
+	cancel()
+	if code, _ := closedWith(t, c); code != CloseGoingAway {
+		t.Errorf("closed with %d, want %d", code, CloseGoingAway)
+	}
+	if err := <-done; err != nil {
+		t.Errorf("ServeLive: %v", err)
+	}
+}
+
+// A page that vanishes (its connection closed, no close frame) ends the
+// handler's read at once; one that stops reading fails the handler's
+// writes within the write timeout, rather than holding them.
+func TestWebSocketVanishedAndSlowPages(t *testing.T) {
+	leaktest.Check(t)
+	defer func(old time.Duration) { wsWrite = old }(wsWrite)
+	wsWrite = 300 * time.Millisecond
+	s, _ := testSite(t)
+	ended := make(chan error, 1)
+	addr := serveLiveOn(t, s, func(ctx context.Context, c *WSConn) error {
+		_, data, err := c.ReadMessage()
+		if err == nil && string(data) == "flood me" {
+			chunk := make([]byte, 1<<20)
+			for err == nil {
+				err = c.WriteMessage(true, chunk)
+			}
+		} else if err == nil {
+			_, _, err = c.ReadMessage()
+		}
+		ended <- err
+		return err
+	})
+
+	c := dialPage(t, addr)
+	if err := c.Write(context.Background(), websocket.MessageText, []byte("hello")); err != nil {
+		t.Fatal(err)
+	}
+	c.CloseNow()
+	select {
+	case err := <-ended:
+		if err == nil {
+			t.Error("the handler's read of a vanished page did not fail")
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the handler still reads a page that has gone")
+	}
+
+	// The page's side is a bare socket that never reads past the
+	// handshake.
+	raw, err := net.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer raw.Close()
+	io.WriteString(raw, "GET /live HTTP/1.1\r\nHost: "+addr+"\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"+
+		"Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n")
+	if resp, err := http.ReadResponse(bufio.NewReader(raw), nil); err != nil || resp.StatusCode != 101 {
+		t.Fatalf("handshake: %v %v", resp, err)
+	}
+	// A masked text frame, "flood me".
+	msg := []byte("flood me")
+	frame := append([]byte{0x81, 0x80 | byte(len(msg)), 0, 0, 0, 0}, msg...)
+	raw.Write(frame)
+	start := time.Now()
+	select {
+	case err := <-ended:
+		if err == nil {
+			t.Error("writes to a page that does not read did not fail")
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("writes to a page that does not read still wait")
+	}
+	t.Logf("a page that does not read was let go after %v", time.Since(start).Round(time.Millisecond))
+}
+
+// Who may open the socket: the server's own pages, by a loopback name.
+// Another origin, two Origins, a name a rebound DNS points here, a request
+// that is not a handshake are refused; a server without a live run has no
+// socket.
+func TestWebSocketHandshakeChecks(t *testing.T) {
 	leaktest.Check(t)
 	s, _ := testSite(t)
 	ended := make(chan error, 3) // room for every connection, should one be let in wrongly
 	addr := serveLiveOn(t, s, echo(ended))
 	_, port, _ := net.SplitHostPort(addr)
-	for host, want := range map[string]int{"rebound.example:" + port: 403, "localhost:" + port: 101, addr: 101} {
-		c, err := net.Dial("tcp", addr)
-		if err != nil {
-			t.Fatal(err)
-		}
-		c.SetDeadline(time.Now().Add(10 * time.Second))
-		req := "GET /live HTTP/1.1\r\nHost: " + host + "\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: " +
-			rfcKey + "\r\nSec-WebSocket-Version: 13\r\nOrigin: http://" + host + "\r\n\r\n"
-		if _, err := io.WriteString(c, req); err != nil {
-			t.Fatal(err)
-		}
-		resp, err := http.ReadResponse(bufio.NewReader(c), nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if resp.StatusCode != want {
-			t.Errorf("Host %s: status %d, want %d", host, resp.StatusCode, want)
-		}
-		c.Close()
+	const ws = "Upgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n"
+	for _, tc := range []struct {
+		name, req string
+		status    int
+	}{
+		{"own origin", "Host: " + addr + "\r\n" + ws + "Origin: http://" + addr + "\r\n", 101},
+		{"localhost", "Host: localhost:" + port + "\r\n" + ws + "Origin: http://localhost:" + port + "\r\n", 101},
+		{"no origin", "Host: " + addr + "\r\n" + ws, 101},
+		{"another origin", "Host: " + addr + "\r\n" + ws + "Origin: http://evil.example\r\n", 403},
+		{"two origins", "Host: " + addr + "\r\n" + ws + "Origin: http://" + addr + "\r\nOrigin: http://evil.example\r\n", 403},
+		{"https origin", "Host: " + addr + "\r\n" + ws + "Origin: https://" + addr + "\r\n", 403},
+		{"rebound name", "Host: rebound.example:" + port + "\r\n" + ws + "Origin: http://rebound.example:" + port + "\r\n", 403},
+		{"two hosts", "Host: rebound.example\r\nHost: " + addr + "\r\n" + ws, 400},
+		{"space before colon", "Host : " + addr + "\r\n" + ws, 400},
+		{"old version", "Host: " + addr + "\r\n" + strings.Replace(ws, "13", "8", 1), 400},
+		{"no upgrade", "Host: " + addr + "\r\n", 426},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c, err := net.Dial("tcp", addr)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer c.Close()
+			c.SetDeadline(time.Now().Add(10 * time.Second))
+			io.WriteString(c, "GET /live HTTP/1.1\r\n"+tc.req+"\r\n")
+			resp, err := http.ReadResponse(bufio.NewReader(c), nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if resp.StatusCode != tc.status {
+				t.Errorf("status %d, want %d", resp.StatusCode, tc.status)
+			}
+		})
+	}
+	// A server without a live run has no WebSocket.
+	plain := strings.TrimPrefix(serve(t, s), "http://")
+	if _, resp, err := websocket.Dial(context.Background(), "ws://"+plain+LivePath, nil); err == nil || resp == nil || resp.StatusCode != 404 {
+		t.Errorf("without a live run: %v, want 404", err)
 	}
 }

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"compress/gzip"
 	"errors"
 	"fmt"
 	"io"
@@ -9,10 +8,10 @@ import (
 	"strings"
 
 	"github.com/reactorviz/reactorviz/reactor"
-	"github.com/reactorviz/reactorviz/reactor/trace"
 	"github.com/reactorviz/reactorviz/recordings"
 	"github.com/reactorviz/reactorviz/sim"
 	"github.com/reactorviz/reactorviz/tracefile/jsonl"
+	"github.com/reactorviz/reactorviz/tui"
 )
 
 func cmdReplay(e *env, args []string) error {
@@ -99,12 +98,12 @@ func openTrace(arg string) (*traceSource, error) {
 	}
 	src := &traceSource{Reader: f, name: arg, close: f.Close}
 	if strings.HasSuffix(arg, ".gz") {
-		zr, err := gzip.NewReader(f)
+		zr, err := tui.Gunzip(f)
 		if err != nil {
 			f.Close()
 			return nil, usageErr("%s: %v", arg, err)
 		}
-		src.Reader = &gunzipCap{r: zr, left: maxGunzipBytes}
+		src.Reader = zr
 	}
 	return src, nil
 }
@@ -119,90 +118,14 @@ func recordingBanner(ent recordings.Entry) string {
 	return b
 }
 
-// Limits on what a replay reads (docs/security.md). A gzipped trace may
-// inflate a thousandfold: it is read up to maxGunzipBytes. The TUI replay
-// holds every event in memory (about 80 bytes each, plus strings); it reads
-// at most tuiMaxEvents events and tuiMaxStringBytes of string fields, which
-// keeps it under 500 MB, and refuses a bigger trace saying that the
-// headless replay, which streams, reads it. Variables so tests can lower
-// them.
-var (
-	maxGunzipBytes    int64 = 1 << 30
-	tuiMaxEvents            = 1_000_000
-	tuiMaxStringBytes       = 64 << 20
-)
-
-// gunzipCap passes at most left bytes of a decompressed stream and fails
-// past them: a gzip bomb is refused at the cap, not when memory or patience
-// runs out.
-type gunzipCap struct {
-	r    io.Reader
-	left int64
-}
-
-func (g *gunzipCap) Read(p []byte) (int, error) {
-	if g.left <= 0 {
-		var one [1]byte
-		if n, err := g.r.Read(one[:]); n == 0 && err != nil {
-			return 0, err // the stream ended exactly at the cap
-		}
-		limit := fmt.Sprintf("%d MiB", maxGunzipBytes>>20)
-		if maxGunzipBytes%(1<<30) == 0 {
-			limit = fmt.Sprintf("%d GiB", maxGunzipBytes>>30)
-		}
-		return 0, fmt.Errorf("decompresses to more than %s, the limit for a gzipped trace (gunzip it and replay the .jsonl)", limit)
-	}
-	if int64(len(p)) > g.left {
-		p = p[:g.left]
-	}
-	n, err := g.r.Read(p)
-	g.left -= int64(n)
-	return n, err
-}
-
-// readForTUI reads a whole trace for the TUI replay, with the headless
-// replay's contract: a trace cut short is shown up to its last complete
-// event (cut says where it stops); any other bad line, and a trace beyond
-// the TUI's limits, is bad input (exit 2) before the screen opens.
+// readForTUI reads a whole trace for the TUI replay, within the replay's
+// limits (tui.ReadReplay), with the headless replay's contract: a bad
+// line, and a trace beyond the limits, is bad input (exit 2) before the
+// screen opens.
 func readForTUI(r io.Reader, name string) (tr *jsonl.Trace, cut error, err error) {
-	rd, err := jsonl.NewReader(r, name)
+	tr, cut, err = tui.ReadReplay(r, name)
 	if err != nil {
 		return nil, nil, &exitError{exitUsage, err}
 	}
-	tr = &jsonl.Trace{Header: rd.Header()}
-	// Events go into fixed chunks and are copied once into a slice of the
-	// exact size: growing one slice by append would leave its earlier
-	// arrays, several times the trace, for the collector.
-	const chunk = 1 << 16
-	var chunks [][]trace.Event
-	n, strs := 0, 0
-	for {
-		ev, err := rd.Next()
-		if err != nil {
-			tr.Header.Loops = rd.Loops()
-			tr.End, _ = rd.End()
-			switch {
-			case errors.Is(err, io.EOF):
-			case errors.Is(err, jsonl.ErrTruncated):
-				cut = err
-			default:
-				return nil, nil, &exitError{exitUsage, err}
-			}
-			tr.Events = make([]trace.Event, 0, n)
-			for _, c := range chunks {
-				tr.Events = append(tr.Events, c...)
-			}
-			return tr, cut, nil
-		}
-		strs += len(ev.Str)
-		if n == tuiMaxEvents || strs > tuiMaxStringBytes {
-			return nil, nil, usageErr("%s:%d: the trace is larger than the TUI replay holds in memory (%d events, %d MiB of strings); 'reactorviz replay --headless %s' reads a trace of any size",
-				name, rd.Line(), tuiMaxEvents, tuiMaxStringBytes>>20, name)
-		}
-		if n%chunk == 0 {
-			chunks = append(chunks, make([]trace.Event, 0, chunk))
-		}
-		chunks[len(chunks)-1] = append(chunks[len(chunks)-1], ev)
-		n++
-	}
+	return tr, cut, nil
 }

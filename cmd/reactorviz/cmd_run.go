@@ -90,7 +90,8 @@ func cmdRun(e *env, args []string) error {
 }
 
 // sameFile reports whether two output paths name one file: equal once
-// cleaned, or, when both exist, the same inode (a link or a symlink).
+// cleaned, or once their symbolic links are followed (a link to a file
+// not yet written included), or, when both exist, the same inode.
 func sameFile(a, b string) bool {
 	if a == "" || b == "" {
 		return false
@@ -103,9 +104,40 @@ func sameFile(a, b string) bool {
 			return true
 		}
 	}
+	if resolvePath(a) == resolvePath(b) {
+		return true
+	}
 	sa, errA := os.Stat(a)
 	sb, errB := os.Stat(b)
 	return errA == nil && errB == nil && os.SameFile(sa, sb)
+}
+
+// resolvePath is p absolute, with its directory's symbolic links followed
+// and then its own, hop by hop, even when the last points to nothing yet:
+// where a file written to p would land.
+func resolvePath(p string) string {
+	p, err := filepath.Abs(p)
+	if err != nil {
+		return p
+	}
+	for range 40 { // as the kernel's bound on links followed (ELOOP)
+		if dir, err := filepath.EvalSymlinks(filepath.Dir(p)); err == nil {
+			p = filepath.Join(dir, filepath.Base(p))
+		}
+		fi, err := os.Lstat(p)
+		if err != nil || fi.Mode()&os.ModeSymlink == 0 {
+			return p
+		}
+		t, err := os.Readlink(p)
+		if err != nil {
+			return p
+		}
+		if !filepath.IsAbs(t) {
+			t = filepath.Join(filepath.Dir(p), t)
+		}
+		p = filepath.Clean(t)
+	}
+	return p
 }
 
 // liveTUI, compareTUI and replayTUI open the terminal UI; they are set by

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"net"
@@ -34,11 +35,18 @@ func cmdWeb(e *env, args []string) error {
 	if *port < 0 || *port > 65535 {
 		return usageErr("web: --port %d: want 0 to 65535", *port)
 	}
+	outGiven := false
+	f.Visit(func(fl *flag.Flag) { outGiven = outGiven || fl.Name == "out" })
+	if outGiven && *out == "" {
+		// An empty --out is a mistake (an unset variable, say), not a
+		// request to serve.
+		return usageErr("web: --out \"\": want a directory to write the site into")
+	}
 	site, err := web.Open(e.stderr)
 	if err != nil {
 		return runtimeErr(err)
 	}
-	if *out != "" {
+	if outGiven {
 		if err := site.WriteTo(*out); err != nil {
 			return runtimeErr(err)
 		}

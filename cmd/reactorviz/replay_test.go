@@ -12,6 +12,7 @@ import (
 	"github.com/reactorviz/reactorviz/reactor/trace"
 	"github.com/reactorviz/reactorviz/recordings"
 	"github.com/reactorviz/reactorviz/tracefile/jsonl"
+	"github.com/reactorviz/reactorviz/tui"
 )
 
 // `replay tour` is the built-in recording, in every build: headless, the
@@ -221,8 +222,8 @@ func gzipFile(t *testing.T, name string, content []byte) string {
 // 2, and the same message, before any screen opens: an empty file, a Chrome
 // trace, an over-long line, a corrupt line, a gzip bomb past the cap.
 func TestReplayBadInputExitsTheSameInTUIAndHeadless(t *testing.T) {
-	defer func(old int64) { maxGunzipBytes = old }(maxGunzipBytes)
-	maxGunzipBytes = 1 << 20
+	defer func(old int64) { tui.MaxGunzipBytes = old }(tui.MaxGunzipBytes)
+	tui.MaxGunzipBytes = 1 << 20
 	lines := tinyTrace(t, 5)
 	corrupt := append([]string(nil), lines...)
 	corrupt[3] = "{\"seq\":3,\"t\":2,\"loop\":\"worker-0\",\"kind\":\"select_begin\",\"timeout_ns\":x}\n"
@@ -250,8 +251,8 @@ func TestReplayBadInputExitsTheSameInTUIAndHeadless(t *testing.T) {
 // refuses a bigger trace, saying that the headless replay, which streams,
 // reads it; the headless replay of the same trace succeeds.
 func TestReplayTUIRefusesATraceBeyondItsLimit(t *testing.T) {
-	defer func(old int) { tuiMaxEvents = old }(tuiMaxEvents)
-	tuiMaxEvents = 100
+	defer func(old int) { tui.MaxReplayEvents = old }(tui.MaxReplayEvents)
+	tui.MaxReplayEvents = 100
 	p := writeFile(t, "big.jsonl", strings.Join(tinyTrace(t, 101), ""))
 	code, _, errs := runTTY(t, "replay", p)
 	if code != exitUsage || !strings.Contains(errs, p+":102: the trace is larger than the TUI replay holds") || !strings.Contains(errs, "replay --headless "+p) {

@@ -77,3 +77,23 @@ func TestTraceAndChromeOneFileViaSymlink(t *testing.T) {
 		t.Fatalf("the file was written: %v %v", st, err)
 	}
 }
+
+// --chrome given a symlink to the --trace file before either exists is the
+// same file too: the link is followed to where the trace will be written.
+func TestTraceAndChromeOneFileViaDanglingSymlink(t *testing.T) {
+	dir := t.TempDir()
+	a := filepath.Join(dir, "a.out")
+	b := filepath.Join(dir, "b.out")
+	if err := os.Symlink("a.out", b); err != nil {
+		t.Skip(err)
+	}
+	for _, args := range [][]string{{"--trace", a, "--chrome", b}, {"--trace", b, "--chrome", a}} {
+		code, _, errs := runCLI(t, append([]string{"run", "tour", "--headless"}, args...)...)
+		if code != exitUsage || !strings.Contains(errs, "are the same file") {
+			t.Fatalf("%v: exit %d: %s", args, code, errs)
+		}
+	}
+	if _, err := os.Stat(a); !os.IsNotExist(err) {
+		t.Fatalf("the file was written: %v", err)
+	}
+}

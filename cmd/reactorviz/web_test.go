@@ -77,3 +77,44 @@ func TestWebServesAndStops(t *testing.T) {
 		t.Fatalf("serveSite: %v", err)
 	}
 }
+
+// web --out "" is refused, not taken for "serve".
+func TestWebOutEmpty(t *testing.T) {
+	code, _, stderr := runCLI(t, "web", "--out", "")
+	if code != exitUsage || !strings.Contains(stderr, "--out") {
+		t.Fatalf("web --out \"\": exit %d, %q", code, stderr)
+	}
+}
+
+// web --out writes nothing through a symbolic link already in the
+// directory: a file or a directory of the site that is a link elsewhere
+// is an error, and what it points to is left as it was.
+func TestWebOutRefusesSymlinks(t *testing.T) {
+	for _, link := range []string{"index.html", "recordings"} {
+		t.Run(link, func(t *testing.T) {
+			dir, elsewhere := t.TempDir(), t.TempDir()
+			target := filepath.Join(elsewhere, "target")
+			if link == "recordings" {
+				if err := os.Mkdir(target, 0o755); err != nil {
+					t.Fatal(err)
+				}
+			} else if err := os.WriteFile(target, []byte("mine"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Symlink(target, filepath.Join(dir, link)); err != nil {
+				t.Skip(err)
+			}
+			code, _, stderr := runCLI(t, "web", "--out", dir)
+			if code == exitOK || !strings.Contains(stderr, "symbolic link") {
+				t.Fatalf("exit %d: %s", code, stderr)
+			}
+			if link == "recordings" {
+				if ents, _ := os.ReadDir(target); len(ents) != 0 {
+					t.Errorf("%d files written through the link", len(ents))
+				}
+			} else if data, _ := os.ReadFile(target); string(data) != "mine" {
+				t.Errorf("the link's target was written: %q", data)
+			}
+		})
+	}
+}

@@ -49,12 +49,24 @@ func (h *Host) LastSummary() *sim.Summary {
 	return h.last
 }
 
-// ErrTakenOver is why a page is let go when another connects.
-var ErrTakenOver = errors.New("another page took over the live run")
+// ErrTakenOver is why a page is let go when another connects: a normal
+// end of its connection (close code 1000).
+var ErrTakenOver error = &closeError{1000, "another page took over the live run"}
 
 // ErrFellBehind is why a page is cut off: it read slower than the run made
-// events, and MaxQueued bytes waited for it.
-var ErrFellBehind = errors.New("the page fell behind the run")
+// events, and MaxQueued bytes waited for it (close code 1008, policy).
+var ErrFellBehind error = &closeError{1008, "the page fell behind the run"}
+
+// closeError is why the host lets a page go, with the WebSocket close code
+// (RFC 6455 7.4.1) that says so to the page: its CloseCode is what the
+// connection's owner (package web) closes with.
+type closeError struct {
+	code int
+	msg  string
+}
+
+func (e *closeError) Error() string  { return e.msg }
+func (e *closeError) CloseCode() int { return e.code }
 
 // Serve serves one page on c until c fails or ctx ends, then stops its run
 // and waits for it. It returns why the connection ended: nil when ctx
@@ -165,16 +177,31 @@ func (p *page) read(ctx context.Context) error {
 		if err != nil {
 			return err
 		}
-		if binary || len(data) > MaxControl {
-			return fmt.Errorf("remote: a page sends controls as text of at most %d bytes", MaxControl)
-		}
-		var o op
-		if err := json.Unmarshal(data, &o); err != nil {
-			return fmt.Errorf("remote: a control: %w", err)
+		o, err := readOp(binary, data)
+		if err != nil {
+			return err
 		}
 		p.apply(o)
 	}
 	return nil
+}
+
+// readOp reads a control from a page's message; a message that is not one
+// is the page's fault, closed with the code RFC 6455 gives it: 1003 for a
+// binary message (the page sends text), 1009 for one too big, 1008 for
+// text that is not a control.
+func readOp(binary bool, data []byte) (op, error) {
+	var o op
+	switch {
+	case binary:
+		return o, &closeError{1003, "remote: a page sends controls as text, not binary"}
+	case len(data) > MaxControl:
+		return o, &closeError{1009, fmt.Sprintf("remote: a control of %d bytes; at most %d", len(data), MaxControl)}
+	}
+	if err := json.Unmarshal(data, &o); err != nil {
+		return o, &closeError{1008, fmt.Sprintf("remote: not a control: %v", err)}
+	}
+	return o, nil
 }
 
 // apply carries out one op and answers it with a state, so the page sees

@@ -11,10 +11,15 @@ import (
 // the page keeps the collector, which writes the trace, from waiting on a
 // browser.
 type outbox struct {
-	mu      sync.Mutex
-	ready   chan struct{} // signalled when something is queued
-	items   []item
-	queued  int // bytes in items
+	mu    sync.Mutex
+	ready chan struct{} // signalled when something is queued
+	items []item
+	// queued counts the bytes held for the page, from when they are
+	// queued until they are written: what is being written counts, so a
+	// page that reads slowly is cut off when max bytes are held for it,
+	// not when max more wait behind the message it has not yet taken.
+	// A trace message counts its whole allocation.
+	queued  int
 	max     int
 	stated  bool // a state is queued
 	closed  bool
@@ -26,10 +31,16 @@ type outbox struct {
 type item struct {
 	binary bool
 	data   []byte
+	size   int // what it counts in queued
 	state  func() []byte
 }
 
 func newOutbox(max int) *outbox { return &outbox{ready: make(chan struct{}, 1), max: max} }
+
+// chunk is the size of a trace message: trace bytes after trace bytes go
+// as one message of up to this much, allocated once, since fewer, larger
+// messages are cheaper for the page.
+const chunk = 256 << 10
 
 func (o *outbox) push(it item) error {
 	o.mu.Lock()
@@ -40,20 +51,28 @@ func (o *outbox) push(it item) error {
 	case o.closed:
 		return errClosed
 	}
-	if o.queued+len(it.data) > o.max {
+	n := len(o.items)
+	if it.binary && n > 0 && o.items[n-1].binary && len(o.items[n-1].data)+len(it.data) <= cap(o.items[n-1].data) {
+		o.items[n-1].data = append(o.items[n-1].data, it.data...)
+		o.signal()
+		return nil
+	}
+	size := len(it.data)
+	if it.binary {
+		size = max(size, min(chunk, o.max/4))
+	}
+	if o.queued+size > o.max {
 		o.fellOut = true
 		o.items = nil
 		o.signal()
 		return ErrFellBehind
 	}
-	// Trace bytes after trace bytes go as one message: fewer, larger
-	// messages are cheaper for the page.
-	if n := len(o.items); it.binary && n > 0 && o.items[n-1].binary && len(o.items[n-1].data) < 1<<20 {
-		o.items[n-1].data = append(o.items[n-1].data, it.data...)
-	} else {
-		o.items = append(o.items, it)
+	if it.binary {
+		it.data = append(make([]byte, 0, size), it.data...)
 	}
-	o.queued += len(it.data)
+	it.size = size
+	o.items = append(o.items, it)
+	o.queued += size
 	o.signal()
 	return nil
 }
@@ -67,7 +86,7 @@ func (o *outbox) signal() {
 
 // binary queues a copy of trace bytes.
 func (o *outbox) binary(b []byte) error {
-	return o.push(item{binary: true, data: append([]byte(nil), b...)})
+	return o.push(item{binary: true, data: b})
 }
 
 // text queues a message.
@@ -102,7 +121,7 @@ func (o *outbox) take() ([]item, bool, bool) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	items := o.items
-	o.items, o.queued = nil, 0
+	o.items = nil
 	return items, o.closed, o.fellOut
 }
 
@@ -126,6 +145,9 @@ func (o *outbox) drain(c Conn) error {
 			if err := c.WriteMessage(it.binary, data); err != nil {
 				return err
 			}
+			o.mu.Lock()
+			o.queued -= it.size
+			o.mu.Unlock()
 		}
 		if closed && len(items) == 0 {
 			return nil

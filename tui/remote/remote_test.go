@@ -76,8 +76,8 @@ func shortRun(t *testing.T, d string) *scenarios.Scenario {
 	return sc
 }
 
-// hostOn serves a host of sc's runs on one end of a pipe, and returns the
-// other end's client and the runs the host built, newest last.
+// hostOn serves a host of sc's runs over a WebSocket on loopback, and
+// returns a page's client and the runs the host built, newest last.
 func hostOn(t *testing.T, sc *scenarios.Scenario) (*Client, func() *sim.Run) {
 	t.Helper()
 	var mu sync.Mutex
@@ -89,16 +89,19 @@ func hostOn(t *testing.T, sc *scenarios.Scenario) (*Client, func() *sim.Run) {
 		mu.Unlock()
 		return r, err
 	})
-	a, b := pipe()
-	ctx, cancel := context.WithCancel(context.Background())
-	served := make(chan error, 1)
-	go func() { served <- h.Serve(ctx, a) }()
+	addr, served := serveHost(t, h)
+	b := dialHost(t, addr)
 	t.Cleanup(func() {
-		cancel()
-		if err := <-served; err != nil {
-			t.Errorf("Serve: %v", err)
+		// The page closes its socket: its Serve sees the close.
+		b.Close()
+		select {
+		case err := <-served:
+			if err == nil {
+				t.Errorf("Serve ended without error when the page closed")
+			}
+		case <-time.After(20 * time.Second):
+			t.Errorf("Serve did not end when the page closed")
 		}
-		a.Close()
 	})
 	return NewClient(b), func() *sim.Run {
 		mu.Lock()
@@ -240,9 +243,8 @@ func TestClosedConnectionEndsBothSides(t *testing.T) {
 		built.Store(r)
 		return r, err
 	})
-	a, b := pipe()
-	served := make(chan error, 1)
-	go func() { served <- h.Serve(context.Background(), a) }()
+	addr, served := serveHost(t, h)
+	b := dialHost(t, addr)
 	cl := NewClient(b)
 	var sink counter
 	s, err := cl.Run(&sink)
@@ -259,9 +261,9 @@ func TestClosedConnectionEndsBothSides(t *testing.T) {
 		t.Fatal("the session did not end")
 	}
 	// The host learns of the close by whichever comes first: its read
-	// (EOF) or its next write (a closed pipe).
-	if err := <-served; !errors.Is(err, io.EOF) && !errors.Is(err, io.ErrClosedPipe) {
-		t.Errorf("Serve: %v, want EOF or a closed pipe", err)
+	// or its next write.
+	if err := <-served; err == nil {
+		t.Errorf("Serve: %v, want the connection's error", err)
 	}
 	select {
 	case <-built.Load().Done():
@@ -271,19 +273,32 @@ func TestClosedConnectionEndsBothSides(t *testing.T) {
 	<-cl.Gone()
 }
 
-// A page that sends what is not a control is cut off, and its run stopped.
+// A page that sends what is not a control is cut off with the close code
+// RFC 6455 gives its fault: 1003 for binary, 1008 for text that is not a
+// control, 1009 for one too big.
 func TestHostRefusesBadControls(t *testing.T) {
 	leaktest.Check(t)
-	for _, bad := range []msg{
-		{binary: true, data: []byte(`{"op":"new"}`)},
-		{data: []byte(`{"op":`)},
-		{data: make([]byte, MaxControl+1)},
+	h := NewHost(func(w io.Writer) (*sim.Run, error) { return nil, errors.New("not here") })
+	addr, served := serveHost(t, h)
+	for _, bad := range []struct {
+		msg
+		code int
+	}{
+		{msg{binary: true, data: []byte(`{"op":"new"}`)}, 1003},
+		{msg{data: []byte(`{"op":`)}, 1008},
+		{msg{data: make([]byte, MaxControl+1)}, 1009},
 	} {
-		h := NewHost(func(w io.Writer) (*sim.Run, error) { return nil, errors.New("not here") })
-		a, b := pipe()
-		served := make(chan error, 1)
-		go func() { served <- h.Serve(context.Background(), a) }()
-		b.out <- bad
+		b := dialHost(t, addr)
+		if err := b.WriteMessage(bad.binary, bad.data); err != nil {
+			t.Fatal(err)
+		}
+		_, _, err := b.ReadMessage()
+		for err == nil {
+			_, _, err = b.ReadMessage()
+		}
+		if code := closeCode(err); code != bad.code {
+			t.Errorf("%.20q: the page's socket ended with %d (%v), want %d", bad.data, code, err, bad.code)
+		}
 		select {
 		case err := <-served:
 			if err == nil {
@@ -292,7 +307,6 @@ func TestHostRefusesBadControls(t *testing.T) {
 		case <-time.After(5 * time.Second):
 			t.Fatalf("%.20q: still served", bad.data)
 		}
-		a.Close()
 	}
 }
 
@@ -307,20 +321,16 @@ func TestSecondPageTakesOver(t *testing.T) {
 		first.CompareAndSwap(nil, r)
 		return r, err
 	})
-	a1, b1 := pipe()
-	served := make(chan error, 1)
-	go func() { served <- h.Serve(context.Background(), a1) }()
-	s, err := NewClient(b1).Run(&counter{})
+	addr, served := serveHost(t, h)
+	cl1 := NewClient(dialHost(t, addr))
+	s, err := cl1.Run(&counter{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if err := s.Start(); err != nil {
 		t.Fatal(err)
 	}
-	a2, _ := pipe()
-	ctx, cancel := context.WithCancel(context.Background())
-	second := make(chan error, 1)
-	go func() { second <- h.Serve(ctx, a2) }()
+	b2 := dialHost(t, addr)
 	if err := <-served; !errors.Is(err, ErrTakenOver) {
 		t.Errorf("the first page's Serve: %v, want ErrTakenOver", err)
 	}
@@ -329,13 +339,16 @@ func TestSecondPageTakesOver(t *testing.T) {
 	default:
 		t.Error("the first page's run still runs")
 	}
-	a1.Close()
-	<-s.Done()
-	cancel()
-	if err := <-second; err != nil {
-		t.Errorf("the second page's Serve: %v", err)
+	// The first page hears a normal close, saying why.
+	<-cl1.Gone()
+	if code := closeCode(cl1.Err()); code != 1000 {
+		t.Errorf("the first page's socket ended with %v, want a normal close (1000)", cl1.Err())
 	}
-	a2.Close()
+	<-s.Done()
+	b2.Close()
+	if err := <-served; err == nil {
+		t.Errorf("the second page's Serve ended without error when it closed")
+	}
 }
 
 // Breakpoints and slow motion set on the page are the engine's: the
@@ -491,5 +504,59 @@ func TestRunBuiltAfterThePageWentIsStopped(t *testing.T) {
 	case <-r.Done():
 	case <-time.After(10 * time.Second):
 		t.Fatal("the run built after the page went still runs")
+	}
+}
+
+// stuckConn is a page that takes the first message and then reads no more:
+// its writes wait until released.
+type stuckConn struct {
+	entered chan struct{}
+	release chan struct{}
+}
+
+func (c *stuckConn) ReadMessage() (bool, []byte, error) { select {} }
+
+func (c *stuckConn) WriteMessage(bool, []byte) error {
+	select {
+	case c.entered <- struct{}{}:
+	default:
+	}
+	<-c.release
+	return nil
+}
+
+// A page that reads slower than the run writes is cut off when the bytes
+// held for it reach the cap, those being written included: not when the
+// cap's worth more waits behind a message it has not taken.
+func TestSlowPageIsCutOffAtTheCap(t *testing.T) {
+	leaktest.Check(t)
+	const max = 4 << 20
+	o := newOutbox(max)
+	c := &stuckConn{entered: make(chan struct{}, 1), release: make(chan struct{})}
+	drained := make(chan error, 1)
+	go func() { drained <- o.drain(c) }()
+	line := make([]byte, 1000)
+	held := 0
+	for i := 0; ; i++ {
+		if err := o.binary(line); err != nil {
+			if !errors.Is(err, ErrFellBehind) {
+				t.Fatal(err)
+			}
+			break
+		}
+		held += len(line)
+		if i == 0 {
+			<-c.entered // the writer holds the first message
+		}
+	}
+	if held > max {
+		t.Errorf("%d bytes held for the page before it was cut off; the cap is %d", held, max)
+	}
+	if held < max/2 {
+		t.Errorf("cut off after %d bytes; the cap is %d", held, max)
+	}
+	close(c.release)
+	if err := <-drained; !errors.Is(err, ErrFellBehind) {
+		t.Errorf("drain: %v, want ErrFellBehind", err)
 	}
 }

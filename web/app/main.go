@@ -19,7 +19,6 @@ package main
 
 import (
 	"bytes"
-	"compress/gzip"
 	"fmt"
 	"io"
 	"strings"
@@ -120,8 +119,16 @@ func (p *player) start(r request) {
 		ended(fmt.Errorf("%s: %v", r.name, err))
 		return
 	}
+	// The terminal's replay and its limits (tui.ReadReplay): a file that
+	// is not a trace, or is bigger than a replay holds, is refused with
+	// the terminal's words before the screen opens.
+	tr, cut, err := tui.ReadReplay(trace, r.name)
+	if err != nil {
+		ended(err)
+		return
+	}
 	if !p.open(func(s *sizedScreen) error {
-		return tui.RunReplayFrom(trace, r.name, r.banner, tui.Options{Screen: s, Mouse: true})
+		return tui.RunReplayTrace(tr, cut, r.name, r.banner, tui.Options{Screen: s, Mouse: true})
 	}) {
 		return
 	}
@@ -209,11 +216,7 @@ func (p *player) stop() {
 // name, since a web server may or may not have unzipped it) or plain.
 func traceReader(data []byte) (io.Reader, error) {
 	if len(data) >= 2 && data[0] == 0x1f && data[1] == 0x8b {
-		zr, err := gzip.NewReader(bytes.NewReader(data))
-		if err != nil {
-			return nil, err
-		}
-		return zr, nil
+		return tui.Gunzip(bytes.NewReader(data))
 	}
 	if len(bytes.TrimSpace(data)) == 0 {
 		return nil, fmt.Errorf("empty file")

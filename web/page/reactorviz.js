@@ -150,9 +150,21 @@
     pick.blur(); // keys go to the replay again
   });
 
+  // The replay holds at most a million events (the terminal's limits,
+  // which the Go side applies to what it reads, gzipped or not); a file
+  // bigger than such a trace is refused before it is read into memory.
+  const maxFileBytes = 128 << 20;
+
   file.addEventListener("change", async () => {
     const f = file.files[0];
     if (!f) return;
+    if (f.size > maxFileBytes) {
+      say(f.name + ": " + Math.round(f.size / (1 << 20)) + " MiB, more than the page reads (" + (maxFileBytes >> 20) +
+          " MiB); 'reactorviz replay --headless " + f.name + "' reads a trace of any size", true);
+      file.value = "";
+      file.blur();
+      return;
+    }
     say("reading " + f.name + "…");
     const data = new Uint8Array(await f.arrayBuffer());
     current = { name: f.name, moment: "", file: true };

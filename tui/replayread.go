@@ -1,0 +1,110 @@
+package tui
+
+import (
+	"compress/gzip"
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/reactorviz/reactorviz/reactor/trace"
+	"github.com/reactorviz/reactorviz/tracefile/jsonl"
+)
+
+// Limits on what a replay reads (docs/security.md), the terminal's and the
+// browser page's alike, so that both refuse the same trace with the same
+// words. A gzipped trace may inflate a thousandfold: it is read up to
+// MaxGunzipBytes. The replay holds every event in memory (about 80 bytes
+// each, plus strings); it reads at most MaxReplayEvents events and
+// MaxReplayStringBytes of string fields, which keeps it under 500 MB, and
+// refuses a bigger trace saying that the headless replay, which streams,
+// reads it. Variables so tests can lower them.
+var (
+	MaxGunzipBytes       int64 = 1 << 30
+	MaxReplayEvents            = 1_000_000
+	MaxReplayStringBytes       = 64 << 20
+)
+
+// Gunzip reads the gzipped trace r, failing past MaxGunzipBytes
+// decompressed: a gzip bomb is refused at the cap, not when memory or
+// patience runs out.
+func Gunzip(r io.Reader) (io.Reader, error) {
+	zr, err := gzip.NewReader(r)
+	if err != nil {
+		return nil, err
+	}
+	return &gunzipCap{r: zr, left: MaxGunzipBytes}, nil
+}
+
+// gunzipCap passes at most left bytes of a decompressed stream and fails
+// past them.
+type gunzipCap struct {
+	r    io.Reader
+	left int64
+}
+
+func (g *gunzipCap) Read(p []byte) (int, error) {
+	if g.left <= 0 {
+		var one [1]byte
+		if n, err := g.r.Read(one[:]); n == 0 && err != nil {
+			return 0, err // the stream ended exactly at the cap
+		}
+		limit := fmt.Sprintf("%d MiB", MaxGunzipBytes>>20)
+		if MaxGunzipBytes%(1<<30) == 0 {
+			limit = fmt.Sprintf("%d GiB", MaxGunzipBytes>>30)
+		}
+		return 0, fmt.Errorf("decompresses to more than %s, the limit for a gzipped trace (gunzip it and replay the .jsonl)", limit)
+	}
+	if int64(len(p)) > g.left {
+		p = p[:g.left]
+	}
+	n, err := g.r.Read(p)
+	g.left -= int64(n)
+	return n, err
+}
+
+// ReadReplay reads a whole trace for the replay screen, within the limits
+// above: a trace cut short is shown up to its last complete event (cut
+// says where it stops); any other bad line, and a trace beyond the limits,
+// is an error, FILE:LINE: message, before the screen opens.
+func ReadReplay(r io.Reader, name string) (tr *jsonl.Trace, cut error, err error) {
+	rd, err := jsonl.NewReader(r, name)
+	if err != nil {
+		return nil, nil, err
+	}
+	tr = &jsonl.Trace{Header: rd.Header()}
+	// Events go into fixed chunks and are copied once into a slice of the
+	// exact size: growing one slice by append would leave its earlier
+	// arrays, several times the trace, for the collector.
+	const chunk = 1 << 16
+	var chunks [][]trace.Event
+	n, strs := 0, 0
+	for {
+		ev, err := rd.Next()
+		if err != nil {
+			tr.Header.Loops = rd.Loops()
+			tr.End, _ = rd.End()
+			switch {
+			case errors.Is(err, io.EOF):
+			case errors.Is(err, jsonl.ErrTruncated):
+				cut = err
+			default:
+				return nil, nil, err
+			}
+			tr.Events = make([]trace.Event, 0, n)
+			for _, c := range chunks {
+				tr.Events = append(tr.Events, c...)
+			}
+			return tr, cut, nil
+		}
+		strs += len(ev.Str)
+		if n == MaxReplayEvents || strs > MaxReplayStringBytes {
+			return nil, nil, fmt.Errorf("%s:%d: the trace is larger than the TUI replay holds in memory (%d events, %d MiB of strings); 'reactorviz replay --headless %s' reads a trace of any size",
+				name, rd.Line(), MaxReplayEvents, MaxReplayStringBytes>>20, name)
+		}
+		if n%chunk == 0 {
+			chunks = append(chunks, make([]trace.Event, 0, chunk))
+		}
+		chunks[len(chunks)-1] = append(chunks[len(chunks)-1], ev)
+		n++
+	}
+}
