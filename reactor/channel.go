@@ -156,20 +156,28 @@ func (ch *Channel) setInterest(ops uint32) {
 	}
 }
 
-// processReady handles one selected key in Netty's order (C21): a pending
-// connect first (else select would spin on OP_CONNECT, #924), then writes
-// (flushing frees memory sooner), then reads. Under epoll semantics an
-// error or hang-up goes to both, where the syscall surfaces it.
+// processReady handles one selected key in Netty's order (C21), all in one
+// call, as NioEventLoop.processSelectedKey(SelectionKey, AbstractNioChannel)
+// does: a pending connect first (finishConnect drops OP_CONNECT, else
+// select would spin on it, #924), then writes (forceFlush: flushing frees
+// memory sooner), then reads. ready is the set the selector returned: the
+// interest set finishConnect installs (IN) is not looked at before the next
+// select, so a key still connecting reaches the read only through what its
+// OUT interest also reports (an error, or RDHUP under epoll). Under epoll
+// semantics an error or hang-up goes to both, where the syscall surfaces it.
 func (ch *Channel) processReady(ready uint32) {
 	if ch.kind == kindServer {
 		ch.server.accept()
 		return
 	}
 	if ch.flags&flagConnecting != 0 {
-		if ready&(poll.Out|poll.Err|poll.Hup) != 0 {
-			ch.finishConnect()
+		if ready&(poll.Out|poll.Err|poll.Hup) == 0 {
+			return
 		}
-		return
+		ch.finishConnect()
+		if ch.closed() {
+			return
+		}
 	}
 	if ready&(poll.Out|poll.Err) != 0 && len(ch.out) > 0 {
 		ch.doWrite()
