@@ -177,7 +177,7 @@ var keyTable = []binding{
 		help: "Cycle the layouts: timeline with the detail pane, every loop's lane in place of the detail pane, no timeline, lesson. Below 100 columns or 30 rows a screen opens in the lesson layout (the caption whole, a compact row per loop with its lane beside it, the focused loop's queue and heap heads, the scenario's concept counters, the log) until t picks another."},
 	{act: actDismiss, keys: keys(runeKey('x')), label: "x", on: onLive | onReplay,
 		help: "Dismiss the warnings line under the header: the settings of the scenario or of --set that have no effect (reactorviz validate FILE prints them too)."},
-	{act: actFwdPage, keys: keys(namedKey(tcell.KeyPgDn), runeKey(']')), label: "]", footKey: "] [", hint: "verdict", on: onCompare, footer: 7,
+	{act: actFwdPage, keys: keys(namedKey(tcell.KeyPgDn), runeKey(']')), label: "]", footKey: "] [", hint: "verdict", on: onCompare, footer: 8,
 		help: "(or PgDn) Scroll the verdict and why the runs differ on, when they are longer than their rows (the line under them says which are shown)."},
 	{act: actBackPage, keys: keys(namedKey(tcell.KeyPgUp), runeKey('[')), label: "[", on: onCompare,
 		help: "(or PgUp) Scroll the verdict back."},
