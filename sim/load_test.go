@@ -135,11 +135,11 @@ func TestServedByRoutes(t *testing.T) {
 func TestShares(t *testing.T) {
 	from := sample.Split{SelectNS: 100, IONS: 0, TaskNS: 0}
 	to := sample.Split{SelectNS: 100 + 600_000_000, IONS: 250_000_000, TaskNS: 2_000_000_000}
-	got := shares(from, to, time.Second)
+	got := sample.SharesOf(from, to, int64(time.Second))
 	if want := (TimeShares{Select: 60, IO: 25, Tasks: 100}); got != want {
 		t.Errorf("shares = %+v, want %+v", got, want)
 	}
-	if got := shares(from, to, 0); got != (TimeShares{}) {
+	if got := sample.SharesOf(from, to, 0); got != (TimeShares{}) {
 		t.Errorf("empty window: %+v", got)
 	}
 }

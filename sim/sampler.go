@@ -1,7 +1,6 @@
 package sim
 
 import (
-	"math"
 	"sync"
 	"time"
 
@@ -94,28 +93,8 @@ func (f *Samples) Latest() *sample.Sample {
 	return f.latest
 }
 
-// TimeShares is how a loop's time divided over a window, in percent of
-// the window's wall time. What the three leave is the rest of the
-// iteration: selectNow polls, gates, the Go scheduler.
-type TimeShares struct {
-	Select float64 `json:"select"`
-	IO     float64 `json:"io"`
-	Tasks  float64 `json:"tasks"`
-}
-
-// Busy is the share of the window the loop was working: I/O and tasks.
-func (t TimeShares) Busy() float64 { return t.IO + t.Tasks }
-
-func shares(from, to sample.Split, wall time.Duration) TimeShares {
-	if wall <= 0 {
-		return TimeShares{}
-	}
-	pct := func(a, b int64) float64 {
-		return math.Round(min(100, max(0, 100*float64(b-a)/float64(wall)))*10) / 10
-	}
-	return TimeShares{Select: pct(from.SelectNS, to.SelectNS), IO: pct(from.IONS, to.IONS),
-		Tasks: pct(from.TaskNS, to.TaskNS)}
-}
+// TimeShares is how a loop's time divided over a window (sample.Shares).
+type TimeShares = sample.Shares
 
 // LoopTime returns trace loop i's time split and its clients' latency so
 // far, as the samples folded tell them; nil before the first sample or for
@@ -134,29 +113,18 @@ func (f *Samples) LoopTime(i int) *LoopTime {
 			t.Clients.LatencyUS.WorstWindow = &w
 		}
 	}
-	if len(f.ticks) < 2 {
+	old, newest, ok := sample.LastWindow(f.ticks, int64(time.Second))
+	if !ok {
 		return t
 	}
-	newest := f.ticks[len(f.ticks)-1]
-	old := f.ticks[0]
-	for _, sm := range f.ticks {
-		if newest.Time-sm.Time < int64(time.Second) {
-			break
-		}
-		old = sm
-	}
-	nl, ok1 := newest.Loop(i)
-	ol, ok2 := old.Loop(i)
-	fl, ok3 := f.first.Loop(i)
-	if !ok1 || !ok2 || !ok3 {
+	sh, d, ok1 := sample.Over(old, newest, i)
+	run, _, ok2 := sample.Over(f.first, newest, i)
+	if !ok1 || !ok2 {
 		return t
 	}
-	t.LastSecond = shares(ol.Split, nl.Split, time.Duration(newest.Time-old.Time))
-	t.Run = shares(fl.Split, nl.Split, time.Duration(newest.Time-f.first.Time))
-	if nl.Clients.N > 0 {
-		if d := nl.Clients.Since(&ol.Clients); d.N > 0 {
-			t.ClientsLastSecond = &LoopClients{Requests: int64(d.N), LatencyUS: latencyOf(&d)}
-		}
+	t.LastSecond, t.Run = sh, run
+	if d.N > 0 {
+		t.ClientsLastSecond = &LoopClients{Requests: int64(d.N), LatencyUS: latencyOf(&d)}
 	}
 	return t
 }
@@ -175,20 +143,10 @@ func (f *Samples) addWindow(old, now *sample.Sample) {
 		return
 	}
 	var d sample.Hist
-	for i := range now.Loops {
-		nl := &now.Loops[i]
-		if nl.Clients.N == 0 {
-			continue
-		}
-		ol, _ := old.Loop(nl.Index)
-		var prev *sample.Hist
-		if ol != nil {
-			prev = &ol.Clients
-		}
-		w := nl.Clients.Since(prev)
+	for j := range now.Loops {
+		w := sample.Felt(old, now, j, false)
 		d.Add(&w)
 	}
-	d.MaxNS = 0
 	f.addWorst(old, now)
 	f.windows = append(f.windows, Window{RPS: float64(d.N) / wall.Seconds(), P50US: d.Quantile(0.5), P99US: d.Quantile(0.99)})
 	if len(f.windows) > windowKeep {
@@ -201,28 +159,19 @@ func (f *Samples) addWindow(old, now *sample.Sample) {
 func (f *Samples) addWorst(old, now *sample.Sample) {
 	at := old.Elapsed
 	var felt sample.Hist
-	for i := range now.Loops {
-		nl := &now.Loops[i]
-		ol, _ := old.Loop(nl.Index)
-		var prev *sample.Hist
-		if ol != nil {
-			prev = &ol.Clients
-		}
-		w := nl.Clients.Since(prev)
-		w.Add(nl.Waiting)
+	for j := range now.Loops {
+		w := sample.Felt(old, now, j, true)
 		if w.N == 0 {
 			continue
 		}
-		w.MaxNS = 0
 		felt.Add(&w)
-		if p := w.Quantile(0.99); p > f.worst[nl.Index].P99US {
+		if i := now.Loops[j].Index; w.Quantile(0.99) > f.worst[i].P99US {
 			if f.worst == nil {
 				f.worst = map[int]WorstWindow{}
 			}
-			f.worst[nl.Index] = WorstWindow{P99US: p, AtNS: at}
+			f.worst[i] = WorstWindow{P99US: w.Quantile(0.99), AtNS: at}
 		}
 	}
-	felt.MaxNS = 0
 	if p := felt.Quantile(0.99); felt.N > 0 && p > f.worstAt.P99US {
 		f.worstAt = WorstWindow{P99US: p, AtNS: at}
 	}

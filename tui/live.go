@@ -153,46 +153,31 @@ func (v *liveView) loops() []Loop {
 // clock while its loops are paused.
 func (v *liveView) refresh() {
 	v.lastDraw.Store(time.Now().UnixNano())
-	run, mdl, _, _ := v.r.current()
+	run, mdl, state, err := v.r.current() // once: a restart between two reads would mix two runs
 	v.drawnEvents.Store(mdl.Events())
 	at := liveMoment(run, mdl)
 	v.frame, v.focus, v.caption = at.frame(v.timelineQuery(run))
-	if v.followBreakpoint() {
+	if v.followBreakpoint(run) {
 		v.frame, v.focus, v.caption = at.frame(v.timelineQuery(run))
-		v.followBreakpoint()
-	}
-	if run != nil {
-		onRunClock(run, v.frame.Log)
-	}
-	if !v.logAt.following() {
-		v.frame.Log = v.logAt.lines()
+		v.followBreakpoint(run)
 	}
 	following := v.follow.Field != ""
 	v.body.markFollowed(v.frame.Snapshot.FollowLog, v.frame.Snapshot.Time)
 	inspect := v.body.tl.cursorOn && v.body.tl.end > 0 && !following
-	if following {
-		// The path from its start: a task's submit, a channel's accept and
-		// register0 come first.
-		fl := v.frame.Snapshot.FollowLog
-		v.frame.Log = fl[:min(len(fl), max(v.body.logRows-1, 1))]
-		if run != nil {
-			onRunClock(run, v.frame.Log)
-		}
-	}
-	if inspect {
-		v.frame.Log = v.frame.Snapshot.SliceLog
-		if run != nil {
-			onRunClock(run, v.frame.Log)
-		}
-	}
 	empty := emptyLog(v.filter, "no events yet")
 	switch {
 	case following:
+		// The path from its start: a task's submit, a channel's accept and
+		// register0 come first.
+		v.frame.Log = v.frame.Log[:min(len(v.frame.Log), max(v.body.logRows-1, 1))]
 		empty = "no event of the followed item in the log (f stops following)"
 	case inspect:
+		v.frame.Log = v.frame.Snapshot.SliceLog
 		empty = "no event of this loop in the slice under the cursor (←→ move it, c hides it)"
+	case !v.logAt.following():
+		v.frame.Log = v.logAt.lines()
 	}
-	v.body.sc = v.scenario()
+	v.body.sc = at.sc
 	v.body.show(v.frame, v.focus, v.filter, empty)
 	v.body.point(v.caption)
 	switch {
@@ -203,8 +188,7 @@ func (v *liveView) refresh() {
 	default:
 		v.body.logTitleMore(v.logAt.title(v.sh.th))
 	}
-	v.setHeader(run)
-	_, _, state, _ := v.r.current()
+	v.setHeader(run, at.sc, state, err)
 	v.pager.moving = state == runRunning && v.anyRunning()
 }
 
@@ -249,7 +233,7 @@ func (v *liveView) query() model.Query {
 // followBreakpoint moves the focus to a loop that has just stopped at a
 // breakpoint, so the detail pane shows what made it stop. It reports
 // whether the focus moved.
-func (v *liveView) followBreakpoint() bool {
+func (v *liveView) followBreakpoint(run Session) bool {
 	if v.atBreak == nil {
 		v.atBreak = map[int]bool{}
 	}
@@ -257,7 +241,7 @@ func (v *liveView) followBreakpoint() bool {
 	for _, r := range v.frame.Rows {
 		hit := model.AtBreakpoint(r)
 		if hit && !v.atBreak[r.Index] {
-			v.pinTimeline()
+			v.pinTimeline(run)
 			if r.Index != v.focus && !moved {
 				v.focus, moved = r.Index, true
 			}
@@ -391,8 +375,7 @@ func (v *liveView) goTo(s string) {
 // pinTimeline holds the timeline's window where a loop just stopped at a
 // breakpoint, an eighth of a window past now, so the stop's mark stays in
 // view while the other loops and the clock run on.
-func (v *liveView) pinTimeline() {
-	run, _, _, _ := v.r.current()
+func (v *liveView) pinTimeline(run Session) {
 	if run == nil || v.body.tl.pin > 0 {
 		return
 	}
@@ -410,10 +393,9 @@ func emptyLog(f model.Filter, none string) string {
 
 // setHeader gathers the top bar: what runs, whether it is paused and why,
 // the clock, the speed, the throughput and the drops.
-func (v *liveView) setHeader(run Session) {
-	_, _, state, err := v.r.current()
-	h := headerParts{brand: "reactorviz", status: v.status(state, err)}
-	if sc := v.scenario(); sc != nil {
+func (v *liveView) setHeader(run Session, sc *scenarios.Scenario, state runState, err error) {
+	h := headerParts{brand: "reactorviz", status: v.status(run, state, err)}
+	if sc != nil {
 		h.what = runWhat(sc.Name, string(sc.Model), modeText(string(sc.Loop.Selector), string(sc.Loop.Trigger)), v.frame.Settings.Netty)
 	}
 	if run != nil {
@@ -441,10 +423,11 @@ func (v *liveView) setHeader(run Session) {
 }
 
 // status is the header's running/paused word with the reason for a pause.
-func (v *liveView) status(state runState, err error) string {
+func (v *liveView) status(run Session, state runState, err error) string {
+	held := run != nil && run.ClockHeld()
 	switch state {
 	case runFinished:
-		return "■ FINISHED" + v.expectations()
+		return "■ FINISHED" + expectations(run)
 	case runRestarting:
 		return "↻ RESTARTING…"
 	case runStopping:
@@ -473,11 +456,11 @@ func (v *liveView) status(state runState, err error) string {
 	}
 	var s string
 	switch {
-	case paused == 0 && v.clockHeld() && total == 0:
+	case paused == 0 && held && total == 0:
 		// Every loop is shutting down or gone: none parks, and what is
 		// left waits on the held clock.
 		return "⏸ PAUSED · the clock is held: the shutdown waits"
-	case paused == 0 && v.clockHeld():
+	case paused == 0 && held:
 		// Held, as space holds it, before the loops have parked: the
 		// same predicate space reads, so the header and the key agree.
 		return "⏸ PAUSED"
@@ -494,13 +477,7 @@ func (v *liveView) status(state runState, err error) string {
 	return s
 }
 
-func (v *liveView) clockHeld() bool {
-	run, _, _, _ := v.r.current()
-	return run != nil && run.ClockHeld()
-}
-
-func (v *liveView) expectations() string {
-	run, _, _, _ := v.r.current()
+func expectations(run Session) string {
 	if run == nil {
 		return ""
 	}

@@ -2,6 +2,7 @@ package tui
 
 import (
 	"strconv"
+	"time"
 
 	"github.com/reactorviz/reactorviz/reactor/trace"
 	"github.com/reactorviz/reactorviz/tui/model"
@@ -12,11 +13,7 @@ import (
 // owns them, to the run clock the header shows, which stands still while
 // the run is paused: an event that happens during a pause (the wheel's
 // thread ticks on) is stamped with the moment the pause began.
-func onRunClock(run Session, lines []model.LogLine) {
-	if len(lines) == 0 {
-		return
-	}
-	at := run.ClockMap()
+func onRunClock(at func(int64) time.Duration, lines []model.LogLine) {
 	for i := range lines {
 		e := &lines[i].Event
 		t := int64(at(e.Time))
@@ -81,7 +78,7 @@ func (v *liveView) scrollLog(a action) {
 		run, mdl, _, _ := v.r.current()
 		s := mdl.Snapshot(model.Query{Focus: v.focus, Log: model.LogCap, Filter: v.filter})
 		if run != nil {
-			onRunClock(run, s.Log)
+			onRunClock(run.ClockMap(), s.Log)
 		}
 		return s.Log
 	}

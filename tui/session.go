@@ -311,6 +311,9 @@ type moment struct {
 	set      model.Settings
 	sc       *scenarios.Scenario
 	now      time.Duration // on the run clock
+	// clock, live, puts the log's times on the run clock the header
+	// shows (onRunClock); nil in a replay, whose trace is on it already.
+	clock func(int64) time.Duration
 }
 
 // liveMoment is where a live run stands now.
@@ -319,7 +322,7 @@ func liveMoment(run Session, mdl *model.Model) moment {
 	if run == nil {
 		return m
 	}
-	m.sc, m.now = run.Scenario(), run.Elapsed()
+	m.sc, m.now, m.clock = run.Scenario(), run.Elapsed(), run.ClockMap()
 	m.set.Threshold = run.RebuildThreshold()
 	if sc := m.sc; sc != nil && sc.Netty != "" && sc.Netty != scenarios.Netty4143 {
 		m.set.Netty = string(sc.Netty) // the header names the design; the pane flags a non-default one
@@ -341,6 +344,16 @@ func (m moment) frame(q model.Query) (*model.Frame, int, captionView) {
 		// A trace tells the wheel's length only by the slots it has
 		// reached; the scenario says it from the start.
 		s.Wheel.Size = sc.Wheel.Length()
+	}
+	if m.clock != nil {
+		onRunClock(m.clock, s.Log)
+		onRunClock(m.clock, s.SliceLog)
+		if q.Follow.Field != "" {
+			// The log shows the followed item's path; FollowLog stays in
+			// trace time for the timeline's marks.
+			s.Log = append([]model.LogLine(nil), s.FollowLog...)
+			onRunClock(m.clock, s.Log)
+		}
 	}
 	f := model.NewFrame(s, m.set)
 	fired := firedOf(m.sc, s.Fired)

@@ -1,7 +1,6 @@
 package model
 
 import (
-	"math"
 	"sort"
 
 	"github.com/reactorviz/reactorviz/reactor/trace/sample"
@@ -76,43 +75,21 @@ func (l *sampleLog) fill(s *Snapshot, n uint64, most int) {
 		}
 	}
 	s.Dropped = max(s.Dropped, latest.Dropped)
-	// The window: the newest periodic (or end) sample and the oldest one
-	// at most a second before it.
-	var newest, old *sample.Sample
-	for i := k - 1; i >= 0; i-- {
-		sm := l.s[i]
-		if sm.Reason != sample.Tick && sm.Reason != sample.End {
-			continue
-		}
-		if newest == nil {
-			newest, old = sm, sm
-			continue
-		}
-		old = sm
-		if newest.Time-sm.Time >= SplitWindow {
-			break
-		}
-	}
-	if newest == nil || newest == old {
+	old, newest, ok := sample.LastWindow(l.s[:k], SplitWindow)
+	if !ok {
 		return
 	}
-	wall := float64(newest.Time - old.Time)
-	pct := func(a, b int64) float64 {
-		return math.Round(min(100, max(0, 100*float64(b-a)/wall))*10) / 10
-	}
 	for i := range s.Loops {
-		nl, ok1 := newest.Loop(s.Loops[i].Index)
-		ol, ok2 := old.Loop(s.Loops[i].Index)
-		if !ok1 || !ok2 {
+		sh, d, ok := sample.Over(old, newest, s.Loops[i].Index)
+		if !ok {
 			continue
 		}
-		sp := TimeSplit{Known: true, Select: pct(ol.Split.SelectNS, nl.Split.SelectNS),
-			IO: pct(ol.Split.IONS, nl.Split.IONS), Tasks: pct(ol.Split.TaskNS, nl.Split.TaskNS)}
-		if d := nl.Clients.Since(&ol.Clients); d.N > 0 {
+		sp := TimeSplit{Known: true, Select: sh.Select, IO: sh.IO, Tasks: sh.Tasks}
+		if d.N > 0 {
 			sp.Latency, sp.P50US, sp.P99US = true, d.Quantile(0.5), d.Quantile(0.99)
 		}
-		if w := nl.Worst; w != nil {
-			sp.WorstP99US, sp.WorstAtNS = w.P99US, w.AtNS
+		if nl, _ := newest.Loop(s.Loops[i].Index); nl.Worst != nil {
+			sp.WorstP99US, sp.WorstAtNS = nl.Worst.P99US, nl.Worst.AtNS
 		}
 		if sp.Select+sp.IO+sp.Tasks == 0 && !sp.Latency {
 			continue // nothing measured (a loop not started): the events may say more
