@@ -351,3 +351,32 @@ func TestServerBoundsIdleConnections(t *testing.T) {
 		t.Errorf("a new client among %d idle connections: %d", len(conns), r.StatusCode)
 	}
 }
+
+// The compare workloads' recordings are what the terminal's compare
+// screen offers when the machine was too busy to rank the models: the
+// picker's index labels each as a quiet machine's, not this machine's
+// runs, and a scenario's recording as a recording only.
+func TestCompareRecordingsAreLabelledAsAQuietMachines(t *testing.T) {
+	s, _ := testSite(t)
+	var index []indexEntry
+	if err := json.Unmarshal(s.files["recordings/index.json"], &index); err != nil {
+		t.Fatal(err)
+	}
+	compares := 0
+	for _, e := range index {
+		quiet := strings.Contains(e.Banner, "made on a quiet machine") && strings.Contains(e.Banner, "not this machine's runs")
+		if e.Group == "scenarios" {
+			if quiet || !strings.HasPrefix(e.Banner, "recording of "+e.Scenario) {
+				t.Errorf("%s: banner %q", e.Name, e.Banner)
+			}
+			continue
+		}
+		compares++
+		if !quiet || !strings.Contains(e.Banner, e.Scenario) || !strings.Contains(e.Banner, e.Model) {
+			t.Errorf("%s (compare): banner %q", e.Name, e.Banner)
+		}
+	}
+	if compares == 0 {
+		t.Error("no compare recordings in the index")
+	}
+}
