@@ -5,6 +5,7 @@ import (
 
 	"github.com/gdamore/tcell/v2"
 
+	"github.com/reactorviz/reactorviz/tracefile/jsonl"
 	"github.com/reactorviz/reactorviz/tui/widgets"
 )
 
@@ -52,4 +53,19 @@ func (sh *shell) drawWarnings(scr tcell.Screen, x, y, w int) int {
 		widgets.Put(scr, x+1, y+i, w-1, l, sh.th.Warn)
 	}
 	return len(lines)
+}
+
+// ReplayWarnings are the warnings a replay of tr shows under its header:
+// its scenario's, with the settings its header records. The browser's
+// page repeats them in its status line.
+func ReplayWarnings(tr *jsonl.Trace) []string {
+	sc := recordedScenario(tr.Header)
+	if sc == nil {
+		return nil
+	}
+	var out []string
+	for _, p := range sc.Warnings() {
+		out = append(out, p.String())
+	}
+	return out
 }
