@@ -364,16 +364,19 @@ func TestCompareRecordingsAreLabelledAsAQuietMachines(t *testing.T) {
 	}
 	compares := 0
 	for _, e := range index {
-		quiet := strings.Contains(e.Banner, "made on a quiet machine") && strings.Contains(e.Banner, "not this machine's runs")
+		quiet := func(s string) bool {
+			return strings.Contains(s, "made on a quiet machine") && strings.Contains(s, "not this machine's runs")
+		}
 		if e.Group == "scenarios" {
-			if quiet || !strings.HasPrefix(e.Banner, "recording of "+e.Scenario) {
-				t.Errorf("%s: banner %q", e.Name, e.Banner)
+			if quiet(e.Banner) || e.Note != "" || !strings.HasPrefix(e.Banner, "recording of "+e.Scenario) {
+				t.Errorf("%s: banner %q, note %q", e.Name, e.Banner, e.Note)
 			}
 			continue
 		}
 		compares++
-		if !quiet || !strings.Contains(e.Banner, e.Scenario) || !strings.Contains(e.Banner, e.Model) {
-			t.Errorf("%s (compare): banner %q", e.Name, e.Banner)
+		if !quiet(e.Banner) || !quiet(e.Note) || !strings.Contains(e.Note, "lanes and figures") ||
+			!strings.Contains(e.Note, e.Scenario+" under "+e.Model) {
+			t.Errorf("%s (compare): banner %q, note %q", e.Name, e.Banner, e.Note)
 		}
 	}
 	if compares == 0 {

@@ -66,17 +66,12 @@
   }
 
   // banner is what the replay's header says the recording is
-  // (recordings/index.json): a compare workload's says its lanes and
-  // figures are a quiet machine's, as the terminal's compare screen does
-  // when it offers the same recordings (key R).
+  // (recordings/index.json), and note what the status line adds: a
+  // compare workload's recording says its lanes and figures are a quiet
+  // machine's, as the terminal's compare screen does when it offers the
+  // same recordings (key R).
   function banner(rec) {
     return rec.banner || "recording of " + rec.scenario + " (" + rec.model + ") made on the Linux engine";
-  }
-
-  // quiet says whether rec is one of a compare workload's recordings,
-  // whose label the status line repeats: the header may be too narrow.
-  function quiet(rec) {
-    return rec.name !== rec.scenario;
   }
 
   async function loadIndex() {
@@ -112,7 +107,7 @@
       const resp = await fetch("recordings/" + encodeURIComponent(name) + ".jsonl.gz");
       if (!resp.ok) throw new Error(resp.status + " " + resp.statusText);
       const data = new Uint8Array(await resp.arrayBuffer());
-      hand(name, data, banner(rec), moment, quiet(rec) ? banner(rec) : "");
+      hand(name, data, banner(rec), moment, rec.note || "");
     } catch (err) {
       say(name + ": " + err.message, true);
     }
