@@ -90,6 +90,7 @@ type replayView struct {
 	quitting  atomic.Bool
 
 	sc      *scenarios.Scenario // the built-in scenario the trace names, for captions
+	warns   []scenarios.Problem // its warnings as its file has them (recordedWarnings)
 	caption captionView
 	pager   captionPager // the page of a long caption
 	marks   []int        // positions of breakpoint events, for the progress bar
@@ -112,7 +113,7 @@ func newReplayView(sh *shell, name string, hdr jsonl.Header, rep *model.Replay) 
 		header: widgets.NewBar(sh.th, sh.th.Header), bar: widgets.NewBar(sh.th, sh.th.Base),
 		body:   newMainPanels(sh.th),
 		breaks: model.Breaks{Rebuild: true, Premature: true, DeadlineHit: true, TaskPanic: true},
-		sc:     recordedScenario(hdr)}
+		sc:     recordedScenario(hdr), warns: recordedWarnings(hdr)}
 	v.body.onFocus = func(i int) { v.focus = i }
 	v.body.mouseCursor = true
 	return v
@@ -121,6 +122,8 @@ func newReplayView(sh *shell, name string, hdr jsonl.Header, rep *model.Replay) 
 func (v *replayView) kind() screenKind { return onReplay }
 
 func (v *replayView) scenario() *scenarios.Scenario { return v.sc }
+
+func (v *replayView) warnings() []scenarios.Problem { return v.warns }
 
 func (v *replayView) title() string { return "replay · " + v.name }
 

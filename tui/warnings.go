@@ -5,6 +5,8 @@ import (
 
 	"github.com/gdamore/tcell/v2"
 
+	"github.com/reactorviz/reactorviz/scenarios"
+	"github.com/reactorviz/reactorviz/tracefile/jsonl"
 	"github.com/reactorviz/reactorviz/tui/widgets"
 )
 
@@ -22,6 +24,9 @@ func (sh *shell) warnLines(w int) []string {
 		return nil
 	}
 	ws := sc.Warnings()
+	if rv, ok := sh.v.(interface{ warnings() []scenarios.Problem }); ok {
+		ws = rv.warnings()
+	}
 	if len(ws) == 0 {
 		return nil
 	}
@@ -52,4 +57,30 @@ func (sh *shell) drawWarnings(scr tcell.Screen, x, y, w int) int {
 		widgets.Put(scr, x+1, y+i, w-1, l, sh.th.Warn)
 	}
 	return len(lines)
+}
+
+// ReplayWarnings are the warnings a replay of tr shows under its header,
+// which the browser's page repeats in its status line.
+func ReplayWarnings(tr *jsonl.Trace) []string {
+	var out []string
+	for _, p := range recordedWarnings(tr.Header) {
+		out = append(out, p.String())
+	}
+	return out
+}
+
+// recordedWarnings are the warnings of the built-in scenario a recording
+// names, as its file has them. The settings recordedScenario applies from
+// the header are the recording's own, not a --set of the learner's, and
+// would warn of what they re-set: io_ratio under 4.2 (task-quantum), a
+// master-slave's loop counts under single (compare-single).
+func recordedWarnings(hdr jsonl.Header) []scenarios.Problem {
+	if _, ok := scenarios.BuiltinSource(hdr.Scenario); !ok {
+		return nil
+	}
+	sc, err := scenarios.Load(hdr.Scenario)
+	if err != nil {
+		return nil
+	}
+	return sc.Warnings()
 }

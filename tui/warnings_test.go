@@ -6,7 +6,9 @@ import (
 	"time"
 
 	"github.com/reactorviz/reactorviz/reactor/trace"
+	"github.com/reactorviz/reactorviz/recordings"
 	"github.com/reactorviz/reactorviz/scenarios"
+	"github.com/reactorviz/reactorviz/tracefile/jsonl"
 )
 
 // A scenario's warnings are on the screen, under the header, until x
@@ -42,5 +44,27 @@ func TestWarningsLineUntilDismissed(t *testing.T) {
 	}
 	if err := hs.quit(); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// A replay warns of what its scenario's file sets to no effect, never of
+// the settings it re-applies from the recording's header: no built-in
+// recording warns (task-quantum's io_ratio under 4.2 and compare-single's
+// master-slave loop counts under single did, in the terminal and the
+// browser's status line).
+func TestReplayOfABuiltinRecordingWarnsOfNothing(t *testing.T) {
+	for _, e := range recordings.List() {
+		f, err := recordings.Open(e.Name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		tr, err := jsonl.ReadAll(f, e.Name)
+		f.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ws := ReplayWarnings(tr); len(ws) > 0 {
+			t.Errorf("%s: %q", e.Name, ws)
+		}
 	}
 }

@@ -94,6 +94,24 @@ type indexEntry struct {
 	Duration string `json:"duration"`
 	Events   uint64 `json:"events"`
 	Group    string `json:"group"`
+	// Banner is what the replay's header says the recording is, and Note,
+	// for a compare workload's, what the page's status line adds: that
+	// its lanes and figures are a quiet machine's, not the learner's.
+	Banner string `json:"banner"`
+	Note   string `json:"note,omitempty"`
+}
+
+// recordingLabels label a built-in recording. The compare workloads are
+// what the terminal's compare screen offers (key R) when this machine was
+// too busy to rank the models; the page plays them one at a time, so each
+// says what the terminal's lockstep of them says. The header's banner is
+// short: the header names the scenario and model already.
+func recordingLabels(e recordings.Entry) (banner, note string) {
+	if e.Name != e.Scenario {
+		return "built-in recording, made on a quiet machine: not this machine's runs",
+			"built-in recording of " + e.Scenario + " under " + e.Model + ", made on a quiet machine: these lanes and figures are the recording's, not this machine's runs"
+	}
+	return "recording of " + e.Scenario + " (" + e.Model + ") made on the Linux engine", ""
 }
 
 // addRecordings adds every built-in recording, gzipped as embedded, and
@@ -116,7 +134,8 @@ func (s *Site) addRecordings() error {
 		if e.Name != e.Scenario {
 			group = "compare · " + e.Scenario
 		}
-		index = append(index, indexEntry{e.Name, e.Scenario, e.Model, e.Duration.String(), e.Events, group})
+		banner, note := recordingLabels(e)
+		index = append(index, indexEntry{e.Name, e.Scenario, e.Model, e.Duration.String(), e.Events, group, banner, note})
 	}
 	data, err := json.Marshal(index)
 	s.files["recordings/index.json"] = data

@@ -351,3 +351,35 @@ func TestServerBoundsIdleConnections(t *testing.T) {
 		t.Errorf("a new client among %d idle connections: %d", len(conns), r.StatusCode)
 	}
 }
+
+// The compare workloads' recordings are what the terminal's compare
+// screen offers when the machine was too busy to rank the models: the
+// picker's index labels each as a quiet machine's, not this machine's
+// runs, and a scenario's recording as a recording only.
+func TestCompareRecordingsAreLabelledAsAQuietMachines(t *testing.T) {
+	s, _ := testSite(t)
+	var index []indexEntry
+	if err := json.Unmarshal(s.files["recordings/index.json"], &index); err != nil {
+		t.Fatal(err)
+	}
+	compares := 0
+	for _, e := range index {
+		quiet := func(s string) bool {
+			return strings.Contains(s, "made on a quiet machine") && strings.Contains(s, "not this machine's runs")
+		}
+		if e.Group == "scenarios" {
+			if quiet(e.Banner) || e.Note != "" || !strings.HasPrefix(e.Banner, "recording of "+e.Scenario) {
+				t.Errorf("%s: banner %q, note %q", e.Name, e.Banner, e.Note)
+			}
+			continue
+		}
+		compares++
+		if !quiet(e.Banner) || !quiet(e.Note) || !strings.Contains(e.Note, "lanes and figures") ||
+			!strings.Contains(e.Note, e.Scenario+" under "+e.Model) {
+			t.Errorf("%s (compare): banner %q, note %q", e.Name, e.Banner, e.Note)
+		}
+	}
+	if compares == 0 {
+		t.Error("no compare recordings in the index")
+	}
+}

@@ -111,7 +111,7 @@ func (c *Client) Run(sink trace.Sink) (*Session, error) {
 	if err != nil {
 		return nil, fmt.Errorf("remote: the run's scenario: %w", err)
 	}
-	s := &Session{c: c, sc: sc, table: m.Loops, duration: m.Duration, threshold: m.Threshold,
+	s := &Session{c: c, sc: sc, table: m.Loops, duration: m.Duration, threshold: m.Threshold, warnings: m.Warnings,
 		sink: sink, done: make(chan struct{}), decoded: make(chan struct{})}
 	s.trace = newChunks()
 	if m.Controls < 0 || m.Controls > len(m.Loops) {
@@ -188,6 +188,7 @@ type Session struct {
 	table     []trace.LoopInfo
 	duration  time.Duration
 	threshold int
+	warnings  []string // the host's scenario's, as it sent them
 	sink      trace.Sink
 	loops     []tui.Loop
 	trace     *chunks
@@ -204,6 +205,10 @@ type Session struct {
 	decoded  chan struct{} // closed when the trace has been read to its end
 	traceErr error
 }
+
+// Warnings are what the run's scenario sets to no effect, as the host
+// read them (its --set overrides included), for the page's status line.
+func (s *Session) Warnings() []string { return append([]string(nil), s.warnings...) }
 
 // pending is a gate control sent and not yet answered.
 type pending struct {

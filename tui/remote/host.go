@@ -290,6 +290,9 @@ func (p *page) build() {
 	}
 	sc := r.Scenario().Portable()
 	m.Loops, m.Controls, m.Scenario, m.Duration, m.Threshold = r.LoopTable(), len(r.Loops()), &sc, r.Duration(), r.RebuildThreshold()
+	for _, w := range r.Scenario().Warnings() {
+		m.Warnings = append(m.Warnings, w.String())
+	}
 	p.mu.Lock()
 	closed := p.closed
 	if !closed {

@@ -94,6 +94,10 @@ type message struct {
 	Scenario  *scenarios.Portable `json:"scenario,omitempty"`
 	Duration  time.Duration       `json:"duration,omitempty"`
 	Threshold int                 `json:"threshold,omitempty"`
+	// Warnings are the run's scenario's (scenarios.Scenario.Warnings), as
+	// the terminal shows them: what a --set or the file sets to no
+	// effect. The page's status line shows them too.
+	Warnings []string `json:"warnings,omitempty"`
 
 	// started
 	Addrs []string `json:"addrs,omitempty"`

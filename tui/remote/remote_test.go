@@ -6,6 +6,7 @@ import (
 	"errors"
 	"io"
 	"reflect"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -558,5 +559,41 @@ func TestSlowPageIsCutOffAtTheCap(t *testing.T) {
 	close(c.release)
 	if err := <-drained; !errors.Is(err, ErrFellBehind) {
 		t.Errorf("drain: %v, want ErrFellBehind", err)
+	}
+}
+
+// The built message carries the run's scenario warnings as the host read
+// them, --set overrides included, for the page's status line: a
+// spurious-wakeup cut to 1 s never reaches its action at 1 s; an
+// untouched single-reactor has none.
+func TestBuiltCarriesTheScenarioWarnings(t *testing.T) {
+	leaktest.Check(t)
+	sc, err := scenarios.Load("spurious-wakeup")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := sc.Set("duration", "1s"); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		sc   *scenarios.Scenario
+		want string
+	}{{sc, "never happens"}, {shortRun(t, "30s"), ""}} {
+		cl, _ := hostOn(t, c.sc)
+		var sink counter
+		s, err := cl.Run(&sink)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ws := s.Warnings()
+		if c.want == "" {
+			if len(ws) != 0 {
+				t.Errorf("%s: warnings %q, want none", c.sc.Name, ws)
+			}
+			continue
+		}
+		if len(ws) != len(c.sc.Warnings()) || !strings.Contains(strings.Join(ws, "\n"), c.want) {
+			t.Errorf("%s: warnings on the page %q, the host's %v", c.sc.Name, ws, c.sc.Warnings())
+		}
 	}
 }

@@ -28,6 +28,7 @@ import (
 
 	"github.com/gdamore/tcell/v2"
 
+	"github.com/reactorviz/reactorviz/reactor/trace"
 	"github.com/reactorviz/reactorviz/tui"
 	"github.com/reactorviz/reactorviz/tui/remote"
 )
@@ -127,6 +128,7 @@ func (p *player) start(r request) {
 		ended(err)
 		return
 	}
+	warnings(tui.ReplayWarnings(tr))
 	if !p.open(func(s *sizedScreen) error {
 		return tui.RunReplayTrace(tr, cut, r.name, r.banner, tui.Options{Screen: s, Mouse: true})
 	}) {
@@ -191,7 +193,16 @@ func runLive(r request, s *sizedScreen) error {
 		case <-stopped:
 		}
 	}()
-	return tui.RunLive(cl.NewRun, tui.Options{Screen: s, Mouse: true, Paused: r.paused, Serve: r.serve, FPS: liveFPS})
+	// Each run (a restart is a new one) tells the page its warnings.
+	newRun := func(sink trace.Sink) (tui.Session, error) {
+		s, err := cl.Run(sink)
+		if err != nil {
+			return nil, err
+		}
+		warnings(s.Warnings())
+		return s, nil
+	}
+	return tui.RunLive(newRun, tui.Options{Screen: s, Mouse: true, Paused: r.paused, Serve: r.serve, FPS: liveFPS})
 }
 
 // stop ends the replay on screen, if any, and waits for it. It speaks
@@ -222,6 +233,22 @@ func traceReader(data []byte) (io.Reader, error) {
 		return nil, fmt.Errorf("empty file")
 	}
 	return bytes.NewReader(data), nil
+}
+
+// warnings hands the page what the run's or the recording's scenario
+// sets to no effect, for its status line (the screen's warnings line can
+// be dismissed, and is under the header, where a glance at the page's
+// own status line does not reach).
+func warnings(ws []string) {
+	f := js.Global().Get("reactorvizWarnings")
+	if f.Type() != js.TypeFunction {
+		return
+	}
+	arr := make([]any, len(ws))
+	for i, w := range ws {
+		arr[i] = w
+	}
+	f.Invoke(js.ValueOf(arr))
 }
 
 // ended tells the page the replay is over, and why if it failed.

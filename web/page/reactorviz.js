@@ -17,6 +17,8 @@
   const status = document.getElementById("status");
   const screen = document.getElementById("screen");
   const terminal = document.getElementById("terminal");
+  const bar = document.getElementById("bar");
+  let barHeight = 0;
   const defaultRecording = "tour";
 
   let recordings = [];   // recordings/index.json
@@ -25,9 +27,33 @@
   let ended = false;     // the learner quit the replay
   let last = null;       // what was handed last, for Enter to reopen
 
+  // warnings are what the scenario on screen sets to no effect (a --set
+  // of a live run, or the recording's scenario): the status line keeps
+  // them after whatever it says, as the terminal keeps its warnings line.
+  let warnings = [];
+  let said = { text: "", isError: false };
+
   function say(text, isError) {
-    status.textContent = text;
+    said = { text: text, isError: !!isError };
+    let line = text;
+    if (warnings.length && !isError) {
+      // At most three, as the terminal's warnings line holds.
+      const shown = warnings.slice(0, 3).map((w) => "warning: " + w);
+      if (warnings.length > 3) shown.push("… " + (warnings.length - 3) + " more (reactorviz validate lists them)");
+      line += " · ⚠ " + shown.join(" · ⚠ ");
+    }
+    status.textContent = line;
+    status.title = line;
     status.classList.toggle("error", !!isError);
+    status.classList.toggle("warn", warnings.length > 0 && !isError);
+    // A long line wraps the bar onto another row, which takes it from
+    // the screen: the terminal is fitted again, or its last rows would be
+    // under the window's edge.
+    const h = bar.offsetHeight;
+    if (h !== barHeight) {
+      barHeight = h;
+      if (goReady) fit();
+    }
   }
 
   // parseHash reads #name@moment; moment is a time (16.2s) or an event.
@@ -39,8 +65,13 @@
     return { name: h.slice(0, at) || defaultRecording, moment: h.slice(at + 1) };
   }
 
+  // banner is what the replay's header says the recording is
+  // (recordings/index.json), and note what the status line adds: a
+  // compare workload's recording says its lanes and figures are a quiet
+  // machine's, as the terminal's compare screen does when it offers the
+  // same recordings (key R).
   function banner(rec) {
-    return "recording of " + rec.scenario + " (" + rec.model + ") made on the Linux engine";
+    return rec.banner || "recording of " + rec.scenario + " (" + rec.model + ") made on the Linux engine";
   }
 
   async function loadIndex() {
@@ -76,7 +107,7 @@
       const resp = await fetch("recordings/" + encodeURIComponent(name) + ".jsonl.gz");
       if (!resp.ok) throw new Error(resp.status + " " + resp.statusText);
       const data = new Uint8Array(await resp.arrayBuffer());
-      hand(name, data, banner(rec), moment);
+      hand(name, data, banner(rec), moment, rec.note || "");
     } catch (err) {
       say(name + ": " + err.message, true);
     }
@@ -84,13 +115,14 @@
 
   // hand gives a trace to the Go program once it is running; the status
   // line is cleared after the replay has had a moment to draw.
-  function hand(name, data, bannerText, moment) {
+  function hand(name, data, bannerText, moment, note) {
     ended = false;
-    last = { name: name, data: data, banner: bannerText };
+    last = { name: name, data: data, banner: bannerText, note: note || "" };
     document.title = "reactorviz · " + name;
+    warnings = [];
     window.reactorvizGo.open(name, data, bannerText, moment || "");
     setTimeout(() => {
-      if (!ended) say(name + (moment ? " @ " + moment : ""));
+      if (!ended) say(name + (moment ? " @ " + moment : "") + (note ? " · " + note : ""));
     }, 0);
   }
 
@@ -105,6 +137,7 @@
   // openLive hands the Go program the WebSocket of the live run.
   function openLive(l) {
     ended = false;
+    warnings = [];
     last = { live: l };
     current = { name: "live", moment: "", live: true };
     document.title = "reactorviz · live";
@@ -126,6 +159,7 @@
     if (window.reactorvizLearnWanted && window.reactorvizLearnWanted()) {
       current = { name: "learn", moment: "", file: true };
       ended = false;
+      warnings = [];
       return;
     }
     const l = liveWanted();
@@ -261,7 +295,7 @@
       e.stopPropagation();
       if (e.key === "Enter" && last) {
         if (last.live) openLive(last.live);
-        else hand(last.name, last.data, last.banner, "");
+        else hand(last.name, last.data, last.banner, "", last.note);
       }
       return;
     }
@@ -303,6 +337,10 @@
       fit();
       loadIndex().then(openWanted, (err) => say(err.message, true));
     }, 0);
+  };
+  window.reactorvizWarnings = function (list) {
+    warnings = Array.from(list || []);
+    say(said.text, said.isError);
   };
   window.reactorvizLiveLost = function (msg) {
     if (!ended) say(msg + " · the screen shows the run as it last was; reload to run it again", true);
