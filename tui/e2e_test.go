@@ -100,13 +100,31 @@ func (p *tmuxPane) waitForWithin(want string, d time.Duration) string {
 	for {
 		out := p.capture()
 		if strings.Contains(out, want) {
-			return out
+			return p.settle(out, want)
 		}
 		if time.Now().After(deadline) {
 			p.t.Fatalf("the pane never showed %q; it shows:\n%s", want, out)
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
+}
+
+// settle returns the pane once a frame is drawn whole: tmux can be read
+// while the program is still writing a frame, its lower rows not yet
+// drawn. A paused screen stops changing; a running one keeps changing,
+// so after two seconds the latest capture that shows want is taken.
+func (p *tmuxPane) settle(out, want string) string {
+	for range 20 {
+		time.Sleep(100 * time.Millisecond)
+		next := p.capture()
+		if next == out {
+			return out
+		}
+		if strings.Contains(next, want) {
+			out = next
+		}
+	}
+	return out
 }
 
 func TestE2ELive(t *testing.T) {
