@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"github.com/reactorviz/reactorviz/reactor"
 	"slices"
 	"strings"
 	"sync"
@@ -260,6 +261,9 @@ func TestCompareLockstep(t *testing.T) {
 // per loop, and the verdict offers the built-in recording one key away:
 // R opens it in the lockstep replay, labelled as not this machine's runs.
 func TestCompareBusyMachineOffersTheRecording(t *testing.T) {
+	if !reactor.Live {
+		t.Skip("the compare screen's runs need the live engine (Linux, without -tags nolive)")
+	}
 	checkGoroutines(t)
 	cf := &compareFixture{t: t, endAtOnce: true}
 	cf.started = func(f *fakeSession) {
