@@ -76,9 +76,9 @@ requests.`},
 		Scenario: "client-bootstrap", Ask: 0, Again: 1, Log: "kind:register kind:connect kind:interest loop:client-0", Scene: `
 A client has one group. Its channel connects without blocking: registered with interest
 OUT (OP_CONNECT), it is selected when the connect completes; finishConnect checks the
-result, drops OUT, and turns on IN (OP_READ). OUT means CONNECT and WRITE ready at once:
-the same processSelectedKey call then flushes what waits and reads if IN was reported, in
-that order. Here two client loops connect two channels each.`},
+result, drops OUT, turns on IN (OP_READ) and fires channelActive, whose write goes out
+at once, in the same processSelectedKey call. The key was ready for CONNECT only: the read
+waits for the next select. Here two client loops connect two channels each.`},
 	{Name: "shutdown", Title: "Graceful shutdown", Concepts: []string{"C23"},
 		Scenario: "graceful-shutdown", Ask: 0, Again: 1, Log: "kind:state", Scene: `
 shutdownGracefully moves a loop to SHUTTING_DOWN: it keeps running its queued tasks until

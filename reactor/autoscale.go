@@ -246,23 +246,19 @@ func (s *scaler) scaleDown(n int) {
 	active := len(s.active.Load().loops)
 	for _, l := range s.candidates[:n] {
 		// Stamped before the loop is asked: it notes SUSPENDING at once.
-		p, rec := l.reserveExternal()
+		p := l.reserveExternal()
 		idle := l.idleCycles.Load()
 		if !l.trySuspend() {
-			if rec {
-				l.coll.Abandon(p)
-			}
-		} else {
-			active--
-			if rec {
-				l.publishExternal(p, trace.Event{Kind: trace.KindLoopSuspend, A: int64(idle), B: int64(active)})
-			}
-			add(&l.stats.Suspensions, 1)
-			// Reset on suspension, so a loop resumed is not suspended again
-			// at once (the monitor's resetBusyCycles, resetIdleCycles).
-			l.resetCycles()
-			changed = true
+			l.abandonExternal(p)
+			continue
 		}
+		active--
+		l.publishExternal(p, trace.Event{Kind: trace.KindLoopSuspend, A: int64(idle), B: int64(active)})
+		add(&l.stats.Suspensions, 1)
+		// Reset on suspension, so a loop resumed is not suspended again at
+		// once (the monitor's resetBusyCycles, resetIdleCycles).
+		l.resetCycles()
+		changed = true
 	}
 	if changed {
 		s.rebuild()
@@ -285,18 +281,14 @@ func (s *scaler) scaleUp(n int, reason string) {
 			continue
 		}
 		// Stamped before the resume, whose task the loop may run at once.
-		p, rec := l.reserveExternal()
+		p := l.reserveExternal()
 		if !l.resume() {
-			if rec {
-				l.coll.Abandon(p)
-			}
+			l.abandonExternal(p)
 			continue
 		}
 		act = append(act, l)
 		add(&l.stats.Resumes, 1)
-		if rec {
-			l.publishExternal(p, trace.Event{Kind: trace.KindLoopResume, A: int64(len(act)), Str: reason})
-		}
+		l.publishExternal(p, trace.Event{Kind: trace.KindLoopResume, A: int64(len(act)), Str: reason})
 	}
 	if woken := len(act) - len(old); woken > 0 {
 		s.wakeAt += uint64(woken)

@@ -191,8 +191,10 @@ func BenchmarkLoopIteration(b *testing.B) {
 // loop: the producers' side of the task queue (the inflight count, the
 // task ids, the wakeup flag, the submit counters) under contention, while
 // the loop thread runs the tasks.
-func BenchmarkExecuteParallel(b *testing.B) {
-	l, err := NewEventLoop("worker-0", "worker", Config{})
+func BenchmarkExecuteParallel(b *testing.B) { executeParallel(b, Config{}) }
+
+func executeParallel(b *testing.B, cfg Config) {
+	l, err := NewEventLoop("worker-0", "worker", cfg)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -254,18 +256,5 @@ func BenchmarkExecuteTraced(b *testing.B) {
 	coll.AddSink(trace.SinkFunc(func([]trace.Event) {}))
 	coll.Start()
 	defer coll.Stop()
-	l, err := NewEventLoop("worker-0", "worker", Config{Collector: coll})
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer func() { l.ShutdownGracefully(0, time.Second); <-l.Terminated() }()
-	noop := func() {}
-	b.ReportAllocs()
-	b.RunParallel(func(pb *testing.PB) {
-		for pb.Next() {
-			for l.Execute(noop) != nil {
-				runtime.Gosched()
-			}
-		}
-	})
+	executeParallel(b, Config{Collector: coll})
 }

@@ -284,6 +284,10 @@ func (ch *Channel) connected() {
 		cb(ch, nil)
 	}
 	ch.activate()
+	// A flush while connecting found OUT in the interest set (standing for
+	// OP_CONNECT) and waited, as behind a pending write: it goes out now,
+	// unless channelActive's own flush took it along.
+	ch.flush()
 }
 
 // Register puts an already connected socket on this loop as a child

@@ -156,15 +156,19 @@ func (ch *Channel) setInterest(ops uint32) {
 	}
 }
 
-// processReady handles one selected key in Netty's order (C21), all in one
-// call, as NioEventLoop.processSelectedKey(SelectionKey, AbstractNioChannel)
-// does: a pending connect first (finishConnect drops OP_CONNECT, else
-// select would spin on it, #924), then writes (forceFlush: flushing frees
-// memory sooner), then reads. ready is the set the selector returned: the
-// interest set finishConnect installs (IN) is not looked at before the next
-// select, so a key still connecting reaches the read only through what its
-// OUT interest also reports (an error, or RDHUP under epoll). Under epoll
-// semantics an error or hang-up goes to both, where the syscall surfaces it.
+// processReady handles one selected key in Netty's order (C21), as
+// NioEventLoop.processSelectedKey(SelectionKey, AbstractNioChannel) does: a
+// pending connect first (finishConnect drops OP_CONNECT, else select would
+// spin on it, #924), then writes (forceFlush: flushing frees memory
+// sooner), then reads. A connecting channel's OUT interest stands for
+// OP_CONNECT alone, the only op Netty's key asks for then, so its readyOps
+// is OP_CONNECT and never OP_WRITE (and epoll's epollOutReady finishes a
+// connect or flushes, never both): the call that finishes the connect
+// makes no write step; what was flushed while connecting goes out in
+// finishConnect. That call reads only for what the report holds beside
+// OUT: an error, or RDHUP under epoll (the peer wrote and sent a FIN, read
+// by epollRdHupReady). Under epoll semantics an error or hang-up goes to
+// both, where the syscall surfaces it.
 func (ch *Channel) processReady(ready uint32) {
 	if ch.kind == kindServer {
 		ch.server.accept()
@@ -175,15 +179,11 @@ func (ch *Channel) processReady(ready uint32) {
 			return
 		}
 		ch.finishConnect()
-		if ch.closed() {
-			return
-		}
-	}
-	if ready&(poll.Out|poll.Err) != 0 && len(ch.out) > 0 {
+	} else if ready&(poll.Out|poll.Err) != 0 && len(ch.out) > 0 {
 		ch.doWrite()
-		if ch.closed() {
-			return
-		}
+	}
+	if ch.closed() {
+		return
 	}
 	if ready&(poll.In|poll.Err|poll.Hup|poll.RdHup) != 0 || ready == 0 {
 		ch.read()

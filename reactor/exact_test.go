@@ -7,20 +7,7 @@ import (
 	"time"
 
 	"github.com/reactorviz/reactorviz/reactor/trace"
-	tcounters "github.com/reactorviz/reactorviz/reactor/trace/counters"
 )
-
-// foldPremature counts the premature returns of loop idx as a replay
-// does, from the select_end events of its trace.
-func foldPremature(rec *recorder, idx uint16, name string) int64 {
-	var s tcounters.Stats
-	for _, e := range rec.snapshot() {
-		if e.Loop == idx {
-			s.Fold(&e, name)
-		}
-	}
-	return s.Premature
-}
 
 // A loop that waits out its idle timeout (or, under 4.1.44+, which has
 // none, waits a second until a task wakes it) makes no premature return
@@ -57,7 +44,7 @@ func TestIdleTimeoutIsNoPrematureReturn(t *testing.T) {
 				coll.Flush()
 				idx := loopIndex(t, coll, "worker-0")
 				live := l.Stats().Premature
-				replay := foldPremature(rec, idx, "worker-0")
+				replay := rec.fold(idx, "worker-0").Premature
 				if live != replay {
 					t.Errorf("premature returns: live %d, trace %d", live, replay)
 					for _, e := range rec.snapshot() {
@@ -130,7 +117,7 @@ func TestPrematureReturnsTraceEqualsLive(t *testing.T) {
 			onLoop(t, l, func() {})
 			coll.Flush()
 			live := l.Stats().Premature
-			replay := foldPremature(rec, idx, "worker-0")
+			replay := rec.fold(idx, "worker-0").Premature
 			if live != replay {
 				t.Fatalf("premature returns: live %d, trace %d", live, replay)
 			}
@@ -205,8 +192,9 @@ func TestFirstStartResetsIdleCycles(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { g.ShutdownGracefully(0, time.Second); g.AwaitTermination(5 * time.Second) })
-	sc, err := g.enableAutoScale(AutoScale{MinThreads: 0, MaxThreads: 2, Window: time.Hour,
-		ScaleDown: 0.1, ScaleUp: 0.7, MaxRampUp: 1, MaxRampDown: 2, Patience: 1})
+	a := testAutoScale() // patience 1
+	a.MinThreads, a.MaxThreads, a.MaxRampDown = 0, 2, 2
+	sc, err := g.enableAutoScale(a)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/reactorviz/reactorviz/internal/leaktest"
 	"github.com/reactorviz/reactorviz/reactor/trace"
+	ctr "github.com/reactorviz/reactorviz/reactor/trace/counters"
 )
 
 // The shared checks, under the names these tests use.
@@ -54,6 +55,18 @@ func (r *recorder) ofKind(loop uint16, k trace.Kind) []trace.Event {
 		}
 	}
 	return out
+}
+
+// fold counts the events of the loop with index loop, named name, as a
+// replay of the trace does.
+func (r *recorder) fold(loop uint16, name string) ctr.Stats {
+	var s ctr.Stats
+	for _, e := range r.snapshot() {
+		if e.Loop == loop {
+			s.Fold(&e, name)
+		}
+	}
+	return s
 }
 
 func newTraced(t *testing.T) (*trace.Collector, *recorder) {

@@ -299,14 +299,11 @@ func (l *EventLoop) SetIORatio(r int) error {
 		return nil
 	}
 	// Stamped before the swap: the loop's next batch may use the new ratio.
-	p, rec := l.reserveExternal()
-	old := l.ioRatio.Swap(int32(r))
-	switch {
-	case !rec:
-	case old != int32(r):
+	p := l.reserveExternal()
+	if old := l.ioRatio.Swap(int32(r)); old != int32(r) {
 		l.publishExternal(p, trace.Event{Kind: trace.KindIORatio, A: int64(r), B: int64(old)})
-	default:
-		l.coll.Abandon(p)
+	} else {
+		l.abandonExternal(p)
 	}
 	return nil
 }
@@ -361,19 +358,30 @@ func (l *EventLoop) emitExternal(e trace.Event) {
 // reserveExternal stamps an event of another goroutine before its action
 // (the eventfd write, the task offered): the loop can react to the action
 // at once, and the record must not come after the reaction, in time or in
-// the trace. It reports false when not tracing (or the ring is full);
-// otherwise publishExternal or Collector.Abandon must follow.
-func (l *EventLoop) reserveExternal() (trace.Pending, bool) {
+// the trace. It returns the zero Pending when not tracing (or the ring is
+// full); otherwise publishExternal or abandonExternal must follow.
+func (l *EventLoop) reserveExternal() trace.Pending {
 	if !l.tracing() {
-		return trace.Pending{}, false
+		return trace.Pending{}
 	}
 	return l.coll.Reserve()
 }
 
-// publishExternal records e at the time reserveExternal stamped.
+// publishExternal records e at the time reserveExternal stamped; nothing
+// for a zero p.
 func (l *EventLoop) publishExternal(p trace.Pending, e trace.Event) {
-	e.Loop = l.loopIdx
-	l.coll.Publish(p, e)
+	if p.Claimed() {
+		e.Loop = l.loopIdx
+		l.coll.Publish(p, e)
+	}
+}
+
+// abandonExternal releases p when its action did not happen, or left
+// nothing to record; nothing for a zero p.
+func (l *EventLoop) abandonExternal(p trace.Pending) {
+	if p.Claimed() {
+		l.coll.Abandon(p)
+	}
 }
 
 // Execute runs fn on the loop thread, in submission order. Any goroutine.
@@ -451,18 +459,15 @@ func (l *EventLoop) submit(name string, fn func(), from *EventLoop, immediate bo
 	// From another goroutine the submission is stamped before the offer:
 	// the loop may run the task as soon as it is queued.
 	var p trace.Pending
-	var rec bool
 	if !inLoop {
-		p, rec = l.reserveExternal()
+		p = l.reserveExternal()
 	}
 	if !l.tasks.Offer(task{fn: fn, name: name, id: id}) {
-		if rec {
-			l.coll.Abandon(p)
-		}
+		l.abandonExternal(p)
 		return l.reject(fmt.Sprintf("task queue full (%d)", l.cfg.QueueCapacity))
 	}
 	add(&l.stats.TasksSubmitted, 1)
-	l.traceSubmit(id, name, inLoop, from, p, rec)
+	l.traceSubmit(id, name, inLoop, from, p)
 	if !inLoop {
 		l.startThread()
 		if immediate {
@@ -476,9 +481,9 @@ func (l *EventLoop) submit(name string, fn func(), from *EventLoop, immediate bo
 // multi-producer, single-consumer (C13), and a trace that names who fed it
 // lets the UI draw the producers feeding the one loop that drains it. A
 // submission from another goroutine fills the slot p that submit reserved
-// (rec) before offering the task.
-func (l *EventLoop) traceSubmit(id uint64, name string, inLoop bool, from *EventLoop, p trace.Pending, rec bool) {
-	if inLoop && !l.tracing() || !inLoop && !rec {
+// before offering the task.
+func (l *EventLoop) traceSubmit(id uint64, name string, inLoop bool, from *EventLoop, p trace.Pending) {
+	if inLoop && !l.tracing() || !inLoop && !p.Claimed() {
 		return
 	}
 	e := trace.Event{Kind: trace.KindTaskSubmit, A: int64(id), B: int64(l.tasks.Len()), Flag: !inLoop, Str: name}
@@ -503,7 +508,7 @@ func (l *EventLoop) traceSubmit(id uint64, name string, inLoop bool, from *Event
 // all before this goroutine gets the CPU back, and the trace must show the
 // wakeup before the select it ends.
 func (l *EventLoop) wakeup(from *EventLoop) {
-	p, rec := l.reserveExternal()
+	p := l.reserveExternal()
 	written := l.design.wake()
 	if l.beforeRecord != nil {
 		l.beforeRecord() // tests: the producer held between its write and its record
@@ -513,7 +518,7 @@ func (l *EventLoop) wakeup(from *EventLoop) {
 	} else {
 		add(&l.stats.WakeupsCoalesced, 1)
 	}
-	if rec {
+	if p.Claimed() {
 		src := "external"
 		if from != nil {
 			src = from.name

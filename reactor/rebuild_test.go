@@ -6,7 +6,6 @@ import (
 	"testing"
 
 	"github.com/reactorviz/reactorviz/reactor/trace"
-	ctr "github.com/reactorviz/reactorviz/reactor/trace/counters"
 )
 
 // Injected spurious wakeups: exactly threshold premature returns lead to
@@ -229,12 +228,7 @@ func TestFailedRebuildIsTraced(t *testing.T) {
 			t.Errorf("rebuild_end #%d = %+v; want failed with %q, select_cnt 16, the old fd kept, new_fd -1", i, e, boom)
 		}
 	}
-	var fold ctr.Stats
-	for _, e := range rec.snapshot() {
-		if e.Loop == idx {
-			fold.Fold(&e, "worker-0")
-		}
-	}
+	fold := rec.fold(idx, "worker-0")
 	if fold.Rebuilds != st.Rebuilds || fold.Migrated != st.Migrated {
 		t.Errorf("the trace folds to %d rebuilds, %d migrated; the engine counted %d, %d",
 			fold.Rebuilds, fold.Migrated, st.Rebuilds, st.Migrated)

@@ -1,10 +1,6 @@
 package reactor
 
-import (
-	"math"
-
-	"github.com/reactorviz/reactorviz/reactor/trace"
-)
+import "math"
 
 // nextWakeupSelect is the select of NioEventLoop.run in Netty 4.1.44+
 // (netty#9799), which EpollIoHandler.run of Netty 4.2 shares. The loop
@@ -115,18 +111,14 @@ func (h nextWakeupSelect) selectUntil(deadline, now int64) int64 {
 	// The count this iteration will leave, by the same prediction, is
 	// shown at once: a loop stopped at its I/O or tasks gate shows what
 	// its trace says. The counter, the highest count and the gauge follow
-	// the event, so a replay of the trace counts what the run counted;
-	// design41.runTasks keeps Netty's own count, for the rebuild.
+	// the event (selectEnded, as under 4.1.43), so a replay of the trace
+	// counts what the run counted; design41.runTasks keeps Netty's own
+	// count, for the rebuild.
 	cnt := int64(0)
 	if premature {
 		cnt = l.selectCnt + 1
-		add(&l.stats.Premature, 1)
-		storeMax(&l.stats.MaxSelectCnt, cnt)
 	}
-	l.stats.SelectCnt.Store(cnt)
-	if l.tracing() {
-		l.emitAt(t, trace.Event{Kind: trace.KindSelectEnd, A: int64(n), B: took, C: cnt, Flag: premature})
-	}
+	l.selectEnded(t, n, took, cnt, premature)
 	return t
 }
 

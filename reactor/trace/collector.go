@@ -119,14 +119,15 @@ func (c *Collector) External(e Event) bool { return c.ext.Put(e) }
 // to a loop's eventfd is stamped before the select it ends returns. Until
 // the producer publishes it (Publish, or Abandon), the drain holds back
 // every event stamped after it, so the trace also delivers cause before
-// effect. Safe from any goroutine; false when the ring is full.
-func (c *Collector) Reserve() (Pending, bool) { return c.ext.Reserve(c.clock.Now) }
+// effect. Safe from any goroutine; the zero Pending when the ring is full.
+func (c *Collector) Reserve() Pending { return c.ext.Reserve(c.clock.Now) }
 
-// Publish records e in the slot p reserved, at p's time.
+// Publish records e in the slot p reserved, at p's time; nothing for a
+// zero p.
 func (c *Collector) Publish(p Pending, e Event) { c.ext.Publish(p, e) }
 
 // Abandon releases a reservation that turned out to have nothing to
-// record.
+// record; nothing for a zero p.
 func (c *Collector) Abandon(p Pending) { c.ext.Publish(p, Event{}) }
 
 // AddSink attaches a sink and turns emission on.

@@ -34,10 +34,16 @@ type mpSlot struct {
 }
 
 // Pending is a claimed slot of an MPRing and the time its event carries.
+// The zero Pending holds no slot (nothing reserved, or the ring was full):
+// Publish does nothing with it.
 type Pending struct {
-	slot uint64
-	Time int64
+	slot    uint64
+	Time    int64
+	claimed bool
 }
+
+// Claimed reports whether p holds a slot that Publish must fill.
+func (p Pending) Claimed() bool { return p.claimed }
 
 // NewMPRing returns a ring of at least size slots (a power of two, ≥ 16).
 func NewMPRing(size int) *MPRing {
@@ -86,21 +92,24 @@ func (r *MPRing) Put(e Event) bool {
 // Reserve claims a slot and stamps it with now(), read after the claim:
 // a drain that found no claim has already taken every event stamped
 // before the claim's, so an event it holds back is never one that this
-// stamp should precede. It reports false when the ring is full.
-func (r *MPRing) Reserve(now func() int64) (Pending, bool) {
+// stamp should precede. It returns the zero Pending when the ring is full.
+func (r *MPRing) Reserve(now func() int64) Pending {
 	t, ok := r.claim()
 	if !ok {
-		return Pending{}, false
+		return Pending{}
 	}
 	at := now()
 	r.slots[t&r.mask].at.Store(at + 1)
-	return Pending{slot: t, Time: at}, true
+	return Pending{slot: t, Time: at, claimed: true}
 }
 
 // Publish fills a reserved slot with e, stamped with the reservation's
 // time. A zero Kind publishes nothing: the producer had nothing to record
-// after all, and Drain skips the slot.
+// after all, and Drain skips the slot. A zero p publishes nothing.
 func (r *MPRing) Publish(p Pending, e Event) {
+	if !p.claimed {
+		return
+	}
 	s := &r.slots[p.slot&r.mask]
 	e.Time = p.Time
 	s.ev = e

@@ -191,8 +191,8 @@ func TestCollectorHoldsBackBehindAReservation(t *testing.T) {
 	var got []Event
 	c.AddSink(SinkFunc(func(b []Event) { got = append(got, b...) }))
 	loop.Put(Event{Kind: KindSelectBegin, Time: 1})
-	p, ok := c.Reserve()
-	if !ok {
+	p := c.Reserve()
+	if !p.Claimed() {
 		t.Fatal("no slot")
 	}
 	loop.Put(Event{Kind: KindSelectEnd, Time: p.Time + 10})
@@ -206,7 +206,7 @@ func TestCollectorHoldsBackBehindAReservation(t *testing.T) {
 	if len(got) != 3 || got[1].Kind != KindWakeup || got[1].Time != p.Time || got[2].Kind != KindSelectEnd {
 		t.Fatalf("after the publish: %+v", got)
 	}
-	q, _ := c.Reserve()
+	q := c.Reserve()
 	loop.Put(Event{Kind: KindTaskRun, Time: q.Time + 1})
 	c.Abandon(q)
 	c.Flush()
@@ -228,7 +228,7 @@ func TestCollectorStopDeliversBehindAReservation(t *testing.T) {
 	var n int
 	c.AddSink(SinkFunc(func(b []Event) { n += len(b) }))
 	c.Start()
-	p, _ := c.Reserve()
+	p := c.Reserve()
 	loop.Put(Event{Kind: KindSelectEnd, Time: p.Time + 1})
 	c.Stop()
 	if n != 1 {

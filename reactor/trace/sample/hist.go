@@ -84,14 +84,13 @@ func (h Hist) Undelta(prev *Hist) Hist {
 	if !h.Delta {
 		return h
 	}
-	out := Hist{N: h.N, MaxNS: h.MaxNS}
-	out.Add(prev)
-	out.N, out.MaxNS = 0, 0
-	full := Hist{N: 0, Counts: h.Counts}
-	for i := 1; i < len(full.Counts); i += 2 {
-		full.N += full.Counts[i]
+	grown := Hist{Counts: h.Counts}
+	for i := 1; i < len(grown.Counts); i += 2 {
+		grown.N += grown.Counts[i] // Add skips a histogram with no count
 	}
-	out.Add(&full)
+	var out Hist
+	out.Add(prev)
+	out.Add(&grown)
 	out.N, out.MaxNS = h.N, h.MaxNS
 	return out
 }
