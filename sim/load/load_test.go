@@ -1,6 +1,7 @@
 package load
 
 import (
+	"io"
 	"net"
 	"testing"
 	"time"
@@ -163,5 +164,44 @@ func TestHistSince(t *testing.T) {
 	}
 	if !now.Valid() || (&sample.Hist{N: 1, Counts: []uint64{3, 2}}).Valid() {
 		t.Error("Valid: a histogram's copy is valid, counts that do not add up are not")
+	}
+}
+
+// An open-loop connection whose answer fails leaves no request in flight
+// behind it: its loop's windows would count the dead request's age,
+// growing, as a client still waiting.
+func TestFailedAnswerLeavesNoRequestWaiting(t *testing.T) {
+	warmNetpoll(t)
+	leaktest.Check(t)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan struct{})
+	go func() { // answers the first request, then hangs up
+		defer close(done)
+		c, err := ln.Accept()
+		if err != nil {
+			return
+		}
+		defer c.Close()
+		buf := make([]byte, 16)
+		if _, err := io.ReadFull(c, buf); err == nil {
+			_, _ = c.Write(buf)
+		}
+	}()
+	defer func() { ln.Close(); <-done }()
+	var served Histogram
+	g, err := StartNet(Spec{Protocol: "echo", Addrs: []string{ln.Addr().String()}, Connections: 1, Payload: 16,
+		Interval: 10 * time.Millisecond, Open: true,
+		Route: func(int) (*Histogram, time.Time) { return &served, time.Time{} }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer g.Stop()
+	leaktest.WaitFor(t, "the first answer and a failed one", func() bool { return g.Stats().Requests == 1 && g.Stats().Errors > 0 })
+	g.Stop()
+	if w := served.Waiting(time.Now()); w != nil {
+		t.Errorf("%d request(s) still waiting on a connection that failed, the oldest %v", w.N, time.Duration(w.MaxNS))
 	}
 }
