@@ -44,10 +44,9 @@ type Summary struct {
 	expectFail   int
 	fromTrace    bool // rebuilt by Replay: no client figures, no wheel cancellations
 	windows      []Window
-	cpuWait      map[string]int64 // ns each loop waited for a CPU (cpuWait)
-	syscalls     *SyscallCount    // the server loops' system calls; nil when rebuilt from a trace
-	design       *DesignCount     // when the run counted it (CountDesign)
-	otherCPU     float64          // share (%) of the CPUs other processes used during the run; -1 unknown
+	syscalls     *SyscallCount // the server loops' system calls; nil when rebuilt from a trace
+	design       *DesignCount  // when the run counted it (CountDesign)
+	otherCPU     float64       // share (%) of the CPUs other processes used during the run; -1 unknown
 	// outside is set for a run with no clients of its own (serve): what
 	// outside clients got is counted by the server, not by clients.
 	outside  bool
@@ -247,12 +246,6 @@ func (s *Summary) fromSamples(f *Samples, table []trace.LoopInfo) {
 			ls.ClientsLatencyUS = &lat
 		}
 		ls.LoopCPU = loopCPU(&l, ls.Time)
-		if l.CPU != nil {
-			if s.cpuWait == nil {
-				s.cpuWait = map[string]int64{}
-			}
-			s.cpuWait[info.Name] = l.CPU.WaitNS
-		}
 		s.Loops = append(s.Loops, ls)
 		s.loopNames = append(s.loopNames, info.Name)
 	}
@@ -574,7 +567,8 @@ func (s *Summary) Resolver() scenarios.Resolver {
 
 // SummaryFromJSON reads a summary as JSON wrote it, as a page showing a run
 // of another process receives it: the figures and the expectations'
-// outcomes, not what only the run itself holds (its windows, its CPU wait).
+// outcomes (each loop's CPU and CPU wait among them), not what only the run
+// itself holds (its windows).
 func SummaryFromJSON(data []byte) (*Summary, error) {
 	var s Summary
 	if err := json.Unmarshal(data, &s); err != nil {

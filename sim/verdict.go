@@ -177,8 +177,8 @@ func figuresOf(s *Summary, sc *scenarios.Scenario) Figures {
 		f.Split.Select += l.Time.Run.Select
 		f.Split.IO += l.Time.Run.IO
 		f.Split.Tasks += l.Time.Run.Tasks
-		if w, ok := s.cpuWait[l.Name]; ok && s.DurationNS > 0 {
-			if pct := math.Round(min(100, 100*float64(w)/float64(s.DurationNS))); pct > f.CPUWaitMax || f.CPUWaitLoop == "" {
+		if c := l.LoopCPU; c != nil && s.DurationNS > 0 {
+			if pct := math.Round(min(100, 100*float64(c.CPUWaitNanos)/float64(s.DurationNS))); pct > f.CPUWaitMax || f.CPUWaitLoop == "" {
 				f.CPUWaitMax, f.CPUWaitLoop = pct, l.Name
 			}
 		}
