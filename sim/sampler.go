@@ -298,10 +298,9 @@ func (s *sampler) take(why sample.Reason) {
 	sm.Clients = r.clientSample()
 	if r.wheel != nil {
 		ws, st := r.wheel.Snapshot(), r.wheel.Stats()
-		sm.Wheel = &sample.Wheel{Tick: ws.Tick, Cursor: ws.Cursor, Slots: ws.Slots, Pending: ws.Pending,
-			Queued: ws.Queued, TickNS: int64(ws.TickDuration), Ticks: int64(st.Ticks), Expired: int64(st.Expired),
-			Cancelled: int64(st.Cancelled)}
-		sm.Wheel.Pending = int64(st.Pending)
+		sm.Wheel = &sample.Wheel{Tick: ws.Tick, Cursor: ws.Cursor, Slots: ws.Slots, Queued: ws.Queued,
+			TickNS: int64(ws.TickDuration), Ticks: st.Ticks, Expired: int64(st.Expired),
+			Cancelled: int64(st.Cancelled), Pending: st.Pending}
 	}
 	if r.pool != nil {
 		sm.Pool = sample.Pool{Size: len(r.pool.queues), TasksRun: r.pool.ran.Load()}
