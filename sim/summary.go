@@ -212,6 +212,7 @@ func (r *Run) summarise() *Summary {
 	}
 	s.fromSamples(&r.sampler.fold, r.coll.Loops())
 	s.otherCPU = r.otherCPU
+	s.outside, s.answered = len(r.sc.Clients) == 0, r.Answered()
 	s.syscalls = syscallsOf(s.Loops, r.sc.Loop.Selector == scenarios.SelectorIOUring)
 	if r.design != nil {
 		s.design = r.design.take()
