@@ -21,8 +21,9 @@ type Histogram struct {
 	waiters []*Waiter // the connections whose requests it records
 }
 
-// Waiter is one connection's request in flight: when it was sent (or due,
-// open loop), on the clients' clock. A closed-loop connection held by a
+// Waiter is one connection's oldest request in flight: when it was sent
+// (a pipelined batch's, at once) or, open loop, when the first one not yet
+// answered was due, on the clients' clock. A closed-loop connection held by a
 // stalled loop answers nothing while it waits, so a window's answers do
 // not show the stall; its waiter does. Written by the connection only.
 type Waiter struct{ since atomic.Int64 }
@@ -49,8 +50,8 @@ func (h *Histogram) Watch(w *Waiter) {
 	h.mu.Unlock()
 }
 
-// Waiting returns the age at now of every request still in flight on the
-// watched connections, what their clients are going through, as a
+// Waiting returns the age at now of the oldest request in flight on each
+// watched connection, what their clients are going through, as a
 // histogram; nil when none is.
 func (h *Histogram) Waiting(now time.Time) *sample.Hist {
 	h.mu.Lock()

@@ -65,9 +65,10 @@ type Loop struct {
 	// Clients is the latency of the requests on the channels the loop
 	// serves, over the run so far.
 	Clients Hist `json:"clients"`
-	// Waiting is the age at this moment of every request still in flight
-	// on the loop's channels: a closed-loop client held by a stalled loop
-	// answers nothing while it waits, so only its age shows the stall.
+	// Waiting is the age at this moment of the oldest request in flight
+	// on each client connection the loop serves: a closed-loop client
+	// held by a stalled loop answers nothing while it waits, so only its
+	// age shows the stall.
 	Waiting *Hist `json:"waiting,omitempty"`
 	// CPU is the loop thread's own CPU time and run-queue wait, from its
 	// scheduler statistics; in the end sample only.
