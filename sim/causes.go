@@ -25,8 +25,9 @@ type LoopTotals struct {
 	DeadlineHits   int64   `json:"deadline_hits"`
 	Premature      int64   `json:"premature"`
 	WaitsPerReq    float64 `json:"waits_per_request"`
-	// WorstP99US is the clients' p99 in the run's worst window: a batch
-	// that holds a loop shows here, where the run's p99 averages it away.
+	// WorstP99US is the clients' p99 in the run's worst window
+	// (ClientSummary's worst_window_p99): a batch that holds a loop shows
+	// here, where the run's p99 averages it away.
 	WorstP99US float64 `json:"worst_window_p99_us"`
 	// Syscalls are the server loops' system calls as the engine counted
 	// them; nil for a run rebuilt from a trace.
@@ -59,13 +60,10 @@ func totalsOf(name string, s *Summary) LoopTotals {
 		}
 	}
 	t.QuietSelects = max(t.QuietSelects, 0)
-	for _, w := range s.windows {
-		t.WorstP99US = max(t.WorstP99US, w.P99US)
-	}
 	if w := s.Clients.LatencyUS.WorstWindow; w != nil {
-		// The same windows, the requests still in flight counted at their
-		// age: what the verdict and the screen show.
-		t.WorstP99US = max(t.WorstP99US, w.P99US)
+		// The requests still in flight counted at their age, as the
+		// verdict and the screens read the worst window.
+		t.WorstP99US = w.P99US
 	}
 	t.Syscalls, t.Design = s.syscalls, s.design
 	if t.Requests > 0 {

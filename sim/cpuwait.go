@@ -43,16 +43,6 @@ func schedStat(tid int) (c threadCPU, ok bool) {
 	return threadCPU{RunNS: run, WaitNS: wait}, true
 }
 
-// cpuWait is how long a thread waited for a CPU (schedStat); -1 where the
-// kernel keeps no schedstat.
-func cpuWait(tid int) (waitNS int64) {
-	c, ok := schedStat(tid)
-	if !ok {
-		return -1
-	}
-	return c.WaitNS
-}
-
 // sampleCPU reads every started loop's scheduler statistics, by loop
 // name. Read when the load stops, before the loops' threads end.
 func (r *Run) sampleCPU() map[string]threadCPU {

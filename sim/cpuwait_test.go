@@ -9,22 +9,23 @@ import (
 	"time"
 )
 
-// The run-queue wait is the kernel's own figure for a live thread of this
-// process, and none for a thread that is not ours.
-func TestCPUWaitReadsTheKernel(t *testing.T) {
+// A thread's CPU time and run-queue wait are the kernel's own figures for
+// a live thread of this process, and there are none for a thread that is
+// not ours.
+func TestSchedStatReadsTheKernel(t *testing.T) {
 	if _, err := os.Stat("/proc/self/schedstat"); err != nil {
 		t.Skip("this kernel keeps no schedstat")
 	}
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
-	if w := cpuWait(syscall.Gettid()); w < 0 {
-		t.Errorf("no run-queue wait for a live thread of ours: %d", w)
+	if c, ok := schedStat(syscall.Gettid()); !ok || c.RunNS <= 0 || c.WaitNS < 0 {
+		t.Errorf("a live thread of ours: %+v, %v; want its CPU time", c, ok)
 	}
-	if w := cpuWait(0); w != -1 {
-		t.Errorf("tid 0: %d, want -1", w)
+	if _, ok := schedStat(0); ok {
+		t.Error("tid 0 has scheduler statistics")
 	}
-	if w := cpuWait(1 << 30); w != -1 {
-		t.Errorf("a tid that does not exist: %d, want -1", w)
+	if _, ok := schedStat(1 << 30); ok {
+		t.Error("a tid that does not exist has scheduler statistics")
 	}
 }
 

@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/reactorviz/reactorviz/internal/leaktest"
-	"github.com/reactorviz/reactorviz/reactor/trace/sample"
 	"github.com/reactorviz/reactorviz/scenarios"
 )
 
@@ -128,18 +127,5 @@ func TestServedByRoutes(t *testing.T) {
 		if h, at := s.route(p); h != nil || !at.IsZero() {
 			t.Errorf("route(%d) = %p, %v; want nothing", p, h, at)
 		}
-	}
-}
-
-// Shares are percent of the window, rounded to 0.1, clamped to 0..100.
-func TestShares(t *testing.T) {
-	from := sample.Split{SelectNS: 100, IONS: 0, TaskNS: 0}
-	to := sample.Split{SelectNS: 100 + 600_000_000, IONS: 250_000_000, TaskNS: 2_000_000_000}
-	got := sample.SharesOf(from, to, int64(time.Second))
-	if want := (TimeShares{Select: 60, IO: 25, Tasks: 100}); got != want {
-		t.Errorf("shares = %+v, want %+v", got, want)
-	}
-	if got := sample.SharesOf(from, to, 0); got != (TimeShares{}) {
-		t.Errorf("empty window: %+v", got)
 	}
 }

@@ -35,19 +35,19 @@ const windowKeep = 4 * 600
 const splitKeep = int(time.Second/SampleEvery) + 2
 
 // Samples folds a run's samples, in stream order, into what the summary
-// and the screens read beside the latest sample: each loop's share of the
-// last second and of the run, its clients' latency over the last second,
-// and the clients' windows. A live run folds the samples it takes; a replay
-// the samples of its trace; so both read the same figures. Safe for
-// concurrent use.
+// reads beside the latest sample: each loop's share of the last second and
+// of the run, its clients' latency over the last second, and the clients'
+// windows. It also works out the worst windows so far and writes them into
+// each sample it folds (sample.Loop.Worst, sample.Clients.Worst), where the
+// summary and the screens read them. A live run folds the samples it takes;
+// a replay the samples of its trace; so both read the same figures. Safe
+// for concurrent use.
 type Samples struct {
 	mu      sync.Mutex
 	latest  *sample.Sample
 	ticks   []*sample.Sample // periodic and end samples, oldest first, at most splitKeep
 	first   *sample.Sample   // the run's first
 	windows []Window
-	worst   map[int]WorstWindow // per trace loop: its clients' worst window so far
-	worstAt WorstWindow         // every client's worst window so far
 }
 
 // WorstWindow is the highest p99 the clients saw over any one window of
@@ -61,13 +61,14 @@ type WorstWindow struct {
 	AtNS  int64   `json:"worst_window_at_ns"`
 }
 
-// Add folds the next sample of the stream.
+// Add folds the next sample of the stream. s's worst windows become the
+// previous sample's, raised by the window s closes.
 func (f *Samples) Add(s *sample.Sample) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
+	carryWorst(f.latest, s)
 	f.latest = s
-	defer f.stampWorst(s)
-	if s.Reason != sample.Tick && s.Reason != sample.End {
+	if !s.Periodic() {
 		return
 	}
 	n := len(f.ticks)
@@ -109,9 +110,7 @@ func (f *Samples) LoopTime(i int) *LoopTime {
 	t := &LoopTime{SelectNanos: cur.Split.SelectNS}
 	if cur.Clients.N > 0 {
 		t.Clients = &LoopClients{Requests: int64(cur.Clients.N), LatencyUS: latencyOf(&cur.Clients)}
-		if w, ok := f.worst[i]; ok && w.P99US > 0 {
-			t.Clients.LatencyUS.WorstWindow = &w
-		}
+		t.Clients.LatencyUS.WorstWindow = worstOf(cur.Worst)
 	}
 	old, newest, ok := sample.LastWindow(f.ticks, int64(time.Second))
 	if !ok {
@@ -135,71 +134,68 @@ func latencyOf(h *sample.Hist) LatencySummary {
 		P999: h.Quantile(0.999), Max: h.Quantile(1)}
 }
 
-// addWindow appends the window between two periodic samples: the clients
-// of every loop merged. f.mu is held.
+// addWindow appends the window between two periodic samples, the clients
+// of every loop merged, and raises now's worst windows with it: each
+// loop's clients' and every client's, the requests still in flight at the
+// window's end counted at their age. f.mu is held.
 func (f *Samples) addWindow(old, now *sample.Sample) {
 	wall := time.Duration(now.Time - old.Time)
 	if wall < SampleEvery/2 {
 		return
 	}
-	var d sample.Hist
+	var answered, felt sample.Hist
 	for j := range now.Loops {
-		w := sample.Felt(old, now, j, false)
-		d.Add(&w)
+		a := sample.Felt(old, now, j, false)
+		answered.Add(&a)
+		w := sample.Felt(old, now, j, true)
+		felt.Add(&w)
+		now.Loops[j].Worst = raiseWorst(now.Loops[j].Worst, &w, old.Elapsed)
 	}
-	f.addWorst(old, now)
-	f.windows = append(f.windows, Window{RPS: float64(d.N) / wall.Seconds(), P50US: d.Quantile(0.5), P99US: d.Quantile(0.99)})
+	now.Clients.Worst = raiseWorst(now.Clients.Worst, &felt, old.Elapsed)
+	f.windows = append(f.windows, Window{RPS: float64(answered.N) / wall.Seconds(), P50US: answered.Quantile(0.5), P99US: answered.Quantile(0.99)})
 	if len(f.windows) > windowKeep {
 		f.windows = append(f.windows[:0], f.windows[len(f.windows)-windowKeep:]...)
 	}
 }
 
-// addWorst raises each loop's and the run's worst window with the window
-// between two periodic samples. f.mu is held.
-func (f *Samples) addWorst(old, now *sample.Sample) {
-	at := old.Elapsed
-	var felt sample.Hist
-	for j := range now.Loops {
-		w := sample.Felt(old, now, j, true)
-		if w.N == 0 {
-			continue
-		}
-		felt.Add(&w)
-		if i := now.Loops[j].Index; w.Quantile(0.99) > f.worst[i].P99US {
-			if f.worst == nil {
-				f.worst = map[int]WorstWindow{}
-			}
-			f.worst[i] = WorstWindow{P99US: w.Quantile(0.99), AtNS: at}
-		}
+// carryWorst starts s's worst windows at prev's (none before the first
+// sample). A sample already delivered is never changed: a raised window
+// is a new Worst.
+func carryWorst(prev, s *sample.Sample) {
+	s.Clients.Worst = nil
+	if prev != nil {
+		s.Clients.Worst = prev.Clients.Worst
 	}
-	if p := felt.Quantile(0.99); felt.N > 0 && p > f.worstAt.P99US {
-		f.worstAt = WorstWindow{P99US: p, AtNS: at}
-	}
-}
-
-// stampWorst writes the worst windows so far into s, for the screens that
-// read the latest sample alone. f.mu is held.
-func (f *Samples) stampWorst(s *sample.Sample) {
 	for i := range s.Loops {
-		if w, ok := f.worst[s.Loops[i].Index]; ok && w.P99US > 0 {
-			s.Loops[i].Worst = &sample.Worst{P99US: w.P99US, AtNS: w.AtNS}
+		l := &s.Loops[i]
+		l.Worst = nil
+		if pl, ok := prev.Loop(l.Index); ok {
+			l.Worst = pl.Worst
 		}
-	}
-	if f.worstAt.P99US > 0 {
-		s.Clients.Worst = &sample.Worst{P99US: f.worstAt.P99US, AtNS: f.worstAt.AtNS}
 	}
 }
 
-// Worst returns trace loop i's clients' worst window so far (i < 0: every
-// client's); ok is false before any window had an answer.
-func (f *Samples) Worst(i int) (WorstWindow, bool) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	w := f.worstAt
-	if i >= 0 {
-		w = f.worst[i]
+// raiseWorst returns the worst window once the window felt, which began
+// at (run clock since the start), is counted: felt when its p99 is higher
+// than cur's, cur otherwise.
+func raiseWorst(cur *sample.Worst, felt *sample.Hist, at int64) *sample.Worst {
+	if felt.N == 0 {
+		return cur
 	}
-	return w, w.P99US > 0
+	p := felt.Quantile(0.99)
+	if p <= 0 || (cur != nil && p <= cur.P99US) {
+		return cur
+	}
+	return &sample.Worst{P99US: p, AtNS: at}
+}
+
+// worstOf is a sample's worst window as a summary reports it; nil without
+// one.
+func worstOf(w *sample.Worst) *WorstWindow {
+	if w == nil {
+		return nil
+	}
+	return &WorstWindow{P99US: w.P99US, AtNS: w.AtNS}
 }
 
 // Windows returns a copy of the windows so far.
@@ -302,10 +298,9 @@ func (s *sampler) take(why sample.Reason) {
 	sm.Clients = r.clientSample()
 	if r.wheel != nil {
 		ws, st := r.wheel.Snapshot(), r.wheel.Stats()
-		sm.Wheel = &sample.Wheel{Tick: ws.Tick, Cursor: ws.Cursor, Slots: ws.Slots, Pending: ws.Pending,
-			Queued: ws.Queued, TickNS: int64(ws.TickDuration), Ticks: int64(st.Ticks), Expired: int64(st.Expired),
-			Cancelled: int64(st.Cancelled)}
-		sm.Wheel.Pending = int64(st.Pending)
+		sm.Wheel = &sample.Wheel{Tick: ws.Tick, Cursor: ws.Cursor, Slots: ws.Slots, Queued: ws.Queued,
+			TickNS: int64(ws.TickDuration), Ticks: st.Ticks, Expired: int64(st.Expired),
+			Cancelled: int64(st.Cancelled), Pending: st.Pending}
 	}
 	if r.pool != nil {
 		sm.Pool = sample.Pool{Size: len(r.pool.queues), TasksRun: r.pool.ran.Load()}

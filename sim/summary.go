@@ -44,10 +44,9 @@ type Summary struct {
 	expectFail   int
 	fromTrace    bool // rebuilt by Replay: no client figures, no wheel cancellations
 	windows      []Window
-	cpuWait      map[string]int64 // ns each loop waited for a CPU (cpuWait)
-	syscalls     *SyscallCount    // the server loops' system calls; nil when rebuilt from a trace
-	design       *DesignCount     // when the run counted it (CountDesign)
-	otherCPU     float64          // share (%) of the CPUs other processes used during the run; -1 unknown
+	syscalls     *SyscallCount // the server loops' system calls; nil when rebuilt from a trace
+	design       *DesignCount  // when the run counted it (CountDesign)
+	otherCPU     float64       // share (%) of the CPUs other processes used during the run; -1 unknown
 	// outside is set for a run with no clients of its own (serve): what
 	// outside clients got is counted by the server, not by clients.
 	outside  bool
@@ -213,6 +212,7 @@ func (r *Run) summarise() *Summary {
 	}
 	s.fromSamples(&r.sampler.fold, r.coll.Loops())
 	s.otherCPU = r.otherCPU
+	s.outside, s.answered = len(r.sc.Clients) == 0, r.Answered()
 	s.syscalls = syscallsOf(s.Loops, r.sc.Loop.Selector == scenarios.SelectorIOUring)
 	if r.design != nil {
 		s.design = r.design.take()
@@ -247,19 +247,11 @@ func (s *Summary) fromSamples(f *Samples, table []trace.LoopInfo) {
 			ls.ClientsLatencyUS = &lat
 		}
 		ls.LoopCPU = loopCPU(&l, ls.Time)
-		if l.CPU != nil {
-			if s.cpuWait == nil {
-				s.cpuWait = map[string]int64{}
-			}
-			s.cpuWait[info.Name] = l.CPU.WaitNS
-		}
 		s.Loops = append(s.Loops, ls)
 		s.loopNames = append(s.loopNames, info.Name)
 	}
 	s.Clients = clientSummary(fin)
-	if w, ok := f.Worst(-1); ok {
-		s.Clients.LatencyUS.WorstWindow = &w
-	}
+	s.Clients.LatencyUS.WorstWindow = worstOf(fin.Clients.Worst)
 	if w := fin.Wheel; w != nil {
 		s.Wheel = WheelSummary{Ticks: w.Ticks, Expired: w.Expired, Cancelled: w.Cancelled, Pending: w.Pending}
 	}
@@ -576,7 +568,8 @@ func (s *Summary) Resolver() scenarios.Resolver {
 
 // SummaryFromJSON reads a summary as JSON wrote it, as a page showing a run
 // of another process receives it: the figures and the expectations'
-// outcomes, not what only the run itself holds (its windows, its CPU wait).
+// outcomes (each loop's CPU and CPU wait among them), not what only the run
+// itself holds (its windows).
 func SummaryFromJSON(data []byte) (*Summary, error) {
 	var s Summary
 	if err := json.Unmarshal(data, &s); err != nil {

@@ -177,8 +177,8 @@ func figuresOf(s *Summary, sc *scenarios.Scenario) Figures {
 		f.Split.Select += l.Time.Run.Select
 		f.Split.IO += l.Time.Run.IO
 		f.Split.Tasks += l.Time.Run.Tasks
-		if w, ok := s.cpuWait[l.Name]; ok && s.DurationNS > 0 {
-			if pct := math.Round(min(100, 100*float64(w)/float64(s.DurationNS))); pct > f.CPUWaitMax || f.CPUWaitLoop == "" {
+		if c := l.LoopCPU; c != nil && s.DurationNS > 0 {
+			if pct := math.Round(min(100, 100*float64(c.CPUWaitNanos)/float64(s.DurationNS))); pct > f.CPUWaitMax || f.CPUWaitLoop == "" {
 				f.CPUWaitMax, f.CPUWaitLoop = pct, l.Name
 			}
 		}
@@ -402,25 +402,15 @@ func (c *Comparison) capacityRank() string {
 	if best.CapacityRPS < capacityMargin*worst.CapacityRPS || sameShape(best, worst) {
 		return fmt.Sprintf("the models could serve about the same with a core per loop (%.0f to %.0f req/s)", worst.CapacityRPS, best.CapacityRPS)
 	}
-	var ahead []string
+	var ahead []Figures
 	for _, f := range fs {
 		if f.CapacityRPS >= best.CapacityRPS/capacityMargin {
-			ahead = append(ahead, f.Model)
+			ahead = append(ahead, f)
 		}
 	}
 	return fmt.Sprintf("with a core per loop %s could serve %.1f× %s's requests (capacity %.0f vs %.0f req/s): %s's %s spent %s of CPU per request it served, %s's busiest %s %s on its share",
-		joinNames(ahead), best.CapacityRPS/worst.CapacityRPS, worst.Model, best.CapacityRPS, worst.CapacityRPS,
+		names(ahead), best.CapacityRPS/worst.CapacityRPS, worst.Model, best.CapacityRPS, worst.CapacityRPS,
 		worst.Model, worst.CapacityLoop, usText(worst.CPUPerReqUS), best.Model, best.CapacityLoop, usText(best.CPUPerReqUS))
-}
-
-func joinNames(ns []string) string {
-	switch len(ns) {
-	case 0:
-		return ""
-	case 1:
-		return ns[0]
-	}
-	return strings.Join(ns[:len(ns)-1], ", ") + " and " + ns[len(ns)-1]
 }
 
 // noiseUS is the p99 difference below which the verdict calls two models
@@ -521,6 +511,8 @@ func alikeWith(fs []Figures, f Figures) []Figures {
 	return out
 }
 
+// names joins the models' names as a sentence does: "a", "a and b",
+// "a, b and c".
 func names(fs []Figures) string {
 	var ns []string
 	for _, f := range fs {

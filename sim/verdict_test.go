@@ -198,8 +198,9 @@ func TestVerdictMachineBound(t *testing.T) {
 	single := withWindows(summaryOf("single", 2000, 1_400_000, []float64{99}, []float64{1_400_000}), 12, 1900, 2100, 400_000, 1_900_000)
 	multi := withWindows(summaryOf("multi", 3400, 100_000, []float64{95, 90}, []float64{100_000, 90_000}), 12, 3300, 3500, 50_000, 150_000)
 	single.DurationNS, multi.DurationNS = 3e9, 3e9
-	single.cpuWait = map[string]int64{"reactor-0": 0.05e9}
-	multi.cpuWait = map[string]int64{"worker-0": 1.3e9, "worker-1": 1.1e9}
+	single.Loops[0].LoopCPU = &LoopCPU{CPUWaitNanos: 0.05e9}
+	multi.Loops[1].LoopCPU = &LoopCPU{CPUWaitNanos: 1.3e9} // worker-0
+	multi.Loops[2].LoopCPU = &LoopCPU{CPUWaitNanos: 1.1e9}
 	multi.otherCPU = 40
 	c := judgeFigures(t, single, multi)
 	if c.Figures[1].CPUWaitMax != 43 || c.Figures[1].CPUWaitLoop != "worker-0" {
@@ -214,9 +215,9 @@ func TestVerdictMachineBound(t *testing.T) {
 	// verdict ranks the models on what they could serve with a core per
 	// loop; alike capacities are said to be alike.
 	single.CapacityRPS, single.CapacityLoop = 2400, "reactor-0"
-	single.Loops[0].LoopCPU = &LoopCPU{CPUNanos: 2e9, CPUNanosPerRequest: 410_000}
+	single.Loops[0].CPUNanos, single.Loops[0].CPUNanosPerRequest = 2e9, 410_000
 	multi.CapacityRPS, multi.CapacityLoop = 4700, "worker-0"
-	multi.Loops[1].LoopCPU = &LoopCPU{CPUNanos: 1e9, CPUNanosPerRequest: 420_000}
+	multi.Loops[1].CPUNanos, multi.Loops[1].CPUNanosPerRequest = 1e9, 420_000
 	c = judgeFigures(t, single, multi)
 	if want := "ranked instead on each loop's own CPU per request, which the machine's load does not change: with a core per loop multi could serve 2.0× single's requests (capacity 4700 vs 2400 req/s): single's reactor-0 spent 410µs of CPU per request it served, multi's busiest worker-0 420µs on its share"; !strings.Contains(c.Verdict, want) {
 		t.Errorf("verdict on a busy machine does not rank the capacities:\n got %q\nwant %q", c.Verdict, want)

@@ -15,14 +15,15 @@ import (
 // (under 1.6 % error), up to about 70 minutes. Safe for concurrent use.
 type Histogram struct {
 	mu      sync.Mutex
-	counts  [histBuckets]uint64
+	counts  [sample.Buckets]uint64
 	n       uint64
 	max     time.Duration
 	waiters []*Waiter // the connections whose requests it records
 }
 
-// Waiter is one connection's request in flight: when it was sent (or due,
-// open loop), on the clients' clock. A closed-loop connection held by a
+// Waiter is one connection's oldest request in flight: when it was sent
+// (a pipelined batch's, at once) or, open loop, when the first one not yet
+// answered was due, on the clients' clock. A closed-loop connection held by a
 // stalled loop answers nothing while it waits, so a window's answers do
 // not show the stall; its waiter does. Written by the connection only.
 type Waiter struct{ since atomic.Int64 }
@@ -49,8 +50,8 @@ func (h *Histogram) Watch(w *Waiter) {
 	h.mu.Unlock()
 }
 
-// Waiting returns the age at now of every request still in flight on the
-// watched connections, what their clients are going through, as a
+// Waiting returns the age at now of the oldest request in flight on each
+// watched connection, what their clients are going through, as a
 // histogram; nil when none is.
 func (h *Histogram) Waiting(now time.Time) *sample.Hist {
 	h.mu.Lock()
@@ -67,7 +68,7 @@ func (h *Histogram) Waiting(now time.Time) *sample.Hist {
 		if counts == nil {
 			counts = map[int]uint64{}
 		}
-		counts[bucketOf(uint64(d/time.Microsecond))]++
+		counts[sample.BucketOf(uint64(d/time.Microsecond))]++
 		out.N++
 		out.MaxNS = max(out.MaxNS, int64(d))
 	}
@@ -80,14 +81,8 @@ func (h *Histogram) Waiting(now time.Time) *sample.Hist {
 	return out
 }
 
-const histBuckets = sample.Buckets
-
-func bucketOf(us uint64) int { return sample.BucketOf(us) }
-
-func lowerBound(i int) uint64 { return sample.LowerBound(i) }
-
 // Hist copies the histogram as a sample carries it: its non-empty buckets,
-// its count and its largest latency.
+// its count and its largest latency. Its quantiles are sample.Hist's.
 func (h *Histogram) Hist() sample.Hist {
 	h.mu.Lock()
 	defer h.mu.Unlock()
@@ -104,17 +99,10 @@ func (h *Histogram) Hist() sample.Hist {
 func (h *Histogram) Record(d time.Duration) {
 	us := uint64(max(d, 0) / time.Microsecond)
 	h.mu.Lock()
-	h.counts[bucketOf(us)]++
+	h.counts[sample.BucketOf(us)]++
 	h.n++
 	h.max = max(h.max, d)
 	h.mu.Unlock()
-}
-
-// Count returns the number of samples recorded.
-func (h *Histogram) Count() uint64 {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	return h.n
 }
 
 // Merge adds every sample of o.
@@ -129,35 +117,4 @@ func (h *Histogram) Merge(o *Histogram) {
 	h.n += n
 	h.max = max(h.max, mx)
 	h.mu.Unlock()
-}
-
-// Quantile returns the latency at q (0..1) in µs, as the lower bound of its
-// bucket; the largest sample for q = 1; 0 with no samples.
-func (h *Histogram) Quantile(q float64) float64 {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	if h.n == 0 {
-		return 0
-	}
-	if q >= 1 {
-		return float64(h.max) / float64(time.Microsecond)
-	}
-	return quantile(&h.counts, h.n, q)
-}
-
-func quantile(counts *[histBuckets]uint64, n uint64, q float64) float64 {
-	rank := uint64(q * float64(n))
-	var seen uint64
-	last := 0
-	for i, c := range counts {
-		if c == 0 {
-			continue
-		}
-		seen += c
-		last = i
-		if seen > rank {
-			return float64(lowerBound(i))
-		}
-	}
-	return float64(lowerBound(last))
 }

@@ -1,6 +1,7 @@
 package load
 
 import (
+	"io"
 	"net"
 	"testing"
 	"time"
@@ -58,7 +59,7 @@ func warmNetpoll(t *testing.T) {
 
 // runStalled sends 20 requests at 100/s to a server that stalls 300ms and
 // returns the group's latency histogram.
-func runStalled(t *testing.T, open bool, start func(Spec) (*Group, error)) (*Histogram, Stats) {
+func runStalled(t *testing.T, open bool, start func(Spec) (*Group, error)) (sample.Hist, Stats) {
 	t.Helper()
 	addr := stallServer(t, 300*time.Millisecond)
 	g, err := start(Spec{Protocol: "echo", Addrs: []string{addr}, Connections: 1, Payload: 16,
@@ -68,7 +69,7 @@ func runStalled(t *testing.T, open bool, start func(Spec) (*Group, error)) (*His
 	}
 	leaktest.WaitFor(t, "20 answers", func() bool { return g.Stats().Requests == 20 })
 	g.Stop()
-	return g.Latency(), g.Stats()
+	return g.Latency().Hist(), g.Stats()
 }
 
 // Open loop keeps sending on schedule through a stall and measures from
@@ -158,10 +159,49 @@ func TestHistSince(t *testing.T) {
 	if all := now.Since(nil); all.N != 7 || all.Quantile(0) != 10 {
 		t.Errorf("all: n %d, min %.0f", all.N, all.Quantile(0))
 	}
-	if now.Quantile(1) != 800 || now.Quantile(0.5) != h.Quantile(0.5) {
-		t.Errorf("whole: max %.0f, p50 %.0f; the histogram's p50 %.0f", now.Quantile(1), now.Quantile(0.5), h.Quantile(0.5))
+	if now.Quantile(1) != 800 || now.Quantile(0.5) != 500 {
+		t.Errorf("whole: max %.0f, p50 %.0f; want 800 and 500", now.Quantile(1), now.Quantile(0.5))
 	}
 	if !now.Valid() || (&sample.Hist{N: 1, Counts: []uint64{3, 2}}).Valid() {
 		t.Error("Valid: a histogram's copy is valid, counts that do not add up are not")
+	}
+}
+
+// An open-loop connection whose answer fails leaves no request in flight
+// behind it: its loop's windows would count the dead request's age,
+// growing, as a client still waiting.
+func TestFailedAnswerLeavesNoRequestWaiting(t *testing.T) {
+	warmNetpoll(t)
+	leaktest.Check(t)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan struct{})
+	go func() { // answers the first request, then hangs up
+		defer close(done)
+		c, err := ln.Accept()
+		if err != nil {
+			return
+		}
+		defer c.Close()
+		buf := make([]byte, 16)
+		if _, err := io.ReadFull(c, buf); err == nil {
+			_, _ = c.Write(buf)
+		}
+	}()
+	defer func() { ln.Close(); <-done }()
+	var served Histogram
+	g, err := StartNet(Spec{Protocol: "echo", Addrs: []string{ln.Addr().String()}, Connections: 1, Payload: 16,
+		Interval: 10 * time.Millisecond, Open: true,
+		Route: func(int) (*Histogram, time.Time) { return &served, time.Time{} }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer g.Stop()
+	leaktest.WaitFor(t, "the first answer and a failed one", func() bool { return g.Stats().Requests == 1 && g.Stats().Errors > 0 })
+	g.Stop()
+	if w := served.Waiting(time.Now()); w != nil {
+		t.Errorf("%d request(s) still waiting on a connection that failed, the oldest %v", w.N, time.Duration(w.MaxNS))
 	}
 }

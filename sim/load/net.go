@@ -136,7 +136,8 @@ func (g *Group) runNetOpen(nc *netConn) {
 	finished := make(chan struct{})
 	go func() {
 		defer close(finished)
-		defer nc.c.Close() // a reader that fails stops the writer too
+		defer nc.c.Close()   // a reader that fails stops the writer too
+		defer nc.wait.Done() // and has no request in flight any more
 		resp := make([]byte, g.ex.responseLen())
 		for seq := 0; ; seq++ {
 			at, ok := <-due

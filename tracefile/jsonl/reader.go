@@ -134,9 +134,6 @@ func (r *Reader) Next() (trace.Event, error) {
 	}
 }
 
-// Events returns how many events were read so far.
-func (r *Reader) Events() int { return int(r.events) }
-
 // NextRecord returns the next record of the stream: an event, or a sample
 // (non-nil s) in its place after the events before it. Errors are Next's.
 func (r *Reader) NextRecord() (ev trace.Event, s *sample.Sample, err error) {

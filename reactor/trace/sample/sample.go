@@ -45,13 +45,12 @@ type Sample struct {
 	Held bool `json:"held,omitempty"`
 	// Loops holds one entry per loop of the trace's loop table that the
 	// run drives (not the wheel's thread), in loop index order.
-	Loops   []Loop   `json:"-"` // written one line each (tracefile/jsonl)
-	Clients Clients  `json:"clients"`
-	Wheel   *Wheel   `json:"wheel,omitempty"`
-	Pool    Pool     `json:"pool"`
-	Dropped uint64   `json:"dropped"`
-	Fired   []Fired  `json:"fired,omitempty"`
-	Extra   []Figure `json:"extra,omitempty"` // run-wide figures without a field of their own
+	Loops   []Loop  `json:"-"` // written one line each (tracefile/jsonl)
+	Clients Clients `json:"clients"`
+	Wheel   *Wheel  `json:"wheel,omitempty"`
+	Pool    Pool    `json:"pool"`
+	Dropped uint64  `json:"dropped"`
+	Fired   []Fired `json:"fired,omitempty"`
 }
 
 // Loop is one loop's figures.
@@ -66,16 +65,16 @@ type Loop struct {
 	// Clients is the latency of the requests on the channels the loop
 	// serves, over the run so far.
 	Clients Hist `json:"clients"`
-	// Waiting is the age at this moment of every request still in flight
-	// on the loop's channels: a closed-loop client held by a stalled loop
-	// answers nothing while it waits, so only its age shows the stall.
+	// Waiting is the age at this moment of the oldest request in flight
+	// on each client connection the loop serves: a closed-loop client
+	// held by a stalled loop answers nothing while it waits, so only its
+	// age shows the stall.
 	Waiting *Hist `json:"waiting,omitempty"`
 	// CPU is the loop thread's own CPU time and run-queue wait, from its
 	// scheduler statistics; in the end sample only.
 	CPU *CPU `json:"cpu,omitempty"`
 	// Worst is the loop's clients' worst window of the run so far.
-	Worst *Worst   `json:"worst,omitempty"`
-	Extra []Figure `json:"extra,omitempty"` // per-loop figures without a field of their own
+	Worst *Worst `json:"worst,omitempty"`
 }
 
 // Worst is the highest p99 clients saw over any one window between two
@@ -92,12 +91,6 @@ type Worst struct {
 type CPU struct {
 	RunNS  int64 `json:"run_ns"`
 	WaitNS int64 `json:"wait_ns"`
-}
-
-// Figure is a named number, for figures added before they earn a field.
-type Figure struct {
-	Name  string  `json:"name"`
-	Value float64 `json:"value"`
 }
 
 // Gate is a loop's step gate.

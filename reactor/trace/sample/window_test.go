@@ -20,8 +20,9 @@ func TestLastWindow(t *testing.T) {
 	}
 }
 
-// Shares are percent of the window, rounded to 0.1, clamped to 0..100, and
-// a window's clients are the answers between its two samples.
+// Shares are percent of the window, rounded to 0.1, clamped to 0..100
+// (none for an empty window), and a window's clients are the answers
+// between its two samples.
 func TestOver(t *testing.T) {
 	old := &Sample{Time: 0, Loops: []Loop{{Index: 2, Split: Split{SelectNS: 100}, Clients: Hist{N: 1, Counts: []uint64{5, 1}}}}}
 	now := &Sample{Time: 1e9, Loops: []Loop{{Index: 2, Split: Split{SelectNS: 100 + 600e6, IONS: 250e6, TaskNS: 2e9},
@@ -35,5 +36,8 @@ func TestOver(t *testing.T) {
 	}
 	if _, _, ok := Over(old, now, 0); ok {
 		t.Error("a loop neither sample holds has a window")
+	}
+	if sh := SharesOf(old.Loops[0].Split, now.Loops[0].Split, 0); sh != (Shares{}) {
+		t.Errorf("shares of an empty window: %+v", sh)
 	}
 }
