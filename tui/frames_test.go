@@ -84,7 +84,7 @@ func liveEqualsReplay(t *testing.T, name, mdlName string) {
 	if d := run.Dropped(); d > 0 || cut {
 		t.Fatalf("the run dropped %d events (recording cut: %v): the stream is incomplete", d, cut)
 	}
-	rep := newReplay(nilTrace(run.LoopTable(), events, samples))
+	rep := newReplay(&jsonl.Trace{Header: jsonl.Header{Loops: run.LoopTable()}, Events: events, Samples: samples})
 	lm.mu.Lock()
 	defer lm.mu.Unlock()
 	if len(lm.frames) < 10 {
@@ -120,13 +120,4 @@ func liveEqualsReplay(t *testing.T, name, mdlName string) {
 	if !sawClients || !sawSyscalls {
 		t.Errorf("the moments showed no client requests (%v) or no system calls (%v): nothing compared", sawClients, sawSyscalls)
 	}
-}
-
-// nilTrace is a recorder's stream as a trace read whole.
-func nilTrace(loops []trace.LoopInfo, events []trace.Event, samples []placedSample) *jsonl.Trace {
-	tr := &jsonl.Trace{Header: jsonl.Header{Loops: loops}, Events: events}
-	for _, s := range samples {
-		tr.Samples = append(tr.Samples, jsonl.Placed{Events: s.events, Sample: s.s})
-	}
-	return tr
 }
