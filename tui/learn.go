@@ -146,7 +146,7 @@ func (lv *learnView) answer(typed string) {
 		lv.out.First = right
 	}
 	lv.stage = stageMove
-	lv.speed = 2 // 1×
+	lv.setSpeed(recordedPace)
 	lv.setPlaying(true)
 }
 

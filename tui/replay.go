@@ -24,6 +24,9 @@ import (
 // recorded pace.
 var replaySpeeds = []float64{0.25, 0.5, 1, 2, 4, 8}
 
+// recordedPace is the index of 1× in replaySpeeds, where a replay starts.
+const recordedPace = 2
+
 // replayPage is how far PgUp/PgDn move, in events.
 const replayPage = 1000
 
@@ -109,7 +112,7 @@ type replayView struct {
 }
 
 func newReplayView(sh *shell, name string, hdr jsonl.Header, rep *model.Replay) *replayView {
-	v := &replayView{sh: sh, name: name, hdr: hdr, rep: rep, speed: 2, focus: -1,
+	v := &replayView{sh: sh, name: name, hdr: hdr, rep: rep, speed: recordedPace, focus: -1,
 		header: widgets.NewBar(sh.th, sh.th.Header), bar: widgets.NewBar(sh.th, sh.th.Base),
 		body:   newMainPanels(sh.th),
 		breaks: model.Breaks{Rebuild: true, Premature: true, DeadlineHit: true, TaskPanic: true},
