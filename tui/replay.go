@@ -1,7 +1,6 @@
 package tui
 
 import (
-	"errors"
 	"io"
 	"os"
 	"path/filepath"
@@ -30,9 +29,10 @@ const recordedPace = 2
 // replayPage is how far PgUp/PgDn move, in events.
 const replayPage = 1000
 
-// RunReplay opens a JSONL trace in the replay view. A file that is cut
-// short or has a bad line is shown up to that line with the error in the
-// footer; a file with no event at all is an error.
+// RunReplay opens a JSONL trace in the replay view, read as ReadReplay
+// reads it: a file cut short is shown up to its last complete event with
+// the reason in the footer; a bad line, or a trace past the replay's
+// limits, is an error.
 func RunReplay(path string, o Options) error {
 	f, err := os.Open(path)
 	if err != nil {
@@ -48,14 +48,11 @@ func RunReplay(path string, o Options) error {
 // shows the banner, since what the learner watches is not a run of this
 // machine.
 func RunReplayFrom(r io.Reader, name, banner string, o Options) error {
-	tr, err := jsonl.ReadAll(r, name)
-	if tr == nil || (err != nil && len(tr.Events) == 0) {
-		if err == nil {
-			err = errors.New(name + ": not a trace")
-		}
+	tr, cut, err := ReadReplay(r, name)
+	if err != nil {
 		return err
 	}
-	return runReplayView(filepath.Base(name), banner, tr, err, o)
+	return runReplayView(filepath.Base(name), banner, tr, cut, o)
 }
 
 // RunReplayTrace shows a trace already read, for a caller that reads it
