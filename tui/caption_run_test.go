@@ -47,12 +47,7 @@ func checkCaptions(t *testing.T, sc *scenarios.Scenario, f *model.Frame, sum *si
 func TestCaptionsOfTheRecordingsStateTheirFigures(t *testing.T) {
 	for _, e := range recordings.List() {
 		t.Run(e.Name, func(t *testing.T) {
-			rc, err := recordings.Open(e.Name)
-			if err != nil {
-				t.Fatal(err)
-			}
-			tr, err := jsonl.ReadAll(rc, e.Name)
-			rc.Close()
+			tr, err := openBuiltinRecording(e.Name)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -64,7 +59,7 @@ func TestCaptionsOfTheRecordingsStateTheirFigures(t *testing.T) {
 			rep.Seek(rep.Len())
 			now := time.Duration(rep.Time())
 			f, _, _ := moment{snapshot: rep.Snapshot, set: model.Settings{IORatio: -1}, sc: sc, now: now}.frame(model.Query{Focus: -1})
-			rc, err = recordings.Open(e.Name)
+			rc, err := recordings.Open(e.Name)
 			if err != nil {
 				t.Fatal(err)
 			}

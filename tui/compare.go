@@ -598,7 +598,7 @@ func (v *compareView) toggleQuietRecording() {
 			v.sh.say("no built-in recording of " + c.model + " on this workload")
 			return
 		}
-		recs = append(recs, recording{model: c.model, loops: tr.Header.Loops, events: tr.Events, start: firstAccept(tr.Events)})
+		recs = append(recs, builtinRecording(c.model, tr))
 	}
 	v.lock = newLockstep(recs)
 	v.lock.source = quietSource

@@ -91,7 +91,7 @@ func TestE2ECompareWhyTheyDifferAt80x24(t *testing.T) {
 	for range 20 {
 		p.keys("]")
 	}
-	scr = p.waitUntil2("the verdict's last lines", func(s string) bool {
+	scr = p.waitUntil("the verdict's last lines", func(s string) bool {
 		m := verdictAtEnd.FindStringSubmatch(s)
 		return m != nil && m[1] == m[2]
 	})
@@ -106,14 +106,3 @@ func TestE2ECompareWhyTheyDifferAt80x24(t *testing.T) {
 
 // verdictAtEnd is the verdict's mark once its last line is shown.
 var verdictAtEnd = regexp.MustCompile(`↑ lines \d+–(\d+) of (\d+)`)
-
-// waitUntil2 is waitUntil returning the screen it accepted.
-func (p *tmuxPane) waitUntil2(what string, ok func(string) bool) string {
-	p.t.Helper()
-	var got string
-	p.waitUntil(what, func(s string) bool {
-		got = s
-		return ok(s)
-	})
-	return got
-}

@@ -74,12 +74,14 @@ func (lv *learnView) open(sh *shell, i int) error {
 	if err != nil {
 		return fmt.Errorf("lesson %s: %w", l.Name, err)
 	}
-	first, again, err := l.Questions(NewRecorded(tr))
+	// The questions' figures and the screen come from one replay: the
+	// verdict reads what the screen beside it shows.
+	rec := NewRecorded(tr)
+	first, again, err := l.Questions(rec)
 	if err != nil {
 		return err
 	}
-	rep := model.NewReplay(tr.Header.Loops, tr.Events, tr.End.Dropped)
-	lv.replayView = newReplayView(sh, l.Scenario, tr.Header, rep)
+	lv.replayView = newReplayView(sh, l.Scenario, tr.Header, rec.rep)
 	lv.banner = "lesson " + fmt.Sprint(i+1) + " of " + fmt.Sprint(len(learn.Path)) + ": " + l.Title + " (" + strings.Join(l.Concepts, ", ") + ")"
 	lv.filter = model.ParseFilter(l.Log)
 	lv.idx, lv.lesson, lv.qs, lv.second, lv.out = i, l, [2]learn.Question{first, again}, false, learn.Outcome{}
@@ -144,7 +146,7 @@ func (lv *learnView) answer(typed string) {
 		lv.out.First = right
 	}
 	lv.stage = stageMove
-	lv.speed = 2 // 1×
+	lv.setSpeed(recordedPace)
 	lv.setPlaying(true)
 }
 

@@ -21,8 +21,7 @@ type Recorded struct {
 
 // NewRecorded reads tr for lessons.
 func NewRecorded(tr *jsonl.Trace) *Recorded {
-	return &Recorded{sc: recordedScenario(tr.Header), hdr: tr.Header,
-		rep: model.NewReplay(tr.Header.Loops, tr.Events, tr.End.Dropped)}
+	return &Recorded{sc: recordedScenario(tr.Header), hdr: tr.Header, rep: newReplay(tr)}
 }
 
 // Scenario is the built-in the recording ran, nil when the header names

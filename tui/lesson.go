@@ -330,13 +330,10 @@ func heapHead(in detailInfo) string {
 	return when + " " + t.Name
 }
 
-// budgetItems is ioRatio and the budget runAllTasks gets from it (C16),
-// with the formula filled in from the loop's latest I/O time, as
-// NioEventLoop.run computes it: ioTime × (100 − ioRatio) / ioRatio. Netty
-// 4.2 has no ioRatio: every batch gets the task quantum.
-// worstItem is the focused loop's clients' worst 250 ms window so far,
-// live: where a batch that held the loop shows after the last second has
-// forgotten it (C15, C16). None in a replay or before an answer.
+// worstItem is the focused loop's clients' worst 250 ms window so far:
+// where a batch that held the loop shows after the last second has
+// forgotten it (C15, C16), live or replayed (the samples carry it). None
+// before a window had an answer, or from a trace without samples.
 func worstItem(lc *lessonCtx) []counter {
 	if lc.f == nil {
 		return nil
@@ -348,6 +345,11 @@ func worstItem(lc *lessonCtx) []counter {
 	return []counter{{"clients' worst 250ms p99", model.Duration(int64(r.Split.WorstP99US * 1e3))}}
 }
 
+// budgetItems is ioRatio and the budget runAllTasks gets from it (C16),
+// with the formula filled in from the loop's latest I/O time, as
+// NioEventLoop.run computes it: ioTime × (100 − ioRatio) / ioRatio. Netty
+// 4.2 has no ioRatio: every batch gets the task quantum. Then the
+// clients' worst window.
 func budgetItems(lc *lessonCtx) []counter {
 	return append(budgetCounters(lc), worstItem(lc)...)
 }

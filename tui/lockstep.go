@@ -2,6 +2,7 @@ package tui
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"sync"
 	"time"
@@ -11,6 +12,7 @@ import (
 	"github.com/reactorviz/reactorviz/reactor/trace"
 	"github.com/reactorviz/reactorviz/reactor/trace/sample"
 	"github.com/reactorviz/reactorviz/sim"
+	"github.com/reactorviz/reactorviz/tracefile/jsonl"
 	"github.com/reactorviz/reactorviz/tui/model"
 	"github.com/reactorviz/reactorviz/tui/widgets"
 )
@@ -24,14 +26,8 @@ const compareRecordCap = 1 << 18
 type recorder struct {
 	mu      sync.Mutex
 	events  []trace.Event
-	samples []placedSample
+	samples []jsonl.Placed
 	cut     bool
-}
-
-// placedSample is a sample and how many events came before it.
-type placedSample struct {
-	events int
-	s      *sample.Sample
 }
 
 // ConsumeRecord keeps a sample in its place among the events.
@@ -43,7 +39,7 @@ func (r *recorder) ConsumeRecord(rec any) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if !r.cut {
-		r.samples = append(r.samples, placedSample{len(r.events), s})
+		r.samples = append(r.samples, jsonl.Placed{Events: len(r.events), Sample: s})
 	}
 }
 
@@ -57,7 +53,7 @@ func (r *recorder) Consume(batch []trace.Event) {
 	r.events = append(r.events, batch...)
 }
 
-func (r *recorder) take() ([]trace.Event, []placedSample, bool) {
+func (r *recorder) take() ([]trace.Event, []jsonl.Placed, bool) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	return r.events, r.samples, r.cut
@@ -85,7 +81,7 @@ type recording struct {
 	model   string
 	loops   []trace.LoopInfo
 	events  []trace.Event
-	samples []placedSample
+	samples []jsonl.Placed
 	cut     bool
 	windows []sim.Window // what its clients saw, per sim.WindowEvery
 	// start is when the run started on its events' clock: its load began
@@ -93,9 +89,30 @@ type recording struct {
 	// they start, master-slave's two ports longer than one, so the same
 	// moment of the workload sits at a different event time in each.
 	start int64
-	// summary is the run's own, for the figures beside its lanes; nil
-	// for a built-in recording.
-	summary *sim.Summary
+	// worst is its clients' worst window (sim.WorstWindow); nil before
+	// a window had an answer.
+	worst *sim.WorstWindow
+}
+
+// builtinRecording is a built-in recording of a model's run for the
+// lockstep replay: its events and samples, and what its clients saw in
+// each window and at their worst, folded from its samples as a run's
+// summary folds them.
+func builtinRecording(model string, tr *jsonl.Trace) recording {
+	r := recording{model: model, loops: tr.Header.Loops, events: tr.Events, samples: tr.Samples, start: firstAccept(tr.Events)}
+	var f sim.Samples
+	for _, p := range tr.Samples {
+		// The fold stamps each sample it adds with the worst windows so
+		// far: it stamps copies, the trace is the caller's.
+		s := *p.Sample
+		s.Loops = slices.Clone(s.Loops)
+		f.Add(&s)
+	}
+	r.windows = f.Windows()
+	if w, ok := f.Worst(-1); ok {
+		r.worst = &w
+	}
+	return r
 }
 
 // firstAccept is when a recording's clients began: its first accept (a
@@ -117,13 +134,13 @@ type lockstep struct {
 	reps    []*model.Replay
 	cut     []bool
 	windows [][]sim.Window
-	events  [][]trace.Event // each recording's, by time: the lanes' select counts
-	starts  []int64         // each run's start on its events' clock
-	sums    []*sim.Summary  // each run's summary; nil for a built-in recording
-	caption string          // what to look at, where the replay opened
-	source  string          // whose runs these are, when not this machine's
-	t       int64           // the shared clock, ns since each run's start
-	end     int64           // the longest recording's end, on that clock
+	events  [][]trace.Event    // each recording's, by time: the lanes' select counts
+	starts  []int64            // each run's start on its events' clock
+	worst   []*sim.WorstWindow // each run's clients' worst window, if any
+	caption string             // what to look at, where the replay opened
+	source  string             // whose runs these are, when not this machine's
+	t       int64              // the shared clock, ns since each run's start
+	end     int64              // the longest recording's end, on that clock
 	tl      timelineView
 
 	playing  bool
@@ -136,7 +153,7 @@ func newLockstep(recs []recording) *lockstep {
 	for _, r := range recs {
 		rep := model.NewReplay(r.loops, r.events, 0)
 		for _, ps := range r.samples {
-			rep.AddSample(ps.events, ps.s)
+			rep.AddSample(ps.Events, ps.Sample)
 		}
 		ls.names = append(ls.names, r.model)
 		ls.reps = append(ls.reps, rep)
@@ -144,7 +161,7 @@ func newLockstep(recs []recording) *lockstep {
 		ls.windows = append(ls.windows, r.windows)
 		ls.events = append(ls.events, r.events)
 		ls.starts = append(ls.starts, r.start)
-		ls.sums = append(ls.sums, r.summary)
+		ls.worst = append(ls.worst, r.worst)
 		ls.end = max(ls.end, rep.EndTime()-r.start)
 	}
 	ls.t = min(ls.tl.span(), ls.end)
@@ -281,9 +298,7 @@ func (ls *lockstep) views(cols, n int) []laneView {
 			lv.queue, lv.ring = append(lv.queue, q), append(lv.ring, ring)
 		}
 		lv.client, lv.hasWin = windowAt(ls.windows[i], ls.t)
-		if s := ls.sums[i]; s != nil {
-			lv.worst = s.Clients.LatencyUS.WorstWindow
-		}
+		lv.worst = ls.worst[i]
 		out[i] = lv
 	}
 	return out

@@ -1,11 +1,15 @@
 package tui
 
 import (
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/reactorviz/reactorviz/reactor/trace"
+	"github.com/reactorviz/reactorviz/reactor/trace/sample"
+	"github.com/reactorviz/reactorviz/recordings"
 	"github.com/reactorviz/reactorviz/sim"
 )
 
@@ -160,5 +164,55 @@ func TestLockstepIsOnEachRunsStart(t *testing.T) {
 	}
 	if ls.end > 2e9 {
 		t.Errorf("the lockstep's end %d counts the later run's bind", ls.end)
+	}
+}
+
+// R's lockstep of a built-in recording reads what its clients saw from the
+// recording's samples, as a run's summary does: the p50/p99 beside its
+// lanes at each moment, and its worst window; the trace it was read from is
+// left as it was.
+func TestBuiltinRecordingHasItsClientsWindows(t *testing.T) {
+	const name = "compare-single"
+	tr, err := openBuiltinRecording(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// What the fold writes into a sample it adds: the worst windows.
+	stamps := func() (out []*sample.Worst) {
+		for _, p := range tr.Samples {
+			out = append(out, p.Clients.Worst)
+			for _, l := range p.Loops {
+				out = append(out, l.Worst)
+			}
+		}
+		return out
+	}
+	before := stamps()
+	r := builtinRecording("single", tr)
+	rc, err := recordings.Open(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum, _, err := sim.ReplayFrom(rc, name)
+	rc.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(r.windows) == 0 || !reflect.DeepEqual(r.windows, sum.Windows()) {
+		t.Errorf("%d windows; the recording's summary has %d", len(r.windows), len(sum.Windows()))
+	}
+	if w := sum.Clients.LatencyUS.WorstWindow; w == nil || r.worst == nil || *r.worst != *w {
+		t.Errorf("worst window %v; the recording's summary has %v", r.worst, w)
+	}
+	for i, w := range stamps() {
+		if w != before[i] {
+			t.Fatal("reading the recording wrote into its trace's samples")
+		}
+	}
+	ls := newLockstep([]recording{r})
+	ls.t = int64(time.Second)
+	ls.seekAll()
+	if v := ls.views(80, 4)[0]; !v.hasWin || v.client.P99US <= 0 || v.worst == nil {
+		t.Errorf("at 1 s the lanes have no clients' figures beside them: %+v", v.client)
 	}
 }

@@ -1,7 +1,6 @@
 package tui
 
 import (
-	"errors"
 	"io"
 	"os"
 	"path/filepath"
@@ -24,12 +23,16 @@ import (
 // recorded pace.
 var replaySpeeds = []float64{0.25, 0.5, 1, 2, 4, 8}
 
+// recordedPace is the index of 1× in replaySpeeds, where a replay starts.
+const recordedPace = 2
+
 // replayPage is how far PgUp/PgDn move, in events.
 const replayPage = 1000
 
-// RunReplay opens a JSONL trace in the replay view. A file that is cut
-// short or has a bad line is shown up to that line with the error in the
-// footer; a file with no event at all is an error.
+// RunReplay opens a JSONL trace in the replay view, read as ReadReplay
+// reads it: a file cut short is shown up to its last complete event with
+// the reason in the footer; a bad line, or a trace past the replay's
+// limits, is an error.
 func RunReplay(path string, o Options) error {
 	f, err := os.Open(path)
 	if err != nil {
@@ -45,14 +48,11 @@ func RunReplay(path string, o Options) error {
 // shows the banner, since what the learner watches is not a run of this
 // machine.
 func RunReplayFrom(r io.Reader, name, banner string, o Options) error {
-	tr, err := jsonl.ReadAll(r, name)
-	if tr == nil || (err != nil && len(tr.Events) == 0) {
-		if err == nil {
-			err = errors.New(name + ": not a trace")
-		}
+	tr, cut, err := ReadReplay(r, name)
+	if err != nil {
 		return err
 	}
-	return runReplayView(filepath.Base(name), banner, tr, err, o)
+	return runReplayView(filepath.Base(name), banner, tr, cut, o)
 }
 
 // RunReplayTrace shows a trace already read, for a caller that reads it
@@ -109,7 +109,7 @@ type replayView struct {
 }
 
 func newReplayView(sh *shell, name string, hdr jsonl.Header, rep *model.Replay) *replayView {
-	v := &replayView{sh: sh, name: name, hdr: hdr, rep: rep, speed: 2, focus: -1,
+	v := &replayView{sh: sh, name: name, hdr: hdr, rep: rep, speed: recordedPace, focus: -1,
 		header: widgets.NewBar(sh.th, sh.th.Header), bar: widgets.NewBar(sh.th, sh.th.Base),
 		body:   newMainPanels(sh.th),
 		breaks: model.Breaks{Rebuild: true, Premature: true, DeadlineHit: true, TaskPanic: true},

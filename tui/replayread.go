@@ -62,10 +62,13 @@ func (g *gunzipCap) Read(p []byte) (int, error) {
 	return n, err
 }
 
-// ReadReplay reads a whole trace for the replay screen, within the limits
-// above: a trace cut short is shown up to its last complete event (cut
-// says where it stops); any other bad line, and a trace beyond the limits,
-// is an error, FILE:LINE: message, before the screen opens.
+// ReadReplay reads a whole trace for the replay screen, its events and
+// its samples (what the screen reads beside the events: the clients, the
+// system calls, the wheel's slots, the script actions fired), within the
+// limits above, a sample counting as one event for itself and one for each
+// of its loops: a trace cut short is shown up to its last complete event
+// (cut says where it stops); any other bad line, and a trace beyond the
+// limits, is an error, FILE:LINE: message, before the screen opens.
 func ReadReplay(r io.Reader, name string) (tr *jsonl.Trace, cut error, err error) {
 	rd, err := jsonl.NewReader(r, name)
 	if err != nil {
@@ -77,9 +80,9 @@ func ReadReplay(r io.Reader, name string) (tr *jsonl.Trace, cut error, err error
 	// arrays, several times the trace, for the collector.
 	const chunk = 1 << 16
 	var chunks [][]trace.Event
-	n, strs := 0, 0
+	n, held, strs := 0, 0, 0 // events; what is held, samples' loops counted; string bytes
 	for {
-		ev, err := rd.Next()
+		ev, s, err := rd.NextRecord()
 		if err != nil {
 			tr.Header.Loops = rd.Loops()
 			tr.End, _ = rd.End()
@@ -96,10 +99,19 @@ func ReadReplay(r io.Reader, name string) (tr *jsonl.Trace, cut error, err error
 			}
 			return tr, cut, nil
 		}
-		strs += len(ev.Str)
-		if n == MaxReplayEvents || strs > MaxReplayStringBytes {
+		if s != nil {
+			held += 1 + len(s.Loops)
+		} else {
+			held++
+			strs += len(ev.Str)
+		}
+		if held > MaxReplayEvents || strs > MaxReplayStringBytes {
 			return nil, nil, fmt.Errorf("%s:%d: the trace is larger than the TUI replay holds in memory (%d events, %d MiB of strings); 'reactorviz replay --headless %s' reads a trace of any size",
 				name, rd.Line(), MaxReplayEvents, MaxReplayStringBytes>>20, name)
+		}
+		if s != nil {
+			tr.Samples = append(tr.Samples, jsonl.Placed{Events: n, Sample: s})
+			continue
 		}
 		if n%chunk == 0 {
 			chunks = append(chunks, make([]trace.Event, 0, chunk))

@@ -376,9 +376,9 @@ func (c *compareRunner) runOne(i int) {
 	col.elapsed, col.clients, col.stats = s.elapsed, s.clients, s.stats
 	col.summary = run.Summary()
 	col.state, col.run = state, nil
-	col.rec = recording{model: name, loops: run.LoopTable(), summary: col.summary}
+	col.rec = recording{model: name, loops: run.LoopTable()}
 	if col.summary != nil {
-		col.rec.windows = col.summary.Windows()
+		col.rec.windows, col.rec.worst = col.summary.Windows(), col.summary.Clients.LatencyUS.WorstWindow
 	}
 	col.rec.events, col.rec.samples, col.rec.cut = rec.take()
 	// The run's start on its events' clock: the lockstep replay draws the

@@ -8,7 +8,6 @@ import (
 	"github.com/reactorviz/reactorviz/reactor/trace"
 	"github.com/reactorviz/reactorviz/recordings"
 	"github.com/reactorviz/reactorviz/scenarios"
-	"github.com/reactorviz/reactorviz/tracefile/jsonl"
 )
 
 // A scenario's warnings are on the screen, under the header, until x
@@ -54,12 +53,7 @@ func TestWarningsLineUntilDismissed(t *testing.T) {
 // browser's status line).
 func TestReplayOfABuiltinRecordingWarnsOfNothing(t *testing.T) {
 	for _, e := range recordings.List() {
-		f, err := recordings.Open(e.Name)
-		if err != nil {
-			t.Fatal(err)
-		}
-		tr, err := jsonl.ReadAll(f, e.Name)
-		f.Close()
+		tr, err := openBuiltinRecording(e.Name)
 		if err != nil {
 			t.Fatal(err)
 		}

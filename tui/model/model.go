@@ -82,7 +82,7 @@ func (m *Model) Snapshot(q Query) *Snapshot {
 	defer m.mu.Unlock()
 	s := m.st.snapshot(q)
 	m.tl.fill(s, q.Timeline)
-	m.smp.fill(s, m.st.events, 0)
+	m.smp.fill(s, m.st.events)
 	if q.Log > 0 {
 		names := m.st.names()
 		mt := q.Filter.compile(names)

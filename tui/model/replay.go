@@ -172,7 +172,7 @@ func (r *Replay) Snapshot(q Query) *Snapshot {
 		q.Timeline.End = r.Time() // the current event's, not the latest of those folded
 	}
 	r.timeline(q.Timeline).fill(s, q.Timeline)
-	r.samples.fill(s, uint64(r.pos), q.Samples)
+	r.samples.fill(s, uint64(r.pos))
 	if fq := q.Follow; fq.Max > 0 && fq.Field != "" {
 		s.FollowLog = r.follow(fq)
 	}

@@ -17,7 +17,6 @@ type sampleLog struct {
 	s     []*sample.Sample
 	keep  int            // live: how many to keep (0: all)
 	fired []sample.Fired // live: every action fired, kept past the trim
-	total int            // samples added, the trimmed ones included
 }
 
 // liveSamples is how many samples a live model keeps: enough for the last
@@ -30,7 +29,6 @@ const maxFired = 256
 func (l *sampleLog) add(events uint64, s *sample.Sample) {
 	l.at = append(l.at, events)
 	l.s = append(l.s, s)
-	l.total++
 	if l.keep > 0 {
 		for _, f := range s.Fired {
 			if len(l.fired) < maxFired {
@@ -52,16 +50,8 @@ func (l *sampleLog) upTo(n uint64) int {
 // fill puts into a snapshot at event n what the samples up to there say:
 // the latest sample, the actions fired, and each loop's last second from
 // the loops' own clocks and its clients' histograms.
-//
-// most, when positive, reads no more than the run's first most samples:
-// a replay shown at the moment a live screen was, which had the events up
-// to n but not yet a sample that came after them.
-func (l *sampleLog) fill(s *Snapshot, n uint64, most int) {
+func (l *sampleLog) fill(s *Snapshot, n uint64) {
 	k := l.upTo(n)
-	if most > 0 && l.keep == 0 {
-		k = min(k, most)
-	}
-	s.SampleCount = l.total - (len(l.s) - k)
 	if k == 0 {
 		return
 	}

@@ -26,10 +26,6 @@ type Query struct {
 	Slice SliceQuery
 	// Follow asks for the events of one task or channel.
 	Follow FollowQuery
-	// Samples, when positive, limits a replay to the run's first Samples
-	// samples (Snapshot.SampleCount of the live screen it is checked
-	// against).
-	Samples int
 }
 
 // FollowQuery selects the events of one item across every loop: a task
@@ -74,8 +70,6 @@ type Snapshot struct {
 	Sample *sample.Sample
 	// Fired lists the script actions the samples up to here fired.
 	Fired []sample.Fired
-	// SampleCount is how many of the run's samples the snapshot read.
-	SampleCount int
 }
 
 // Loop is one event loop in a Snapshot.

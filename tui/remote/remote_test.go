@@ -16,6 +16,7 @@ import (
 	"github.com/reactorviz/reactorviz/reactor"
 	"github.com/reactorviz/reactorviz/reactor/trace"
 	"github.com/reactorviz/reactorviz/reactor/trace/counters"
+	"github.com/reactorviz/reactorviz/reactor/trace/sample"
 	"github.com/reactorviz/reactorviz/scenarios"
 	"github.com/reactorviz/reactorviz/sim"
 	"github.com/reactorviz/reactorviz/tui"
@@ -59,10 +60,29 @@ func (p *pipeConn) WriteMessage(binary bool, data []byte) error {
 
 func (p *pipeConn) Close() { p.closeOnce.Do(func() { close(p.closed) }) }
 
-// counter is a sink that counts the events it is handed.
-type counter struct{ n atomic.Int64 }
+// counter is a sink that counts the events it is handed and keeps the
+// latest sample, as the page's model folds them.
+type counter struct {
+	n      atomic.Int64
+	mu     sync.Mutex
+	latest *sample.Sample
+}
 
 func (c *counter) Consume(b []trace.Event) { c.n.Add(int64(len(b))) }
+
+func (c *counter) ConsumeRecord(rec any) {
+	if s, ok := rec.(*sample.Sample); ok {
+		c.mu.Lock()
+		c.latest = s
+		c.mu.Unlock()
+	}
+}
+
+func (c *counter) sample() *sample.Sample {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.latest
+}
 
 // shortRun is the single-reactor scenario, cut to d.
 func shortRun(t *testing.T, d string) *scenarios.Scenario {
@@ -160,6 +180,11 @@ func TestControlsReachTheEngine(t *testing.T) {
 		}
 		return true
 	})
+	// The figures come in the trace: a sample says the run is held.
+	leaktest.WaitFor(t, "a sample on the page saying the run is held", func() bool {
+		sm := sink.sample()
+		return sm != nil && sm.Held
+	})
 	held := s.Elapsed()
 	time.Sleep(200 * time.Millisecond)
 	if s.Elapsed() != held || run.Elapsed() != held {
@@ -200,6 +225,9 @@ func TestControlsReachTheEngine(t *testing.T) {
 	}
 	if sum.Events != run.Summary().Events || len(sum.Loops) != len(engine) || sum.Failed() != run.Summary().Failed() {
 		t.Errorf("summary on the page %+v, in the engine %+v", sum.Events, run.Summary().Events)
+	}
+	if sm := sink.sample(); sm == nil || sm.Reason != sample.End || sm.Clients.Requests != run.Summary().Clients.Requests {
+		t.Errorf("the page's last sample %+v; the run's clients made %d requests", sm, run.Summary().Clients.Requests)
 	}
 }
 

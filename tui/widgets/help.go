@@ -22,9 +22,7 @@ type HelpView struct {
 	th      *Theme
 	title   string
 	entries []HelpEntry
-	top     int
-	lines   int // rendered lines at the last draw, to clamp scrolling
-	page    int
+	scroll  ScrollText // the window on the page's lines
 }
 
 // NewHelpView returns an empty help page.
@@ -32,39 +30,39 @@ func NewHelpView(th *Theme) *HelpView { return &HelpView{Box: tview.NewBox(), th
 
 // Set replaces the page and scrolls to its top.
 func (v *HelpView) Set(title string, entries []HelpEntry) {
-	v.title, v.entries, v.top = title, entries, 0
+	v.title, v.entries = title, entries
+	v.scroll.Top()
 }
 
 // Scroll handles the keys that move the page and reports whether ev was one.
 func (v *HelpView) Scroll(ev *tcell.EventKey) bool {
 	switch ev.Key() {
 	case tcell.KeyUp:
-		v.top--
+		v.scroll.Scroll(-1)
 	case tcell.KeyDown:
-		v.top++
+		v.scroll.Scroll(1)
 	case tcell.KeyPgUp:
-		v.top -= max(v.page-1, 1)
+		v.scroll.Scroll(-Page)
 	case tcell.KeyPgDn:
-		v.top += max(v.page-1, 1)
+		v.scroll.Scroll(Page)
 	case tcell.KeyHome:
-		v.top = 0
+		v.scroll.Top()
 	case tcell.KeyEnd:
-		v.top = v.lines
+		v.scroll.End()
 	case tcell.KeyRune:
 		switch ev.Rune() {
 		case 'k':
-			v.top--
+			v.scroll.Scroll(-1)
 		case 'j':
-			v.top++
+			v.scroll.Scroll(1)
 		case ' ':
-			v.top += max(v.page-1, 1)
+			v.scroll.Scroll(Page)
 		default:
 			return false
 		}
 	default:
 		return false
 	}
-	v.top = max(0, min(v.top, v.lines-v.page))
 	return true
 }
 
@@ -113,10 +111,9 @@ func (v *HelpView) Draw(scr tcell.Screen) {
 	}
 	termW = min(termW+1, iw/3)
 	lines := v.render(iw, termW)
-	v.lines, v.page = len(lines), ih
-	v.top = max(0, min(v.top, v.lines-v.page))
-	for i := 0; i < ih && v.top+i < len(lines); i++ {
-		l := lines[v.top+i]
+	top := v.scroll.show(len(lines), ih)
+	for i := 0; i < ih && top+i < len(lines); i++ {
+		l := lines[top+i]
 		if l.heading {
 			Put(scr, ix, iy+i, iw, l.text, v.th.Title)
 			continue
@@ -125,7 +122,7 @@ func (v *HelpView) Draw(scr tcell.Screen) {
 		Put(scr, ix+termW+1, iy+i, iw-termW-1, l.text, v.th.Base)
 	}
 	more := "esc or ? closes"
-	if v.lines > v.page {
+	if len(lines) > ih {
 		more = "↑↓ PgUp PgDn scroll · " + more
 	}
 	Put(scr, ix, fy+fh-2, iw, more, v.th.Dim)

@@ -35,24 +35,33 @@ const Page = 1 << 20
 // Top moves the window back to the first line.
 func (s *ScrollText) Top() { s.top = 0 }
 
+// End moves the window to the last lines.
+func (s *ScrollText) End() { s.top = max(0, s.total-s.shown) }
+
+// show records a draw of total lines, rows of them at most, and returns
+// the first one to draw: the window stays within the lines.
+func (s *ScrollText) show(total, rows int) int {
+	s.total, s.shown = total, max(min(rows, total), 0)
+	s.top = max(0, min(s.top, total-s.shown))
+	return s.top
+}
+
 // Draw draws lines in (x, y, w, h). When they fit, all of them; else h-1
 // of them from the offset, and under them a mark: the lines shown, of how
 // many, and keys (such as "[ ] scroll").
 func (s *ScrollText) Draw(scr tcell.Screen, x, y, w, h int, lines [][]Seg, keys string, th *Theme) {
-	s.total = len(lines)
 	if h <= 0 {
-		s.shown = 0
+		s.show(len(lines), 0)
 		return
 	}
 	if len(lines) <= h {
-		s.top, s.shown = 0, len(lines)
+		s.show(len(lines), h)
 		for i, l := range lines {
 			PutSegs(scr, x, y+i, w, l)
 		}
 		return
 	}
-	s.shown = max(h-1, 1)
-	s.top = max(0, min(s.top, len(lines)-s.shown))
+	s.show(len(lines), max(h-1, 1))
 	for i := 0; i < s.shown && i < h; i++ {
 		PutSegs(scr, x, y+i, w, lines[s.top+i])
 	}
