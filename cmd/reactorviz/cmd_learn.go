@@ -38,23 +38,24 @@ func cmdLearn(e *env, args []string) error {
 	}
 	start := -1
 	if len(pos) == 1 {
-		start = lessonIndex(pos[0])
+		start = learn.Index(pos[0])
 		if start < 0 {
 			return usageErr("learn: no lesson %q; the lessons are %s", pos[0], strings.Join(learn.Names(), ", "))
 		}
 	}
 	in := bufio.NewReader(stdin)
 	if *headless {
-		lessons := learn.Path
+		first, end := 0, len(learn.Path)
 		if start >= 0 {
-			lessons = learn.Path[start : start+1]
+			first, end = start, start+1
 		}
-		for _, l := range lessons {
+		for i := first; i < end; i++ {
+			l := learn.Path[i]
 			m, err := openMoments(l.Scenario)
 			if err != nil {
 				return runtimeErr(err)
 			}
-			if _, err := learn.Walk(l, lessonIndex(l.Name)+1, len(learn.Path), m, in, e.stdout); err != nil {
+			if _, err := learn.Walk(l, i+1, len(learn.Path), m, in, e.stdout); err != nil {
 				if errors.Is(err, learn.ErrNoAnswer) {
 					return usageErr("learn: %v", err)
 				}
@@ -118,15 +119,6 @@ func cmdLearn(e *env, args []string) error {
 	fmt.Fprintln(e.stdout, "The path is done. Your results:")
 	printSummary(e.stdout, progress)
 	return nil
-}
-
-func lessonIndex(name string) int {
-	for i, l := range learn.Path {
-		if l.Name == name {
-			return i
-		}
-	}
-	return -1
 }
 
 func printLessons(w io.Writer) {

@@ -40,12 +40,7 @@ func (p *player) jsLearn(_ js.Value, args []js.Value) any {
 // startLearn runs the lesson flow on a fresh screen.
 func (p *player) startLearn(r request) {
 	progress := loadProgress()
-	start := -1
-	for i, l := range learn.Path {
-		if l.Name == r.lesson {
-			start = i
-		}
-	}
+	start := learn.Index(r.lesson)
 	if start < 0 {
 		next, ok := progress.Next()
 		if !ok {
