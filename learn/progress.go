@@ -4,9 +4,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 )
 
@@ -42,12 +44,14 @@ func LoadProgress(path string) (*Progress, error) {
 		return p, err
 	}
 	defer f.Close()
-	buf := make([]byte, maxProgress+1)
-	n, _ := f.Read(buf)
-	if n > maxProgress {
+	buf, err := io.ReadAll(io.LimitReader(f, maxProgress+1))
+	if err != nil {
+		return p, err
+	}
+	if len(buf) > maxProgress {
 		return p, fmt.Errorf("%s: larger than %d bytes; remove it to start over", path, maxProgress)
 	}
-	if err := json.Unmarshal(buf[:n], p); err != nil {
+	if err := json.Unmarshal(buf, p); err != nil {
 		return &Progress{Lessons: map[string]Outcome{}}, fmt.Errorf("%s: %v; remove it to start over", path, err)
 	}
 	if p.Lessons == nil {
@@ -98,7 +102,7 @@ func (p *Progress) Summary() []ConceptResult {
 		r := ConceptResult{Concept: c}
 		var words []string
 		for _, l := range Path {
-			if !contains(l.Concepts, c) {
+			if !slices.Contains(l.Concepts, c) {
 				continue
 			}
 			r.Lessons = append(r.Lessons, l.Name)
@@ -106,7 +110,7 @@ func (p *Progress) Summary() []ConceptResult {
 			if o, ok := p.Lessons[l.Name]; ok {
 				w = o.Word()
 			}
-			if !contains(words, w) {
+			if !slices.Contains(words, w) {
 				words = append(words, w)
 			}
 		}
@@ -114,13 +118,4 @@ func (p *Progress) Summary() []ConceptResult {
 		out = append(out, r)
 	}
 	return out
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
