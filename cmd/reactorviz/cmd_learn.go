@@ -142,12 +142,12 @@ func openMoments(scenario string) (learn.Moments, error) {
 	return tui.NewRecorded(tr), nil
 }
 
-// openRecording reads a built-in scenario's recording whole.
-func openRecording(scenario string) (*jsonl.Trace, error) {
-	rc, err := recordings.Open(scenario)
+// openRecording reads a built-in recording whole.
+func openRecording(name string) (*jsonl.Trace, error) {
+	rc, err := recordings.Open(name)
 	if err != nil {
 		return nil, err
 	}
 	defer rc.Close()
-	return jsonl.ReadAll(rc, scenario)
+	return jsonl.ReadAll(rc, name)
 }
