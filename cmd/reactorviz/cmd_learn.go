@@ -32,6 +32,14 @@ func cmdLearn(e *env, args []string) error {
 	if err != nil {
 		return err
 	}
+	// Each of these does one thing: a second one named with it would be
+	// silently dropped (--headless --summary walked the path).
+	switch {
+	case *list && (*headless || *summary || *reset):
+		return usageErr("learn: --list prints the lessons and does nothing else")
+	case *headless && (*summary || *reset):
+		return usageErr("learn: --headless keeps no progress, which --summary prints and --reset forgets")
+	}
 	if *list {
 		printLessons(e.stdout)
 		return nil

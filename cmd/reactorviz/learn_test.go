@@ -119,6 +119,18 @@ func TestLearnKeepsProgress(t *testing.T) {
 	}
 }
 
+// Flags that each do one thing are refused together, rather than one of
+// them dropped: --headless --summary would walk the path instead.
+func TestLearnRefusesFlagsThatExcludeEachOther(t *testing.T) {
+	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
+	for _, args := range [][]string{{"--headless", "--summary"}, {"--headless", "--reset"}, {"--list", "--reset"}, {"--list", "--headless"}} {
+		code, out, errs := answerWith(t, "", append([]string{"learn"}, args...)...)
+		if code != exitUsage || out != "" || !strings.Contains(errs, args[0]) {
+			t.Errorf("learn %v: exit %d, stdout %q, stderr %q", args, code, out, errs)
+		}
+	}
+}
+
 func TestLearnUnknownLesson(t *testing.T) {
 	if code, _, errs := runCLI(t, "learn", "nosuch", "--headless"); code != exitUsage || !strings.Contains(errs, "groups") {
 		t.Errorf("exit %d, stderr %q", code, errs)
