@@ -212,20 +212,12 @@ func parsePlaceholder(inner string) (captionPart, *ExpectError) {
 	}
 	toks, err := lex(word)
 	if err != nil {
-		ee, _ := err.(*ExpectError)
-		if ee == nil {
-			ee = &ExpectError{Msg: err.Error()}
-		}
-		return captionPart{}, ee
+		return captionPart{}, asExpectError(err)
 	}
 	p := &exprParser{toks: toks}
 	o := &operand{}
 	if err := p.operand(o); err != nil {
-		ee, _ := err.(*ExpectError)
-		if ee == nil {
-			ee = &ExpectError{Msg: err.Error()}
-		}
-		return captionPart{}, ee
+		return captionPart{}, asExpectError(err)
 	}
 	if t := p.next(); t.kind != tokEOF {
 		return captionPart{}, &ExpectError{Offset: t.off, Msg: "a placeholder holds one path; unexpected " + t.describe()}

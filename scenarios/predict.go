@@ -226,20 +226,8 @@ var predictKeys = []string{"at", "question", "answer", "choices", "why"}
 // the topology (a learner's experiment should still run), and so is a
 // moment after the run's end unless --set shortened the run.
 func (d *decoder) predicts(n *yaml.Node, durationNode *yaml.Node, s *Scenario) {
-	groups := s.topology(minDefaultWorkers)
-	loops := loopNames(groups)
-	var groupNames []string
-	for _, g := range groups {
-		groupNames = append(groupNames, g.Name)
-	}
 	_, durationSet := d.origin[durationNode]
-	check := func(o *operand) *ExpectError {
-		if d.topologyBroken {
-			return nil
-		}
-		e := &Expect{lhs: *o, rhs: operand{kind: operandLiteral}}
-		return e.checkTopology(loops, groupNames, func(name string) string { return d.unknownLoop(name, s, groups) })
-	}
+	check := d.operandCheck(s)
 	for _, item := range d.list(n, "predict", maxPredicts) {
 		m := d.mapping(item, "a predict item", predictKeys)
 		if m == nil {
@@ -322,13 +310,9 @@ func (d *decoder) predictAnswer(a *yaml.Node, p *Predict, check func(o *operand)
 		d.ps.add(f, pos, "%s", err.Msg)
 		return false
 	}
-	toks, lexErr := lex(text)
-	if lexErr != nil {
-		ee, _ := lexErr.(*ExpectError)
-		if ee == nil {
-			ee = &ExpectError{Msg: lexErr.Error()}
-		}
-		return fail(ee)
+	toks, err := lex(text)
+	if err != nil {
+		return fail(asExpectError(err))
 	}
 	isClause := false
 	for _, t := range toks {
@@ -338,10 +322,7 @@ func (d *decoder) predictAnswer(a *yaml.Node, p *Predict, check func(o *operand)
 	if isClause {
 		e, err := parseExpect(text)
 		if err != nil {
-			ee, _ := err.(*ExpectError)
-			if ee == nil {
-				ee = &ExpectError{Msg: err.Error()}
-			}
+			ee := asExpectError(err)
 			ee.Msg = oneLine(ee.Msg)
 			return fail(ee)
 		}
