@@ -4,8 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"os"
-	"path/filepath"
 	"regexp"
 	"strings"
 	"sync"
@@ -96,9 +94,7 @@ func TestBrowserLiveRun(t *testing.T) {
 	}
 	addr := serveLiveOn(t, site, func(ctx context.Context, c *WSConn) error { return host.Serve(ctx, c) })
 
-	b := startBrowser(t, exe)
-	b.do("Emulation.setDeviceMetricsOverride", map[string]any{"width": 1280, "height": 800, "deviceScaleFactor": 1, "mobile": false})
-	b.do("Page.navigate", map[string]any{"url": "http://" + addr + "/#live"})
+	b := openPage(t, exe, "http://"+addr+"/#live")
 	first := b.waitScreen("the live screen running", 60*time.Second, func(s string) bool {
 		return strings.Contains(s, "RUNNING") && strings.Contains(s, "single-reactor") && liveClock(s) != "" && liveClock(s) != "00:00.0"
 	})
@@ -168,11 +164,7 @@ func TestBrowserLiveRun(t *testing.T) {
 	b.waitScreen("the step on the page ("+note+")", liveWait, func(s string) bool {
 		return strings.Contains(s, "PAUSED") && strings.Contains(s, note)
 	})
-	shot := filepath.Join(t.TempDir(), "live.png")
-	if keep := os.Getenv("REACTORVIZ_SCREENSHOTS"); keep != "" {
-		shot = filepath.Join(keep, "web-live.png")
-	}
-	b.screenshot(shot)
+	b.shot("web-live.png")
 
 	// space again: the run goes on; r restarts it: a new run in the
 	// engine, after the first has shut down.
