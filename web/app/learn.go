@@ -29,11 +29,7 @@ func (p *player) jsLearn(_ js.Value, args []js.Value) any {
 	if len(args) > 0 && args[0].Type() == js.TypeString {
 		r.lesson = args[0].String()
 	}
-	select {
-	case <-p.opens:
-	default:
-	}
-	p.opens <- r
+	post(p.opens, r)
 	return nil
 }
 
