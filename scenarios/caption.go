@@ -78,13 +78,25 @@ type Point struct{ Loop, Key string }
 // Points returns the caption's figures of loops among names, a Point per
 // loop a placeholder reads, in the caption's order.
 func (c Caption) Points(names []string) []Point {
-	var out []Point
+	var ops []*operand
 	for _, p := range c.parts {
-		if p.val == nil || p.val.loop == "" {
+		if p.val != nil {
+			ops = append(ops, p.val)
+		}
+	}
+	return points(ops, names)
+}
+
+// points returns a Point per loop among names that each operand reads, in
+// order; a run key (clients.errors, groups.boss.chooser) points at none.
+func points(ops []*operand, names []string) []Point {
+	var out []Point
+	for _, o := range ops {
+		if o.loop == "" {
 			continue
 		}
-		for _, n := range matchLoops(p.val.loop, names) {
-			out = append(out, Point{Loop: n, Key: p.val.key})
+		for _, n := range matchLoops(o.loop, names) {
+			out = append(out, Point{Loop: n, Key: o.key})
 		}
 	}
 	return out

@@ -177,17 +177,16 @@ func (p *Predict) ChoiceOf(typed string) int {
 	return 0
 }
 
-// Paths returns the summary paths the answer reads, as written, for the
-// screen to point at (a loop's row, its counter).
-func (p *Predict) Paths() []string {
+// operands are the paths and aggregates the answer reads.
+func (p *Predict) operands() []*operand {
 	switch {
 	case p.val != nil:
-		return []string{p.val.text}
+		return []*operand{p.val}
 	case p.clause != nil:
-		var out []string
+		var out []*operand
 		for _, o := range []*operand{&p.clause.lhs, &p.clause.rhs} {
 			if o.kind != operandLiteral {
-				out = append(out, o.text)
+				out = append(out, o)
 			}
 		}
 		return out
@@ -195,29 +194,9 @@ func (p *Predict) Paths() []string {
 	return nil
 }
 
-// Points returns the loops and counters the answer reads, among names.
-func (p *Predict) Points(names []string) []Point {
-	var out []Point
-	for _, path := range p.Paths() {
-		loop, key, ok := strings.Cut(strings.TrimSuffix(strings.TrimPrefix(trimAgg(path), "("), ")"), ".")
-		if !ok || strings.HasPrefix(path, "groups.") {
-			continue
-		}
-		for _, n := range matchLoops(loop, names) {
-			out = append(out, Point{Loop: n, Key: key})
-		}
-	}
-	return out
-}
-
-func trimAgg(path string) string {
-	for _, a := range aggregates {
-		if rest, ok := strings.CutPrefix(path, a+"("); ok {
-			return strings.TrimSuffix(rest, ")")
-		}
-	}
-	return path
-}
+// Points returns the loops and counters the answer reads, among names, for
+// the screen to point at (a loop's row, its counter), as a caption's do.
+func (p *Predict) Points(names []string) []Point { return points(p.operands(), names) }
 
 var predictKeys = []string{"at", "question", "answer", "choices", "why"}
 
@@ -318,7 +297,6 @@ func (d *decoder) predictAnswer(a *yaml.Node, p *Predict, check func(o *operand)
 	for _, t := range toks {
 		isClause = isClause || t.kind == tokOp
 	}
-	var ops []*operand
 	if isClause {
 		e, err := parseExpect(text)
 		if err != nil {
@@ -330,7 +308,7 @@ func (d *decoder) predictAnswer(a *yaml.Node, p *Predict, check func(o *operand)
 			d.errorf(a, "a comparison as the answer picks one of two choices: the first when it holds, the second when not; give choices: with two")
 			return false
 		}
-		p.clause, ops = e, []*operand{&e.lhs, &e.rhs}
+		p.clause = e
 	} else {
 		part, err := parsePlaceholder(text)
 		if err != nil {
@@ -342,7 +320,7 @@ func (d *decoder) predictAnswer(a *yaml.Node, p *Predict, check func(o *operand)
 		if part.val == nil {
 			return fail(&ExpectError{Msg: "an answer reads the run's figures; " + text + " is a --set key, the same whatever happens"})
 		}
-		p.val, ops = part.val, []*operand{part.val}
+		p.val = part.val
 		if len(p.Choices) > 0 {
 			for _, v := range part.val.vals {
 				if p.ChoiceOf(v) == 0 {
@@ -353,10 +331,7 @@ func (d *decoder) predictAnswer(a *yaml.Node, p *Predict, check func(o *operand)
 		}
 	}
 	p.Answer = text
-	for _, o := range ops {
-		if o.kind == operandLiteral {
-			continue
-		}
+	for _, o := range p.operands() {
 		if err := check(o); err != nil {
 			f, pos := d.exprPos(a, err.Offset)
 			if len(d.origin) > 0 {
