@@ -295,6 +295,16 @@ func (b *browser) resize(w, h int) {
 	b.do("Emulation.setDeviceMetricsOverride", map[string]any{"width": w, "height": h, "deviceScaleFactor": 1, "mobile": false})
 }
 
+// browserSite is the whole site, its program built, for a browser test.
+func browserSite(tb testing.TB) *Site {
+	tb.Helper()
+	site, err := Open(testLog{tb})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return site
+}
+
 // openPage starts a fresh Chromium with a 1280×800 window on url.
 func openPage(t testing.TB, exe, url string) *browser {
 	t.Helper()

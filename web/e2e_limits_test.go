@@ -128,10 +128,7 @@ func TestBrowserRefusesAnOversizedTrace(t *testing.T) {
 	st, _ := os.Stat(path)
 	t.Logf("%s: %d events, %d MiB unzipped, %.1f MiB gzipped", filepath.Base(path), events, mib, float64(st.Size())/(1<<20))
 
-	site, err := Open(testLog{t})
-	if err != nil {
-		t.Fatal(err)
-	}
+	site := browserSite(t)
 	b, _ := openTour(t, exe, serve(t, site)+"/")
 	before := rendererRSS(b.cmd.Process.Pid)
 	b.pickFiles(path)

@@ -64,10 +64,7 @@ func TestBrowserLiveRun(t *testing.T) {
 		t.Skip("live runs need the Linux engine")
 	}
 	leaktest.Check(t)
-	site, err := Open(testLog{t})
-	if err != nil {
-		t.Fatal(err)
-	}
+	site := browserSite(t)
 	sc, err := scenarios.Load("single-reactor")
 	if err != nil {
 		t.Fatal(err)

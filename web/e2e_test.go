@@ -44,10 +44,7 @@ func position(screen string) (event, clock string) {
 func TestBrowser(t *testing.T) {
 	exe := needChromium(t)
 	leaktest.Check(t)
-	site, err := Open(testLog{t})
-	if err != nil {
-		t.Fatal(err)
-	}
+	site := browserSite(t)
 	b, tour := openTour(t, exe, serve(t, site)+"/")
 	for _, want := range []string{"tour · multi", "boss-0", "worker-3", "events"} {
 		if !strings.Contains(tour, want) {
@@ -220,10 +217,7 @@ func openTour(t testing.TB, exe, url string) (*browser, string) {
 // download and compilation, the tour's fetch and fold, the first draw.
 func BenchmarkBrowserTourLoad(b *testing.B) {
 	exe := needChromium(b)
-	site, err := Open(testLog{b})
-	if err != nil {
-		b.Fatal(err)
-	}
+	site := browserSite(b)
 	url := serve(b, site) + "/"
 	for b.Loop() {
 		b.StopTimer()
@@ -247,10 +241,7 @@ func BenchmarkBrowserTourLoad(b *testing.B) {
 func TestBrowserStaticSite(t *testing.T) {
 	exe := needChromium(t)
 	leaktest.Check(t)
-	site, err := Open(testLog{t})
-	if err != nil {
-		t.Fatal(err)
-	}
+	site := browserSite(t)
 	dir := t.TempDir()
 	if err := site.WriteTo(dir); err != nil {
 		t.Fatal(err)

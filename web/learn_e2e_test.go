@@ -16,10 +16,7 @@ import (
 func TestBrowserLearn(t *testing.T) {
 	exe := needChromium(t)
 	leaktest.Check(t)
-	site, err := Open(testLog{t})
-	if err != nil {
-		t.Fatal(err)
-	}
+	site := browserSite(t)
 	b := openPage(t, exe, serve(t, site)+"/#learn")
 	first := learn.Path[0]
 	b.waitScreen("the first lesson's question", 60*time.Second, func(s string) bool {

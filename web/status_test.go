@@ -20,10 +20,7 @@ import (
 // as the terminal's compare screen does when it offers them (key R).
 func TestBrowserCompareRecordingIsAQuietMachines(t *testing.T) {
 	exe := needChromium(t)
-	site, err := Open(testLog{t})
-	if err != nil {
-		t.Fatal(err)
-	}
+	site := browserSite(t)
 	b := openPage(t, exe, serve(t, site)+"/#cpu-bound-multi")
 	b.waitScreen("the recording's header", 60*time.Second, func(s string) bool {
 		return strings.Contains(s, "RECORDING") && strings.Contains(s, "quiet machine: not this machine")
@@ -44,10 +41,7 @@ func TestBrowserLiveWarnings(t *testing.T) {
 		t.Skip("live runs need the Linux engine")
 	}
 	leaktest.Check(t)
-	site, err := Open(testLog{t})
-	if err != nil {
-		t.Fatal(err)
-	}
+	site := browserSite(t)
 	sc, err := scenarios.Load("spurious-wakeup")
 	if err != nil {
 		t.Fatal(err)

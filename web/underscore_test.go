@@ -16,10 +16,7 @@ import (
 // over by the row below.
 func TestBrowserUnderscoreAt1x(t *testing.T) {
 	exe := needChromium(t)
-	site, err := Open(testLog{t})
-	if err != nil {
-		t.Fatal(err)
-	}
+	site := browserSite(t)
 	b := openPage(t, exe, serve(t, site)+"/#spurious-wakeup@1.5s")
 	b.waitScreen("spurious-wakeup's note", 60*time.Second, func(s string) bool {
 		return strings.Contains(s, "rebuild_begin")
