@@ -155,11 +155,31 @@
     }, 0);
   }
 
+  // learnWanted reads #learn, which resumes the lesson path
+  // (docs/tutorial.md) where the learner stopped, and #learn/NAME, which
+  // starts at a lesson: the lesson's name, "" to resume, or null for
+  // another address.
+  function learnWanted() {
+    const h = decodeURIComponent(location.hash.replace(/^#/, ""));
+    const m = /^learn(?:\/([a-z0-9-]+))?$/.exec(h);
+    return m ? m[1] || "" : null;
+  }
+
+  // openLearn hands the Go program the lesson path: it runs the lessons on
+  // the recordings and keeps the progress in localStorage.
+  function openLearn(lesson) {
+    ended = false;
+    warnings = [];
+    current = { name: "learn", moment: "", file: true }; // no link names a lesson's moment
+    document.title = "reactorviz · learn";
+    say("learn: type your answer, Enter checks it");
+    window.reactorvizGo.learn(lesson);
+  }
+
   function openWanted() {
-    if (window.reactorvizLearnWanted && window.reactorvizLearnWanted()) {
-      current = { name: "learn", moment: "", file: true };
-      ended = false;
-      warnings = [];
+    const lesson = learnWanted();
+    if (lesson !== null) {
+      openLearn(lesson);
       return;
     }
     const l = liveWanted();
