@@ -32,30 +32,43 @@ func ProgressFile() (string, error) {
 	return filepath.Join(dir, "reactorviz", "learn.json"), nil
 }
 
+// NewProgress is a fresh start: no lesson done.
+func NewProgress() *Progress { return &Progress{Lessons: map[string]Outcome{}} }
+
+// ParseProgress reads progress kept as JSON (a file's, or the page's
+// localStorage); what cannot be read is a fresh start, with the error.
+func ParseProgress(data []byte) (*Progress, error) {
+	p := NewProgress()
+	if err := json.Unmarshal(data, p); err != nil {
+		return NewProgress(), err
+	}
+	if p.Lessons == nil {
+		p.Lessons = map[string]Outcome{}
+	}
+	return p, nil
+}
+
 // LoadProgress reads the progress kept in path; a missing file is a
 // fresh start.
 func LoadProgress(path string) (*Progress, error) {
-	p := &Progress{Lessons: map[string]Outcome{}}
 	f, err := os.Open(path)
 	if errors.Is(err, fs.ErrNotExist) {
-		return p, nil
+		return NewProgress(), nil
 	}
 	if err != nil {
-		return p, err
+		return NewProgress(), err
 	}
 	defer f.Close()
 	buf, err := io.ReadAll(io.LimitReader(f, maxProgress+1))
 	if err != nil {
-		return p, err
+		return NewProgress(), err
 	}
 	if len(buf) > maxProgress {
-		return p, fmt.Errorf("%s: larger than %d bytes; remove it to start over", path, maxProgress)
+		return NewProgress(), fmt.Errorf("%s: larger than %d bytes; remove it to start over", path, maxProgress)
 	}
-	if err := json.Unmarshal(buf, p); err != nil {
-		return &Progress{Lessons: map[string]Outcome{}}, fmt.Errorf("%s: %v; remove it to start over", path, err)
-	}
-	if p.Lessons == nil {
-		p.Lessons = map[string]Outcome{}
+	p, err := ParseProgress(buf)
+	if err != nil {
+		return p, fmt.Errorf("%s: %v; remove it to start over", path, err)
 	}
 	return p, nil
 }

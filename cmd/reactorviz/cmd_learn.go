@@ -82,7 +82,7 @@ func cmdLearn(e *env, args []string) error {
 		fmt.Fprintf(e.stderr, "reactorviz: warning: %v\n", err)
 	}
 	if *reset {
-		progress = &learn.Progress{Lessons: map[string]learn.Outcome{}}
+		progress = learn.NewProgress()
 		if err := progress.Save(path); err != nil {
 			return runtimeErr(err)
 		}

@@ -53,18 +53,15 @@ func storage() js.Value { return js.Global().Get("localStorage") }
 // loadProgress reads the progress the page kept; anything unreadable is a
 // fresh start.
 func loadProgress() *learn.Progress {
-	p := &learn.Progress{Lessons: map[string]learn.Outcome{}}
 	st := storage()
 	if st.Type() != js.TypeObject {
-		return p
+		return learn.NewProgress()
 	}
 	v := st.Call("getItem", progressKey)
 	if v.Type() != js.TypeString {
-		return p
+		return learn.NewProgress()
 	}
-	if err := json.Unmarshal([]byte(v.String()), p); err != nil || p.Lessons == nil {
-		p.Lessons = map[string]learn.Outcome{}
-	}
+	p, _ := learn.ParseProgress([]byte(v.String()))
 	return p
 }
 
