@@ -128,6 +128,12 @@ func placeholderText(o *operand, r Resolver) string {
 	if msg != "" {
 		return "?"
 	}
+	return valueText(v)
+}
+
+// valueText is a figure as a caption shows it, and a prediction's verdict
+// with it: a fraction to one decimal.
+func valueText(v Value) string {
 	if v.typ == TypeFloat {
 		return strconv.FormatFloat(v.f, 'f', 1, 64)
 	}

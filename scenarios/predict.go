@@ -93,9 +93,9 @@ func (p *Predict) Figure(r Resolver) Figure {
 		return f
 	}
 	for _, o := range res.Observed {
-		f.Read = append(f.Read, o.Path+" = "+figureText(o.Value))
+		f.Read = append(f.Read, o.Path+" = "+valueText(o.Value))
 	}
-	f.Value, f.ok = figureText(v), true
+	f.Value, f.ok = valueText(v), true
 	if v.numeric() {
 		f.num, f.isNum = v.float(), true
 	}
@@ -125,13 +125,6 @@ func (p *Predict) Figure(r Resolver) Figure {
 	return f
 }
 
-func figureText(v Value) string {
-	if v.typ == TypeFloat {
-		return strconv.FormatFloat(v.f, 'f', 1, 64)
-	}
-	return v.String()
-}
-
 // Check says whether the learner's answer, as typed, matches the figure: a
 // choice by its number or its text; a number equal to the figure (a
 // fraction within 5 % of it, or equal to one decimal); a word equal to it,
@@ -157,7 +150,7 @@ func (p *Predict) Check(typed string, f Figure) (right, ok bool) {
 		if f.num == math.Trunc(f.num) {
 			return x == f.num, true
 		}
-		return math.Abs(x-f.num) <= 0.05*math.Abs(f.num) || figureText(FloatValue(x)) == f.Value, true
+		return math.Abs(x-f.num) <= 0.05*math.Abs(f.num) || valueText(FloatValue(x)) == f.Value, true
 	}
 	return strings.EqualFold(typed, f.Value), true
 }
