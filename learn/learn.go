@@ -48,14 +48,9 @@ type Moments interface {
 	Log(t time.Duration, filter string, n int) []string
 }
 
-// Lookup returns the lesson of that name.
-func Lookup(name string) (Lesson, bool) {
-	for _, l := range Path {
-		if l.Name == name {
-			return l, true
-		}
-	}
-	return Lesson{}, false
+// Index returns the place in Path of the lesson of that name, or -1.
+func Index(name string) int {
+	return slices.IndexFunc(Path, func(l Lesson) bool { return l.Name == name })
 }
 
 // Names lists the lessons in the path's order.

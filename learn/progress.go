@@ -4,9 +4,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 )
 
@@ -30,28 +32,43 @@ func ProgressFile() (string, error) {
 	return filepath.Join(dir, "reactorviz", "learn.json"), nil
 }
 
-// LoadProgress reads the progress kept in path; a missing file is a
-// fresh start.
-func LoadProgress(path string) (*Progress, error) {
-	p := &Progress{Lessons: map[string]Outcome{}}
-	f, err := os.Open(path)
-	if errors.Is(err, fs.ErrNotExist) {
-		return p, nil
-	}
-	if err != nil {
-		return p, err
-	}
-	defer f.Close()
-	buf := make([]byte, maxProgress+1)
-	n, _ := f.Read(buf)
-	if n > maxProgress {
-		return p, fmt.Errorf("%s: larger than %d bytes; remove it to start over", path, maxProgress)
-	}
-	if err := json.Unmarshal(buf[:n], p); err != nil {
-		return &Progress{Lessons: map[string]Outcome{}}, fmt.Errorf("%s: %v; remove it to start over", path, err)
+// NewProgress is a fresh start: no lesson done.
+func NewProgress() *Progress { return &Progress{Lessons: map[string]Outcome{}} }
+
+// ParseProgress reads progress kept as JSON (a file's, or the page's
+// localStorage); what cannot be read is a fresh start, with the error.
+func ParseProgress(data []byte) (*Progress, error) {
+	p := NewProgress()
+	if err := json.Unmarshal(data, p); err != nil {
+		return NewProgress(), err
 	}
 	if p.Lessons == nil {
 		p.Lessons = map[string]Outcome{}
+	}
+	return p, nil
+}
+
+// LoadProgress reads the progress kept in path; a missing file is a
+// fresh start.
+func LoadProgress(path string) (*Progress, error) {
+	f, err := os.Open(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return NewProgress(), nil
+	}
+	if err != nil {
+		return NewProgress(), err
+	}
+	defer f.Close()
+	buf, err := io.ReadAll(io.LimitReader(f, maxProgress+1))
+	if err != nil {
+		return NewProgress(), err
+	}
+	if len(buf) > maxProgress {
+		return NewProgress(), fmt.Errorf("%s: larger than %d bytes; remove it to start over", path, maxProgress)
+	}
+	p, err := ParseProgress(buf)
+	if err != nil {
+		return p, fmt.Errorf("%s: %v; remove it to start over", path, err)
 	}
 	return p, nil
 }
@@ -98,7 +115,7 @@ func (p *Progress) Summary() []ConceptResult {
 		r := ConceptResult{Concept: c}
 		var words []string
 		for _, l := range Path {
-			if !contains(l.Concepts, c) {
+			if !slices.Contains(l.Concepts, c) {
 				continue
 			}
 			r.Lessons = append(r.Lessons, l.Name)
@@ -106,7 +123,7 @@ func (p *Progress) Summary() []ConceptResult {
 			if o, ok := p.Lessons[l.Name]; ok {
 				w = o.Word()
 			}
-			if !contains(words, w) {
+			if !slices.Contains(words, w) {
 				words = append(words, w)
 			}
 		}
@@ -114,13 +131,4 @@ func (p *Progress) Summary() []ConceptResult {
 		out = append(out, r)
 	}
 	return out
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }

@@ -117,6 +117,11 @@ type Entry struct {
 	Events   uint64
 }
 
+// Banner says what the recording is, as a replay's header shows it.
+func (e Entry) Banner() string {
+	return "recording of " + e.Scenario + " (" + e.Model + ") made on the Linux engine"
+}
+
 // FileName is the embedded file of a recording.
 func FileName(name string) string { return "data/" + name + ".jsonl.gz" }
 

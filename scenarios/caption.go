@@ -78,13 +78,25 @@ type Point struct{ Loop, Key string }
 // Points returns the caption's figures of loops among names, a Point per
 // loop a placeholder reads, in the caption's order.
 func (c Caption) Points(names []string) []Point {
-	var out []Point
+	var ops []*operand
 	for _, p := range c.parts {
-		if p.val == nil || p.val.loop == "" {
+		if p.val != nil {
+			ops = append(ops, p.val)
+		}
+	}
+	return points(ops, names)
+}
+
+// points returns a Point per loop among names that each operand reads, in
+// order; a run key (clients.errors, groups.boss.chooser) points at none.
+func points(ops []*operand, names []string) []Point {
+	var out []Point
+	for _, o := range ops {
+		if o.loop == "" {
 			continue
 		}
-		for _, n := range matchLoops(p.val.loop, names) {
-			out = append(out, Point{Loop: n, Key: p.val.key})
+		for _, n := range matchLoops(o.loop, names) {
+			out = append(out, Point{Loop: n, Key: o.key})
 		}
 	}
 	return out
@@ -116,6 +128,12 @@ func placeholderText(o *operand, r Resolver) string {
 	if msg != "" {
 		return "?"
 	}
+	return valueText(v)
+}
+
+// valueText is a figure as a caption shows it, and a prediction's verdict
+// with it: a fraction to one decimal.
+func valueText(v Value) string {
 	if v.typ == TypeFloat {
 		return strconv.FormatFloat(v.f, 'f', 1, 64)
 	}
@@ -212,20 +230,12 @@ func parsePlaceholder(inner string) (captionPart, *ExpectError) {
 	}
 	toks, err := lex(word)
 	if err != nil {
-		ee, _ := err.(*ExpectError)
-		if ee == nil {
-			ee = &ExpectError{Msg: err.Error()}
-		}
-		return captionPart{}, ee
+		return captionPart{}, asExpectError(err)
 	}
 	p := &exprParser{toks: toks}
 	o := &operand{}
 	if err := p.operand(o); err != nil {
-		ee, _ := err.(*ExpectError)
-		if ee == nil {
-			ee = &ExpectError{Msg: err.Error()}
-		}
-		return captionPart{}, ee
+		return captionPart{}, asExpectError(err)
 	}
 	if t := p.next(); t.kind != tokEOF {
 		return captionPart{}, &ExpectError{Offset: t.off, Msg: "a placeholder holds one path; unexpected " + t.describe()}

@@ -1314,14 +1314,9 @@ func (d *decoder) clause(n *yaml.Node, s *Scenario, loops, groupNames []string, 
 	}
 	e, err := ParseExpect(text)
 	if err != nil {
-		ee, _ := err.(*ExpectError)
-		off := 0
-		msg := err.Error()
-		if ee != nil {
-			off, msg = ee.Offset, ee.Msg
-		}
-		f, p := d.exprPos(n, off)
-		d.ps.add(f, p, "%s", msg)
+		ee := asExpectError(err)
+		f, p := d.exprPos(n, ee.Offset)
+		d.ps.add(f, p, "%s", ee.Msg)
 		return nil
 	}
 	if active && !d.topologyBroken {
@@ -1380,19 +1375,7 @@ var watchKeys = []string{"at", "if", "text", "else"}
 // on, shown by the TUI's caption line and by show. A text is a template
 // (caption.go); an if: picks text: or else: by the configuration.
 func (d *decoder) watch(n *yaml.Node, s *Scenario) {
-	groups := s.topology(minDefaultWorkers)
-	loops := loopNames(groups)
-	var groupNames []string
-	for _, g := range groups {
-		groupNames = append(groupNames, g.Name)
-	}
-	check := func(o *operand) *ExpectError {
-		if d.topologyBroken {
-			return nil
-		}
-		e := &Expect{lhs: *o, rhs: operand{kind: operandLiteral}}
-		return e.checkTopology(loops, groupNames, func(name string) string { return d.unknownLoop(name, s, groups) })
-	}
+	check := d.operandCheck(s)
 	for _, item := range d.list(n, "watch", maxWatch) {
 		m := d.mapping(item, "a watch entry", watchKeys)
 		if m == nil {
@@ -1456,6 +1439,25 @@ func (d *decoder) watch(n *yaml.Node, s *Scenario) {
 		}
 	}
 	slices.SortStableFunc(s.Watch, func(a, b Caption) int { return cmp.Compare(a.At, b.At) })
+}
+
+// operandCheck returns the check of a path or aggregate of a caption or a
+// prediction against the loops and groups s builds: nil when it names
+// only those, or when the topology is broken (already an error).
+func (d *decoder) operandCheck(s *Scenario) func(o *operand) *ExpectError {
+	groups := s.topology(minDefaultWorkers)
+	loops := loopNames(groups)
+	var groupNames []string
+	for _, g := range groups {
+		groupNames = append(groupNames, g.Name)
+	}
+	return func(o *operand) *ExpectError {
+		if d.topologyBroken {
+			return nil
+		}
+		e := &Expect{lhs: *o, rhs: operand{kind: operandLiteral}}
+		return e.checkTopology(loops, groupNames, func(name string) string { return d.unknownLoop(name, s, groups) })
+	}
 }
 
 // textPos places an offset inside a caption's text. A folded block joins

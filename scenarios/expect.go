@@ -273,6 +273,14 @@ func (e *ExpectError) Error() string {
 	return "column " + strconv.Itoa(e.Offset+1) + ": " + e.Msg
 }
 
+// asExpectError is err as an ExpectError: itself, or its text at offset 0.
+func asExpectError(err error) *ExpectError {
+	if ee, ok := err.(*ExpectError); ok {
+		return ee
+	}
+	return &ExpectError{Msg: err.Error()}
+}
+
 // ParseExpect parses and type-checks one clause. Counter and key names are
 // checked here; whether a named loop or group exists depends on the
 // scenario and is checked when the scenario is validated.

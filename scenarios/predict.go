@@ -93,9 +93,9 @@ func (p *Predict) Figure(r Resolver) Figure {
 		return f
 	}
 	for _, o := range res.Observed {
-		f.Read = append(f.Read, o.Path+" = "+figureText(o.Value))
+		f.Read = append(f.Read, o.Path+" = "+valueText(o.Value))
 	}
-	f.Value, f.ok = figureText(v), true
+	f.Value, f.ok = valueText(v), true
 	if v.numeric() {
 		f.num, f.isNum = v.float(), true
 	}
@@ -125,13 +125,6 @@ func (p *Predict) Figure(r Resolver) Figure {
 	return f
 }
 
-func figureText(v Value) string {
-	if v.typ == TypeFloat {
-		return strconv.FormatFloat(v.f, 'f', 1, 64)
-	}
-	return v.String()
-}
-
 // Check says whether the learner's answer, as typed, matches the figure: a
 // choice by its number or its text; a number equal to the figure (a
 // fraction within 5 % of it, or equal to one decimal); a word equal to it,
@@ -157,7 +150,7 @@ func (p *Predict) Check(typed string, f Figure) (right, ok bool) {
 		if f.num == math.Trunc(f.num) {
 			return x == f.num, true
 		}
-		return math.Abs(x-f.num) <= 0.05*math.Abs(f.num) || figureText(FloatValue(x)) == f.Value, true
+		return math.Abs(x-f.num) <= 0.05*math.Abs(f.num) || valueText(FloatValue(x)) == f.Value, true
 	}
 	return strings.EqualFold(typed, f.Value), true
 }
@@ -177,17 +170,16 @@ func (p *Predict) ChoiceOf(typed string) int {
 	return 0
 }
 
-// Paths returns the summary paths the answer reads, as written, for the
-// screen to point at (a loop's row, its counter).
-func (p *Predict) Paths() []string {
+// operands are the paths and aggregates the answer reads.
+func (p *Predict) operands() []*operand {
 	switch {
 	case p.val != nil:
-		return []string{p.val.text}
+		return []*operand{p.val}
 	case p.clause != nil:
-		var out []string
+		var out []*operand
 		for _, o := range []*operand{&p.clause.lhs, &p.clause.rhs} {
 			if o.kind != operandLiteral {
-				out = append(out, o.text)
+				out = append(out, o)
 			}
 		}
 		return out
@@ -195,29 +187,9 @@ func (p *Predict) Paths() []string {
 	return nil
 }
 
-// Points returns the loops and counters the answer reads, among names.
-func (p *Predict) Points(names []string) []Point {
-	var out []Point
-	for _, path := range p.Paths() {
-		loop, key, ok := strings.Cut(strings.TrimSuffix(strings.TrimPrefix(trimAgg(path), "("), ")"), ".")
-		if !ok || strings.HasPrefix(path, "groups.") {
-			continue
-		}
-		for _, n := range matchLoops(loop, names) {
-			out = append(out, Point{Loop: n, Key: key})
-		}
-	}
-	return out
-}
-
-func trimAgg(path string) string {
-	for _, a := range aggregates {
-		if rest, ok := strings.CutPrefix(path, a+"("); ok {
-			return strings.TrimSuffix(rest, ")")
-		}
-	}
-	return path
-}
+// Points returns the loops and counters the answer reads, among names, for
+// the screen to point at (a loop's row, its counter), as a caption's do.
+func (p *Predict) Points(names []string) []Point { return points(p.operands(), names) }
 
 var predictKeys = []string{"at", "question", "answer", "choices", "why"}
 
@@ -226,20 +198,8 @@ var predictKeys = []string{"at", "question", "answer", "choices", "why"}
 // the topology (a learner's experiment should still run), and so is a
 // moment after the run's end unless --set shortened the run.
 func (d *decoder) predicts(n *yaml.Node, durationNode *yaml.Node, s *Scenario) {
-	groups := s.topology(minDefaultWorkers)
-	loops := loopNames(groups)
-	var groupNames []string
-	for _, g := range groups {
-		groupNames = append(groupNames, g.Name)
-	}
 	_, durationSet := d.origin[durationNode]
-	check := func(o *operand) *ExpectError {
-		if d.topologyBroken {
-			return nil
-		}
-		e := &Expect{lhs: *o, rhs: operand{kind: operandLiteral}}
-		return e.checkTopology(loops, groupNames, func(name string) string { return d.unknownLoop(name, s, groups) })
-	}
+	check := d.operandCheck(s)
 	for _, item := range d.list(n, "predict", maxPredicts) {
 		m := d.mapping(item, "a predict item", predictKeys)
 		if m == nil {
@@ -322,26 +282,18 @@ func (d *decoder) predictAnswer(a *yaml.Node, p *Predict, check func(o *operand)
 		d.ps.add(f, pos, "%s", err.Msg)
 		return false
 	}
-	toks, lexErr := lex(text)
-	if lexErr != nil {
-		ee, _ := lexErr.(*ExpectError)
-		if ee == nil {
-			ee = &ExpectError{Msg: lexErr.Error()}
-		}
-		return fail(ee)
+	toks, err := lex(text)
+	if err != nil {
+		return fail(asExpectError(err))
 	}
 	isClause := false
 	for _, t := range toks {
 		isClause = isClause || t.kind == tokOp
 	}
-	var ops []*operand
 	if isClause {
 		e, err := parseExpect(text)
 		if err != nil {
-			ee, _ := err.(*ExpectError)
-			if ee == nil {
-				ee = &ExpectError{Msg: err.Error()}
-			}
+			ee := asExpectError(err)
 			ee.Msg = oneLine(ee.Msg)
 			return fail(ee)
 		}
@@ -349,7 +301,7 @@ func (d *decoder) predictAnswer(a *yaml.Node, p *Predict, check func(o *operand)
 			d.errorf(a, "a comparison as the answer picks one of two choices: the first when it holds, the second when not; give choices: with two")
 			return false
 		}
-		p.clause, ops = e, []*operand{&e.lhs, &e.rhs}
+		p.clause = e
 	} else {
 		part, err := parsePlaceholder(text)
 		if err != nil {
@@ -361,7 +313,7 @@ func (d *decoder) predictAnswer(a *yaml.Node, p *Predict, check func(o *operand)
 		if part.val == nil {
 			return fail(&ExpectError{Msg: "an answer reads the run's figures; " + text + " is a --set key, the same whatever happens"})
 		}
-		p.val, ops = part.val, []*operand{part.val}
+		p.val = part.val
 		if len(p.Choices) > 0 {
 			for _, v := range part.val.vals {
 				if p.ChoiceOf(v) == 0 {
@@ -372,10 +324,7 @@ func (d *decoder) predictAnswer(a *yaml.Node, p *Predict, check func(o *operand)
 		}
 	}
 	p.Answer = text
-	for _, o := range ops {
-		if o.kind == operandLiteral {
-			continue
-		}
+	for _, o := range p.operands() {
 		if err := check(o); err != nil {
 			f, pos := d.exprPos(a, err.Offset)
 			if len(d.origin) > 0 {

@@ -100,4 +100,11 @@ func TestPredictPastShortenedRun(t *testing.T) {
 	if err := sc.Set("duration", "1s"); err != nil {
 		t.Fatalf("--set duration=1s: %v", err)
 	}
+	warned := false
+	for _, w := range sc.Warnings() {
+		warned = warned || strings.Contains(w.String(), "this moment, 4s, is past the run's end at 1s")
+	}
+	if !warned {
+		t.Errorf("no warning of the 4s predictions past the 1s run: %v", sc.Warnings())
+	}
 }

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"sync"
 	"testing"
 	"time"
@@ -232,14 +233,26 @@ func (b *browser) screenText() string {
 // waitScreen waits until the terminal's text satisfies ok, and returns it.
 func (b *browser) waitScreen(what string, timeout time.Duration, ok func(string) bool) string {
 	b.t.Helper()
+	return b.wait(what, timeout, b.screenText, ok)
+}
+
+// waitStatus waits until the page's status line satisfies ok, and returns
+// it.
+func (b *browser) waitStatus(what string, timeout time.Duration, ok func(string) bool) string {
+	b.t.Helper()
+	return b.wait(what, timeout, b.status, ok)
+}
+
+func (b *browser) wait(what string, timeout time.Duration, read func() string, ok func(string) bool) string {
+	b.t.Helper()
 	deadline := time.Now().Add(timeout)
 	for {
-		s := b.screenText()
+		s := read()
 		if ok(s) {
 			return s
 		}
 		if time.Now().After(deadline) {
-			b.t.Fatalf("waited %v for %s; the screen shows:\n%s\nstatus: %s", timeout, what, s, b.status())
+			b.t.Fatalf("waited %v for %s; the screen shows:\n%s\nstatus: %s", timeout, what, b.screenText(), b.status())
 		}
 		time.Sleep(50 * time.Millisecond) // polling the page, not proving an absence
 	}
@@ -275,6 +288,65 @@ func (b *browser) click(x, y float64) {
 	for _, typ := range []string{"mousePressed", "mouseReleased"} {
 		b.do("Input.dispatchMouseEvent", map[string]any{"type": typ, "x": x, "y": y, "button": "left", "clickCount": 1})
 	}
+}
+
+// resize gives the page a window of w×h CSS pixels at 1×.
+func (b *browser) resize(w, h int) {
+	b.do("Emulation.setDeviceMetricsOverride", map[string]any{"width": w, "height": h, "deviceScaleFactor": 1, "mobile": false})
+}
+
+// browserSite is the whole site, its program built, for a browser test.
+func browserSite(tb testing.TB) *Site {
+	tb.Helper()
+	site, err := Open(testLog{tb})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return site
+}
+
+// openPage starts a fresh Chromium with a 1280×800 window on url.
+func openPage(t testing.TB, exe, url string) *browser {
+	t.Helper()
+	b := startBrowser(t, exe)
+	b.resize(1280, 800)
+	b.do("Page.navigate", map[string]any{"url": url})
+	return b
+}
+
+// pickFiles puts files in the page's file input #file, as a learner
+// picking them does.
+func (b *browser) pickFiles(paths ...string) {
+	b.t.Helper()
+	b.do("DOM.enable", nil)
+	var doc struct {
+		Root struct {
+			NodeID int `json:"nodeId"`
+		} `json:"root"`
+	}
+	if err := b.call(b.session, "DOM.getDocument", nil, &doc); err != nil {
+		b.t.Fatal(err)
+	}
+	var q struct {
+		NodeID int `json:"nodeId"`
+	}
+	if err := b.call(b.session, "DOM.querySelector", map[string]any{"nodeId": doc.Root.NodeID, "selector": "#file"}, &q); err != nil {
+		b.t.Fatal(err)
+	}
+	b.do("DOM.setFileInputFiles", map[string]any{"files": paths, "nodeId": q.NodeID})
+}
+
+// shot saves the page as name in REACTORVIZ_SCREENSHOTS, if set, to keep,
+// else in the test's temporary directory, and returns the file's path.
+func (b *browser) shot(name string) string {
+	b.t.Helper()
+	dir := os.Getenv("REACTORVIZ_SCREENSHOTS")
+	if dir == "" {
+		dir = b.t.TempDir()
+	}
+	p := filepath.Join(dir, name)
+	b.screenshot(p)
+	return p
 }
 
 // screenshot saves the page as a PNG.

@@ -128,28 +128,10 @@ func TestBrowserRefusesAnOversizedTrace(t *testing.T) {
 	st, _ := os.Stat(path)
 	t.Logf("%s: %d events, %d MiB unzipped, %.1f MiB gzipped", filepath.Base(path), events, mib, float64(st.Size())/(1<<20))
 
-	site, err := Open(testLog{t})
-	if err != nil {
-		t.Fatal(err)
-	}
+	site := browserSite(t)
 	b, _ := openTour(t, exe, serve(t, site)+"/")
 	before := rendererRSS(b.cmd.Process.Pid)
-	b.do("DOM.enable", nil)
-	var doc struct {
-		Root struct {
-			NodeID int `json:"nodeId"`
-		} `json:"root"`
-	}
-	if err := b.call(b.session, "DOM.getDocument", nil, &doc); err != nil {
-		t.Fatal(err)
-	}
-	var q struct {
-		NodeID int `json:"nodeId"`
-	}
-	if err := b.call(b.session, "DOM.querySelector", map[string]any{"nodeId": doc.Root.NodeID, "selector": "#file"}, &q); err != nil {
-		t.Fatal(err)
-	}
-	b.do("DOM.setFileInputFiles", map[string]any{"files": []string{path}, "nodeId": q.NodeID})
+	b.pickFiles(path)
 	// The page reads the trace on its one thread, so it answers nothing
 	// until it is done: the tab's memory is sampled beside it.
 	var peak atomic.Int64

@@ -4,8 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"os"
-	"path/filepath"
 	"regexp"
 	"strings"
 	"sync"
@@ -66,10 +64,7 @@ func TestBrowserLiveRun(t *testing.T) {
 		t.Skip("live runs need the Linux engine")
 	}
 	leaktest.Check(t)
-	site, err := Open(testLog{t})
-	if err != nil {
-		t.Fatal(err)
-	}
+	site := browserSite(t)
 	sc, err := scenarios.Load("single-reactor")
 	if err != nil {
 		t.Fatal(err)
@@ -96,9 +91,7 @@ func TestBrowserLiveRun(t *testing.T) {
 	}
 	addr := serveLiveOn(t, site, func(ctx context.Context, c *WSConn) error { return host.Serve(ctx, c) })
 
-	b := startBrowser(t, exe)
-	b.do("Emulation.setDeviceMetricsOverride", map[string]any{"width": 1280, "height": 800, "deviceScaleFactor": 1, "mobile": false})
-	b.do("Page.navigate", map[string]any{"url": "http://" + addr + "/#live"})
+	b := openPage(t, exe, "http://"+addr+"/#live")
 	first := b.waitScreen("the live screen running", 60*time.Second, func(s string) bool {
 		return strings.Contains(s, "RUNNING") && strings.Contains(s, "single-reactor") && liveClock(s) != "" && liveClock(s) != "00:00.0"
 	})
@@ -121,10 +114,8 @@ func TestBrowserLiveRun(t *testing.T) {
 		t.Errorf("a live page shows the recording controls %v", shown)
 	}
 	// The loop table moves: the clock and the counters go on.
-	b.waitScreen("the run clock to move", liveWait, func(s string) bool { return liveClock(s) > liveClock(first) })
-
-	time.Sleep(2 * time.Second)
-	t.Logf("after 2 s more: the page shows %s, the engine stands at %v", liveClock(b.screenText()), run().Elapsed())
+	moved := b.waitScreen("the run clock to move", liveWait, func(s string) bool { return liveClock(s) > liveClock(first) })
+	t.Logf("the page shows %s, the engine stands at %v", liveClock(moved), run().Elapsed())
 	// space: the whole run pauses, in the engine.
 	b.key(" ")
 	paused := b.waitScreen("the pause on the page", liveWait, func(s string) bool { return strings.Contains(s, "PAUSED") })
@@ -168,11 +159,7 @@ func TestBrowserLiveRun(t *testing.T) {
 	b.waitScreen("the step on the page ("+note+")", liveWait, func(s string) bool {
 		return strings.Contains(s, "PAUSED") && strings.Contains(s, note)
 	})
-	shot := filepath.Join(t.TempDir(), "live.png")
-	if keep := os.Getenv("REACTORVIZ_SCREENSHOTS"); keep != "" {
-		shot = filepath.Join(keep, "web-live.png")
-	}
-	b.screenshot(shot)
+	b.shot("web-live.png")
 
 	// space again: the run goes on; r restarts it: a new run in the
 	// engine, after the first has shut down.

@@ -44,10 +44,7 @@ func position(screen string) (event, clock string) {
 func TestBrowser(t *testing.T) {
 	exe := needChromium(t)
 	leaktest.Check(t)
-	site, err := Open(testLog{t})
-	if err != nil {
-		t.Fatal(err)
-	}
+	site := browserSite(t)
 	b, tour := openTour(t, exe, serve(t, site)+"/")
 	for _, want := range []string{"tour · multi", "boss-0", "worker-3", "events"} {
 		if !strings.Contains(tour, want) {
@@ -56,10 +53,6 @@ func TestBrowser(t *testing.T) {
 	}
 	if ev, _ := position(tour); ev != "0" {
 		t.Fatalf("the tour opens at event %q, want 0:\n%s", ev, tour)
-	}
-	shot := filepath.Join(t.TempDir(), "tour.png")
-	if keep := os.Getenv("REACTORVIZ_SCREENSHOTS"); keep != "" {
-		shot = filepath.Join(keep, "web-tour.png")
 	}
 
 	// The screen fills the window: 1280×800 holds far more than 80×24.
@@ -118,8 +111,7 @@ func TestBrowser(t *testing.T) {
 	if ev, _ := position(at); ev == "0" {
 		t.Errorf("tour@16.2s is at event 0:\n%s", at)
 	}
-	b.screenshot(shot)
-	t.Logf("screenshot: %s", shot)
+	t.Logf("screenshot: %s", b.shot("web-tour.png"))
 
 	// "link to this moment" names the recording and the time on screen.
 	_, clock = position(at)
@@ -140,7 +132,7 @@ func TestBrowser(t *testing.T) {
 	b.waitScreen("a click to focus worker-2", 10*time.Second, func(s string) bool { return strings.Contains(s, "─ worker-2 · ") })
 
 	// The window shrinks: the screen follows.
-	b.do("Emulation.setDeviceMetricsOverride", map[string]any{"width": 1000, "height": 600, "deviceScaleFactor": 1, "mobile": false})
+	b.resize(1000, 600)
 	b.waitScreen("the screen to follow a smaller window", 10*time.Second, func(s string) bool {
 		n := 0
 		for _, l := range strings.Split(s, "\n") {
@@ -151,7 +143,7 @@ func TestBrowser(t *testing.T) {
 
 	// A window too small for 80×24 cells at the usual font gets a smaller
 	// font rather than the replay's "terminal too small".
-	b.do("Emulation.setDeviceMetricsOverride", map[string]any{"width": 640, "height": 420, "deviceScaleFactor": 1, "mobile": false})
+	b.resize(640, 420)
 	b.waitScreen("an 80-odd column screen in a 640×420 window", 10*time.Second, func(s string) bool {
 		n := 0
 		for _, l := range strings.Split(s, "\n") {
@@ -159,7 +151,7 @@ func TestBrowser(t *testing.T) {
 		}
 		return n >= 80 && n < 100 && strings.Contains(s, "RECORDING") && !strings.Contains(s, "too small")
 	})
-	b.do("Emulation.setDeviceMetricsOverride", map[string]any{"width": 1280, "height": 800, "deviceScaleFactor": 1, "mobile": false})
+	b.resize(1280, 800)
 
 	// The picker opens a compare recording; a link opens a recording at
 	// a moment.
@@ -180,38 +172,23 @@ func TestBrowser(t *testing.T) {
 	// gzipped: here the scheduled-timers recording, unzipped.
 	plain := filepath.Join(t.TempDir(), "timers.jsonl")
 	writeRecording(t, "scheduled-timers", plain)
-	b.do("DOM.enable", nil)
-	var doc struct {
-		Root struct {
-			NodeID int `json:"nodeId"`
-		} `json:"root"`
-	}
-	if err := b.call(b.session, "DOM.getDocument", nil, &doc); err != nil {
-		t.Fatal(err)
-	}
-	var q struct {
-		NodeID int `json:"nodeId"`
-	}
-	if err := b.call(b.session, "DOM.querySelector", map[string]any{"nodeId": doc.Root.NodeID, "selector": "#file"}, &q); err != nil {
-		t.Fatal(err)
-	}
 	// A file that is not a trace is refused, saying why.
 	bad := filepath.Join(t.TempDir(), "notes.jsonl")
 	if err := os.WriteFile(bad, []byte("my notes on the tour\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	b.do("DOM.setFileInputFiles", map[string]any{"files": []string{bad}, "nodeId": q.NodeID})
-	b.waitScreen("the bad file to be refused", 30*time.Second, func(string) bool { return strings.Contains(b.status(), "notes.jsonl:") })
+	b.pickFiles(bad)
+	b.waitStatus("the bad file to be refused", 30*time.Second, func(st string) bool { return strings.Contains(st, "notes.jsonl:") })
 	t.Logf("a file that is not a trace: %s", b.status())
 
-	b.do("DOM.setFileInputFiles", map[string]any{"files": []string{plain}, "nodeId": q.NodeID})
+	b.pickFiles(plain)
 	b.waitScreen("the file picker to open timers.jsonl", 30*time.Second, func(s string) bool {
 		return strings.Contains(s, "REPLAY") && strings.Contains(s, "timers.jsonl") && strings.Contains(s, "scheduled-timers")
 	})
 
 	// q closes the replay; Enter reopens it.
 	b.key("q")
-	b.waitScreen("q to close the replay", 10*time.Second, func(string) bool { return strings.Contains(b.status(), "closed") })
+	b.waitStatus("q to close the replay", 10*time.Second, func(st string) bool { return strings.Contains(st, "closed") })
 	b.key("Enter")
 	b.waitScreen("Enter to reopen the file", 10*time.Second, func(s string) bool {
 		return !strings.Contains(b.status(), "closed") && strings.Contains(s, "timers.jsonl")
@@ -225,7 +202,7 @@ func TestBrowser(t *testing.T) {
 func openTour(t testing.TB, exe, url string) (*browser, string) {
 	t.Helper()
 	b := startBrowser(t, exe)
-	b.do("Emulation.setDeviceMetricsOverride", map[string]any{"width": 1280, "height": 800, "deviceScaleFactor": 1, "mobile": false})
+	b.resize(1280, 800)
 	start := time.Now()
 	b.do("Page.navigate", map[string]any{"url": url})
 	tour := b.waitScreen("the tour's first screen", 60*time.Second, func(s string) bool {
@@ -240,15 +217,12 @@ func openTour(t testing.TB, exe, url string) (*browser, string) {
 // download and compilation, the tour's fetch and fold, the first draw.
 func BenchmarkBrowserTourLoad(b *testing.B) {
 	exe := needChromium(b)
-	site, err := Open(testLog{b})
-	if err != nil {
-		b.Fatal(err)
-	}
+	site := browserSite(b)
 	url := serve(b, site) + "/"
 	for b.Loop() {
 		b.StopTimer()
 		br := startBrowser(b, exe)
-		br.do("Emulation.setDeviceMetricsOverride", map[string]any{"width": 1280, "height": 800, "deviceScaleFactor": 1, "mobile": false})
+		br.resize(1280, 800)
 		b.StartTimer()
 		br.do("Page.navigate", map[string]any{"url": url})
 		br.waitScreen("the tour's first screen", 60*time.Second, func(s string) bool {
@@ -267,10 +241,7 @@ func BenchmarkBrowserTourLoad(b *testing.B) {
 func TestBrowserStaticSite(t *testing.T) {
 	exe := needChromium(t)
 	leaktest.Check(t)
-	site, err := Open(testLog{t})
-	if err != nil {
-		t.Fatal(err)
-	}
+	site := browserSite(t)
 	dir := t.TempDir()
 	if err := site.WriteTo(dir); err != nil {
 		t.Fatal(err)

@@ -16,13 +16,8 @@ import (
 func TestBrowserLearn(t *testing.T) {
 	exe := needChromium(t)
 	leaktest.Check(t)
-	site, err := Open(testLog{t})
-	if err != nil {
-		t.Fatal(err)
-	}
-	b := startBrowser(t, exe)
-	b.do("Emulation.setDeviceMetricsOverride", map[string]any{"width": 1280, "height": 800, "deviceScaleFactor": 1, "mobile": false})
-	b.do("Page.navigate", map[string]any{"url": serve(t, site) + "/#learn"})
+	site := browserSite(t)
+	b := openPage(t, exe, serve(t, site)+"/#learn")
 	first := learn.Path[0]
 	b.waitScreen("the first lesson's question", 60*time.Second, func(s string) bool {
 		return strings.Contains(s, "lesson 1 of") && strings.Contains(s, "How many bytes will") && strings.Contains(s, "your answer")

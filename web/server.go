@@ -51,7 +51,7 @@ func (s *Site) ServeLive(ctx context.Context, ln net.Listener, live LiveHandler)
 	lh := &liveServer{handler: live}
 	mux := http.NewServeMux()
 	mux.Handle(LivePath, lh)
-	mux.Handle("/", SiteHandler(s.FS()))
+	mux.Handle("/", newSiteHandler(s.fsys()))
 	srv := &http.Server{
 		Handler:           mux,
 		ReadHeaderTimeout: readHeaderTimeout,
@@ -78,9 +78,9 @@ func (s *Site) ServeLive(ctx context.Context, ln net.Listener, live LiveHandler)
 	return err
 }
 
-// FS is the site as a file system: the page, the generated files and the
-// recordings, by their paths.
-func (s *Site) FS() fs.FS {
+// fsys is the site as a file system: the page, the generated files and
+// the recordings, by their paths.
+func (s *Site) fsys() fs.FS {
 	m := make(fstest.MapFS, len(s.files))
 	for name, data := range s.files {
 		m[name] = &fstest.MapFile{Data: data, Mode: 0o444}
@@ -104,9 +104,10 @@ type siteHandler struct {
 	noWasmGz error // why the program cannot be served, if it cannot
 }
 
-// SiteHandler serves the files of fsys (a site: index.html, main.wasm.gz,
-// ...) for GET and HEAD; "/" is index.html and /main.wasm the program.
-func SiteHandler(fsys fs.FS) http.Handler {
+// newSiteHandler serves the files of fsys (a site: index.html,
+// main.wasm.gz, ...) for GET and HEAD; "/" is index.html and /main.wasm
+// the program.
+func newSiteHandler(fsys fs.FS) *siteHandler {
 	h := &siteHandler{fsys: fsys}
 	h.gz, h.noWasmGz = fs.ReadFile(fsys, sitebuild.WasmName)
 	if h.noWasmGz == nil && len(h.gz) >= 18 {

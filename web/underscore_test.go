@@ -5,7 +5,6 @@ import (
 	"image"
 	"image/png"
 	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -17,13 +16,8 @@ import (
 // over by the row below.
 func TestBrowserUnderscoreAt1x(t *testing.T) {
 	exe := needChromium(t)
-	site, err := Open(testLog{t})
-	if err != nil {
-		t.Fatal(err)
-	}
-	b := startBrowser(t, exe)
-	b.do("Emulation.setDeviceMetricsOverride", map[string]any{"width": 1280, "height": 800, "deviceScaleFactor": 1, "mobile": false})
-	b.do("Page.navigate", map[string]any{"url": serve(t, site) + "/#spurious-wakeup@1.5s"})
+	site := browserSite(t)
+	b := openPage(t, exe, serve(t, site)+"/#spurious-wakeup@1.5s")
 	b.waitScreen("spurious-wakeup's note", 60*time.Second, func(s string) bool {
 		return strings.Contains(s, "rebuild_begin")
 	})
@@ -54,11 +48,7 @@ func TestBrowserUnderscoreAt1x(t *testing.T) {
 	if box.W == 0 {
 		t.Fatal("no rebuild_begin on the page")
 	}
-	shot := filepath.Join(t.TempDir(), "underscore.png")
-	if keep := os.Getenv("REACTORVIZ_SCREENSHOTS"); keep != "" {
-		shot = filepath.Join(keep, "web-underscore.png")
-	}
-	b.screenshot(shot)
+	shot := b.shot("web-underscore.png")
 	data, err := os.ReadFile(shot)
 	if err != nil {
 		t.Fatal(err)

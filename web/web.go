@@ -111,7 +111,7 @@ func recordingLabels(e recordings.Entry) (banner, note string) {
 		return "built-in recording, made on a quiet machine: not this machine's runs",
 			"built-in recording of " + e.Scenario + " under " + e.Model + ", made on a quiet machine: these lanes and figures are the recording's, not this machine's runs"
 	}
-	return "recording of " + e.Scenario + " (" + e.Model + ") made on the Linux engine", ""
+	return e.Banner(), ""
 }
 
 // addRecordings adds every built-in recording, gzipped as embedded, and

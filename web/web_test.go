@@ -283,7 +283,7 @@ func TestServerConnections(t *testing.T) {
 func TestServerGunzipsTheProgramOnce(t *testing.T) {
 	leaktest.Check(t)
 	s, wasm := testSite(t)
-	h := SiteHandler(s.FS()).(*siteHandler)
+	h := newSiteHandler(s.fsys())
 	srv := httptest.NewServer(h)
 	defer srv.Close()
 	if r := get(t, srv.URL, "HEAD", "/main.wasm", ""); r.ContentLength != int64(len(wasm)) || r.Header.Get("Content-Encoding") != "" {

@@ -57,17 +57,6 @@ const (
 // seconds behind the run and catch up. A variable so tests can shorten it.
 var wsWrite = 60 * time.Second
 
-// Close codes (RFC 6455, 7.4.1).
-const (
-	CloseNormal      = 1000
-	CloseGoingAway   = 1001
-	CloseUnsupported = 1003
-	CloseBadData     = 1007
-	ClosePolicy      = 1008
-	CloseTooBig      = 1009
-	CloseServerError = 1011
-)
-
 // closeError is a fault of the page's found here, with its close code.
 type closeError struct {
 	code   int
@@ -96,7 +85,8 @@ func (w *WSConn) ReadMessage() (binary bool, data []byte, err error) {
 		return false, nil, err
 	}
 	if typ == websocket.MessageText && !utf8.Valid(data) {
-		return false, nil, &closeError{CloseBadData, "text that is not UTF-8"}
+		// The package leaves text as it came: UTF-8 is checked here.
+		return false, nil, &closeError{int(websocket.StatusInvalidFramePayloadData), "text that is not UTF-8"}
 	}
 	return typ == websocket.MessageBinary, data, nil
 }
@@ -112,10 +102,6 @@ func (w *WSConn) WriteMessage(binary bool, data []byte) error {
 	defer cancel()
 	return w.c.Write(ctx, typ, data)
 }
-
-// PeerCloseCode is the close code of the page's own close frame that ended
-// err, or -1 when the page did not close the socket.
-func PeerCloseCode(err error) int { return int(websocket.CloseStatus(err)) }
 
 // liveServer answers the page's requests for the WebSocket, one handler
 // call per socket; wait returns once every call has returned.
@@ -215,15 +201,15 @@ func closeFor(err error) (code int, reason string) {
 	var cc CloseCoder
 	switch {
 	case err == nil, errors.Is(err, context.Canceled):
-		return CloseGoingAway, "the server stops"
-	case PeerCloseCode(err) != -1:
+		return int(websocket.StatusGoingAway), "the server stops"
+	case websocket.CloseStatus(err) != -1:
 		return 0, "" // the package echoed the page's close
 	case errors.As(err, &cc):
 		return cc.CloseCode(), closeReason(err.Error())
 	case errors.Is(err, net.ErrClosed), errors.Is(err, context.DeadlineExceeded):
 		return 0, ""
 	}
-	return CloseServerError, closeReason(err.Error())
+	return int(websocket.StatusInternalError), closeReason(err.Error())
 }
 
 // closeReason fits a reason into a close frame, whose payload is at most

@@ -75,7 +75,7 @@ func dialPage(t *testing.T, addr string) *websocket.Conn {
 
 // closedWith reads until the server closes the socket and returns the code
 // and reason of its close frame.
-func closedWith(t *testing.T, c *websocket.Conn) (int, string) {
+func closedWith(t *testing.T, c *websocket.Conn) (websocket.StatusCode, string) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
@@ -88,7 +88,7 @@ func closedWith(t *testing.T, c *websocket.Conn) (int, string) {
 		if !errors.As(err, &ce) {
 			t.Fatalf("no close frame: %v", err)
 		}
-		return int(ce.Code), ce.Reason
+		return ce.Code, ce.Reason
 	}
 }
 
@@ -120,7 +120,7 @@ func TestWebSocketEcho(t *testing.T) {
 	if err := c.Close(websocket.StatusNormalClosure, "bye"); err != nil {
 		t.Errorf("close: %v", err)
 	}
-	if err := <-ended; PeerCloseCode(err) != CloseNormal {
+	if err := <-ended; websocket.CloseStatus(err) != websocket.StatusNormalClosure {
 		t.Errorf("the handler saw %v, want the page's close", err)
 	}
 }
@@ -137,10 +137,10 @@ func TestWebSocketRefusesBadMessages(t *testing.T) {
 		name string
 		typ  websocket.MessageType
 		data []byte
-		code int
+		code websocket.StatusCode
 	}{
-		{"over the cap", websocket.MessageBinary, make([]byte, wsMaxMessage+1), CloseTooBig},
-		{"text not UTF-8", websocket.MessageText, []byte{'a', 0xff, 0xfe}, CloseBadData},
+		{"over the cap", websocket.MessageBinary, make([]byte, wsMaxMessage+1), websocket.StatusMessageTooBig},
+		{"text not UTF-8", websocket.MessageText, []byte{'a', 0xff, 0xfe}, websocket.StatusInvalidFramePayloadData},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			c := dialPage(t, addr)
@@ -159,12 +159,12 @@ func TestWebSocketRefusesBadMessages(t *testing.T) {
 
 // fault is a handler's error that names its close code.
 type fault struct {
-	code int
+	code websocket.StatusCode
 	msg  string
 }
 
 func (f fault) Error() string  { return f.msg }
-func (f fault) CloseCode() int { return f.code }
+func (f fault) CloseCode() int { return int(f.code) }
 
 // A handler's error goes to the page in the close frame, with the code it
 // names (a takeover's normal close, a page's fault), or 1011 when it names
@@ -179,9 +179,9 @@ func TestWebSocketCloseSaysWhy(t *testing.T) {
 		}
 		switch string(data) {
 		case "taken over":
-			return fault{CloseNormal, "another page took over the live run"}
+			return fault{websocket.StatusNormalClosure, "another page took over the live run"}
 		case "binary":
-			return fault{CloseUnsupported, "a page sends controls as text"}
+			return fault{websocket.StatusUnsupportedData, "a page sends controls as text"}
 		case "fail":
 			return errors.New("the run failed")
 		}
@@ -190,11 +190,11 @@ func TestWebSocketCloseSaysWhy(t *testing.T) {
 	})
 	for _, tc := range []struct {
 		send, reason string
-		code         int
+		code         websocket.StatusCode
 	}{
-		{"taken over", "another page took over the live run", CloseNormal},
-		{"binary", "a page sends controls as text", CloseUnsupported},
-		{"fail", "the run failed", CloseServerError},
+		{"taken over", "another page took over the live run", websocket.StatusNormalClosure},
+		{"binary", "a page sends controls as text", websocket.StatusUnsupportedData},
+		{"fail", "the run failed", websocket.StatusInternalError},
 	} {
 		c := dialPage(t, addr)
 		if err := c.Write(context.Background(), websocket.MessageText, []byte(tc.send)); err != nil {
@@ -228,8 +228,8 @@ func TestWebSocketServerStops(t *testing.T) {
 	c := dialPage(t, ln.Addr().String())
 	<-served
 	cancel()
-	if code, _ := closedWith(t, c); code != CloseGoingAway {
-		t.Errorf("closed with %d, want %d", code, CloseGoingAway)
+	if code, _ := closedWith(t, c); code != websocket.StatusGoingAway {
+		t.Errorf("closed with %d, want %d", code, websocket.StatusGoingAway)
 	}
 	if err := <-done; err != nil {
 		t.Errorf("ServeLive: %v", err)

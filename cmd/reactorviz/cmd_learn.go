@@ -32,29 +32,38 @@ func cmdLearn(e *env, args []string) error {
 	if err != nil {
 		return err
 	}
+	// Each of these does one thing: a second one named with it would be
+	// silently dropped (--headless --summary walked the path).
+	switch {
+	case *list && (*headless || *summary || *reset):
+		return usageErr("learn: --list prints the lessons and does nothing else")
+	case *headless && (*summary || *reset):
+		return usageErr("learn: --headless keeps no progress, which --summary prints and --reset forgets")
+	}
 	if *list {
 		printLessons(e.stdout)
 		return nil
 	}
 	start := -1
 	if len(pos) == 1 {
-		start = lessonIndex(pos[0])
+		start = learn.Index(pos[0])
 		if start < 0 {
 			return usageErr("learn: no lesson %q; the lessons are %s", pos[0], strings.Join(learn.Names(), ", "))
 		}
 	}
 	in := bufio.NewReader(stdin)
 	if *headless {
-		lessons := learn.Path
+		first, end := 0, len(learn.Path)
 		if start >= 0 {
-			lessons = learn.Path[start : start+1]
+			first, end = start, start+1
 		}
-		for _, l := range lessons {
+		for i := first; i < end; i++ {
+			l := learn.Path[i]
 			m, err := openMoments(l.Scenario)
 			if err != nil {
 				return runtimeErr(err)
 			}
-			if _, err := learn.Walk(l, lessonIndex(l.Name)+1, len(learn.Path), m, in, e.stdout); err != nil {
+			if _, err := learn.Walk(l, i+1, len(learn.Path), m, in, e.stdout); err != nil {
 				if errors.Is(err, learn.ErrNoAnswer) {
 					return usageErr("learn: %v", err)
 				}
@@ -73,7 +82,7 @@ func cmdLearn(e *env, args []string) error {
 		fmt.Fprintf(e.stderr, "reactorviz: warning: %v\n", err)
 	}
 	if *reset {
-		progress = &learn.Progress{Lessons: map[string]learn.Outcome{}}
+		progress = learn.NewProgress()
 		if err := progress.Save(path); err != nil {
 			return runtimeErr(err)
 		}
@@ -120,15 +129,6 @@ func cmdLearn(e *env, args []string) error {
 	return nil
 }
 
-func lessonIndex(name string) int {
-	for i, l := range learn.Path {
-		if l.Name == name {
-			return i
-		}
-	}
-	return -1
-}
-
 func printLessons(w io.Writer) {
 	for i, l := range learn.Path {
 		fmt.Fprintf(w, "%2d  %-11s %-48s %s  (recording: %s)\n", i+1, l.Name, l.Title, strings.Join(l.Concepts, " "), l.Scenario)
@@ -150,12 +150,12 @@ func openMoments(scenario string) (learn.Moments, error) {
 	return tui.NewRecorded(tr), nil
 }
 
-// openRecording reads a built-in scenario's recording whole.
-func openRecording(scenario string) (*jsonl.Trace, error) {
-	rc, err := recordings.Open(scenario)
+// openRecording reads a built-in recording whole.
+func openRecording(name string) (*jsonl.Trace, error) {
+	rc, err := recordings.Open(name)
 	if err != nil {
 		return nil, err
 	}
 	defer rc.Close()
-	return jsonl.ReadAll(rc, scenario)
+	return jsonl.ReadAll(rc, name)
 }

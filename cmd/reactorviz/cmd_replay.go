@@ -111,7 +111,7 @@ func openTrace(arg string) (*traceSource, error) {
 // recordingBanner says what a built-in recording is, and why it is shown
 // when the live engine is not there.
 func recordingBanner(ent recordings.Entry) string {
-	b := "recording of " + ent.Scenario + " (" + ent.Model + ") made on the Linux engine"
+	b := ent.Banner()
 	if !reactor.Live {
 		b += "; live runs need Linux"
 	}

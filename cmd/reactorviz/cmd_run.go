@@ -79,8 +79,9 @@ func cmdRun(e *env, args []string) error {
 		if rf.headless || rf.json {
 			return usageErr("run: --web shows the run in the browser; --headless and --json print it here")
 		}
-		// The tour opens paused in the browser as on a terminal: its
-		// first lesson, the lazy start, is gone once it runs.
+		// The tour opens paused in the browser, as reactorviz alone
+		// opens it on a terminal: its first lesson, the lazy start, is
+		// gone once it runs.
 		return liveInBrowser(e, wf, sc, opts, ui.paused || sc.Name == scenarios.Default, false)
 	}
 	if rf.tui(e) && liveTUI != nil {

@@ -19,20 +19,26 @@ func answerWith(t *testing.T, in string, args ...string) (int, string, string) {
 	return runCLI(t, args...)
 }
 
+// questions reads a lesson's two questions from its recording.
+func questions(t *testing.T, l learn.Lesson) (m learn.Moments, first, again learn.Question) {
+	t.Helper()
+	m, err := openMoments(l.Scenario)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if first, again, err = l.Questions(m); err != nil {
+		t.Fatal(err)
+	}
+	return m, first, again
+}
+
 // TestLearnEveryLessonBothWays plays every lesson headless on its
 // recording: the right answers get every verdict "right" and no second
 // question; wrong ones get "wrong" and the second question.
 func TestLearnEveryLessonBothWays(t *testing.T) {
 	for _, l := range learn.Path {
 		t.Run(l.Name, func(t *testing.T) {
-			m, err := openMoments(l.Scenario)
-			if err != nil {
-				t.Fatal(err)
-			}
-			first, again, err := l.Questions(m)
-			if err != nil {
-				t.Fatal(err)
-			}
+			m, first, again := questions(t, l)
 			if first.Question == again.Question {
 				t.Errorf("the second question repeats the first: %q", first.Question)
 			}
@@ -88,15 +94,7 @@ func TestLearnListCoversChecklist(t *testing.T) {
 func TestLearnKeepsProgress(t *testing.T) {
 	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
 	t.Setenv("HOME", t.TempDir())
-	l := learn.Path[0]
-	m, err := openMoments(l.Scenario)
-	if err != nil {
-		t.Fatal(err)
-	}
-	first, _, err := l.Questions(m)
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, first, _ := questions(t, learn.Path[0])
 	// One right answer, then the input ends: stopped, to resume at the
 	// second lesson.
 	code, out, errs := answerWith(t, first.RightAnswer()+"\n", "learn")
@@ -116,6 +114,18 @@ func TestLearnKeepsProgress(t *testing.T) {
 	}
 	if !regexp.MustCompile(`C1 +right +groups`).MatchString(out) || !regexp.MustCompile(`C23 +not yet`).MatchString(out) {
 		t.Errorf("summary:\n%s", out)
+	}
+}
+
+// Flags that each do one thing are refused together, rather than one of
+// them dropped: --headless --summary would walk the path instead.
+func TestLearnRefusesFlagsThatExcludeEachOther(t *testing.T) {
+	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
+	for _, args := range [][]string{{"--headless", "--summary"}, {"--headless", "--reset"}, {"--list", "--reset"}, {"--list", "--headless"}} {
+		code, out, errs := answerWith(t, "", append([]string{"learn"}, args...)...)
+		if code != exitUsage || out != "" || !strings.Contains(errs, args[0]) {
+			t.Errorf("learn %v: exit %d, stdout %q, stderr %q", args, code, out, errs)
+		}
 	}
 }
 

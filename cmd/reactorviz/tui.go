@@ -78,12 +78,7 @@ func quietRecordings(workload string) func(model string) (*jsonl.Trace, bool) {
 		if !ok || ent.Scenario != workload || ent.Model != model {
 			return nil, false
 		}
-		rc, err := recordings.Open(name)
-		if err != nil {
-			return nil, false
-		}
-		defer rc.Close()
-		tr, err := jsonl.ReadAll(rc, name)
+		tr, err := openRecording(name)
 		if err != nil {
 			return nil, false
 		}

@@ -29,23 +29,14 @@ func (p *player) jsLearn(_ js.Value, args []js.Value) any {
 	if len(args) > 0 && args[0].Type() == js.TypeString {
 		r.lesson = args[0].String()
 	}
-	select {
-	case <-p.opens:
-	default:
-	}
-	p.opens <- r
+	post(p.opens, r)
 	return nil
 }
 
 // startLearn runs the lesson flow on a fresh screen.
 func (p *player) startLearn(r request) {
 	progress := loadProgress()
-	start := -1
-	for i, l := range learn.Path {
-		if l.Name == r.lesson {
-			start = i
-		}
-	}
+	start := learn.Index(r.lesson)
 	if start < 0 {
 		next, ok := progress.Next()
 		if !ok {
@@ -62,18 +53,15 @@ func storage() js.Value { return js.Global().Get("localStorage") }
 // loadProgress reads the progress the page kept; anything unreadable is a
 // fresh start.
 func loadProgress() *learn.Progress {
-	p := &learn.Progress{Lessons: map[string]learn.Outcome{}}
 	st := storage()
 	if st.Type() != js.TypeObject {
-		return p
+		return learn.NewProgress()
 	}
 	v := st.Call("getItem", progressKey)
 	if v.Type() != js.TypeString {
-		return p
+		return learn.NewProgress()
 	}
-	if err := json.Unmarshal([]byte(v.String()), p); err != nil || p.Lessons == nil {
-		p.Lessons = map[string]learn.Outcome{}
-	}
+	p, _ := learn.ParseProgress([]byte(v.String()))
 	return p
 }
 

@@ -262,6 +262,18 @@ func ended(err error) {
 	}
 }
 
+// post hands v to the serve loop on ch, a channel of one, in place of a
+// value the loop has not taken yet: only the newest request, size or seek
+// matters. It never blocks: only the JS callbacks send, one at a time on
+// the page's thread, and the channel is empty once drained.
+func post[T any](ch chan T, v T) {
+	select {
+	case <-ch:
+	default:
+	}
+	ch <- v
+}
+
 // jsOpen is reactorvizGo.open(name, Uint8Array, banner, moment).
 func (p *player) jsOpen(_ js.Value, args []js.Value) any {
 	if len(args) < 2 {
@@ -276,12 +288,7 @@ func (p *player) jsOpen(_ js.Value, args []js.Value) any {
 	if len(args) > 3 && args[3].Type() == js.TypeString {
 		r.moment = args[3].String()
 	}
-	// Only the newest request matters.
-	select {
-	case <-p.opens:
-	default:
-	}
-	p.opens <- r
+	post(p.opens, r)
 	return nil
 }
 
@@ -294,11 +301,7 @@ func (p *player) jsLive(_ js.Value, args []js.Value) any {
 	r := request{name: "live", live: args[0].String()}
 	r.paused = len(args) > 1 && args[1].Truthy()
 	r.serve = len(args) > 2 && args[2].Truthy()
-	select {
-	case <-p.opens:
-	default:
-	}
-	p.opens <- r
+	post(p.opens, r)
 	return nil
 }
 
@@ -307,11 +310,7 @@ func (p *player) jsResize(_ js.Value, args []js.Value) any {
 	if len(args) < 2 {
 		return nil
 	}
-	select {
-	case <-p.sizes:
-	default:
-	}
-	p.sizes <- [2]int{args[0].Int(), args[1].Int()}
+	post(p.sizes, [2]int{args[0].Int(), args[1].Int()})
 	return nil
 }
 
@@ -320,11 +319,7 @@ func (p *player) jsSeek(_ js.Value, args []js.Value) any {
 	if len(args) < 1 {
 		return nil
 	}
-	select {
-	case <-p.seeks:
-	default:
-	}
-	p.seeks <- args[0].String()
+	post(p.seeks, args[0].String())
 	return nil
 }
 

@@ -65,15 +65,6 @@
     return { name: h.slice(0, at) || defaultRecording, moment: h.slice(at + 1) };
   }
 
-  // banner is what the replay's header says the recording is
-  // (recordings/index.json), and note what the status line adds: a
-  // compare workload's recording says its lanes and figures are a quiet
-  // machine's, as the terminal's compare screen does when it offers the
-  // same recordings (key R).
-  function banner(rec) {
-    return rec.banner || "recording of " + rec.scenario + " (" + rec.model + ") made on the Linux engine";
-  }
-
   async function loadIndex() {
     const resp = await fetch("recordings/index.json");
     if (!resp.ok) throw new Error("recordings/index.json: " + resp.status);
@@ -107,7 +98,11 @@
       const resp = await fetch("recordings/" + encodeURIComponent(name) + ".jsonl.gz");
       if (!resp.ok) throw new Error(resp.status + " " + resp.statusText);
       const data = new Uint8Array(await resp.arrayBuffer());
-      hand(name, data, banner(rec), moment, rec.note || "");
+      // The header's banner and the status line's note say what the
+      // recording is (web.recordingLabels, in recordings/index.json): a
+      // compare workload's, that its lanes and figures are a quiet
+      // machine's, as the terminal's compare screen says (key R).
+      hand(name, data, rec.banner, moment, rec.note || "");
     } catch (err) {
       say(name + ": " + err.message, true);
     }
@@ -155,11 +150,31 @@
     }, 0);
   }
 
+  // learnWanted reads #learn, which resumes the lesson path
+  // (docs/tutorial.md) where the learner stopped, and #learn/NAME, which
+  // starts at a lesson: the lesson's name, "" to resume, or null for
+  // another address.
+  function learnWanted() {
+    const h = decodeURIComponent(location.hash.replace(/^#/, ""));
+    const m = /^learn(?:\/([a-z0-9-]+))?$/.exec(h);
+    return m ? m[1] || "" : null;
+  }
+
+  // openLearn hands the Go program the lesson path: it runs the lessons on
+  // the recordings and keeps the progress in localStorage.
+  function openLearn(lesson) {
+    ended = false;
+    warnings = [];
+    current = { name: "learn", moment: "", file: true }; // no link names a lesson's moment
+    document.title = "reactorviz · learn";
+    say("learn: type your answer, Enter checks it");
+    window.reactorvizGo.learn(lesson);
+  }
+
   function openWanted() {
-    if (window.reactorvizLearnWanted && window.reactorvizLearnWanted()) {
-      current = { name: "learn", moment: "", file: true };
-      ended = false;
-      warnings = [];
+    const lesson = learnWanted();
+    if (lesson !== null) {
+      openLearn(lesson);
       return;
     }
     const l = liveWanted();
