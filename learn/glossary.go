@@ -30,7 +30,7 @@ var words = []Term{
 	// The loop table's columns.
 	{"LOOP", "column: the loop's name, its group and index: boss-0, worker-3, reactor-0 (the single model's one loop), client-1."},
 	{"TID", "column: the Linux thread id of the loop's thread; - until the thread starts on the loop's first task."},
-	{"STATE", "column: the loop's life: NOT_STARTED, STARTED, SHUTTING_DOWN, SHUTDOWN, TERMINATED; paused or pausing when stopped at its step gate."},
+	{"STATE", "column: the loop's life: NOT_STARTED, STARTED, SHUTTING_DOWN, SHUTDOWN, TERMINATED, and in a Netty 4.2 auto-scaling group SUSPENDING, SUSPENDED; a table too narrow for them writes new, started, stopping, shutdown, ended, susp…, susp'd; paused or pausing when stopped at its step gate."},
 	{"PHASE", "column: the ring sel›io›tsk with the phase the loop is in lit: select, I/O (processSelectedKeys), tasks (runAllTasks)."},
 	{"ITER", "column: loop iterations, each one select, I/O and tasks."},
 	{"SELCNT", "column: selectCnt, the premature select returns in a row, against the rebuild threshold (512 by default)."},
@@ -39,6 +39,7 @@ var words = []Term{
 	{"CH", "column: channels registered on the loop now."},
 	{"LAST 1s io/tsk", "column: the share of the last second the loop spent in I/O and in tasks, as a bar and in per cent."},
 	{"p50/p99", "column: the median and 99th-percentile latency of the requests on the loop's channels over the last second."},
+	{"worst", "column: the highest p99 the loop's clients saw in any 250 ms window of the run so far, a request still unanswered counted at its age: a stall the last second has forgotten."},
 	// The detail pane's labels, long and short.
 	{"selectCnt, selCnt", "detail: SELCNT's figure; max the highest it reached; premature (short: prem) the premature returns in all."},
 	{"rebuilds, migrated", "detail: selector rebuilds, and the channels they moved to a new epoll instance (short: migr)."},

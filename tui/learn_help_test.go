@@ -5,11 +5,14 @@ import (
 	"testing"
 
 	"github.com/reactorviz/reactorviz/learn"
+	"github.com/reactorviz/reactorviz/reactor/trace"
+	"github.com/reactorviz/reactorviz/tui/widgets"
 )
 
-// TestGlossaryDefinesScreenWords: every column header of the loop table
-// and every label of the detail pane, long or short, is defined in the
-// glossary the help shows, and its words fit the help's term column.
+// TestGlossaryDefinesScreenWords: every column header of the loop table,
+// its state names long and short, and every label of the detail pane,
+// long or short, is defined in the glossary the help shows, and its words
+// fit the help's term column.
 func TestGlossaryDefinesScreenWords(t *testing.T) {
 	var all strings.Builder
 	for _, g := range learn.Glossary() {
@@ -19,7 +22,13 @@ func TestGlossaryDefinesScreenWords(t *testing.T) {
 		all.WriteString(" " + g.Word + " " + g.Meaning + " ")
 	}
 	text := all.String()
-	words := []string{"LOOP", "TID", "STATE", "PHASE", "ITER", "SELCNT", "QUEUE", "SCHED", "CH", "LAST 1s io/tsk", "p50/p99"}
+	words := []string{"LOOP", "TID", "STATE", "PHASE", "ITER", "SELCNT", "QUEUE", "SCHED", "CH", "LAST 1s io/tsk", "p50/p99", "worst"}
+	// The state column's words, long and short.
+	for s := trace.StateNotStarted; s <= trace.StateTerminated; s++ {
+		var r widgets.LoopRow
+		r.State = s
+		words = append(words, widgets.StateText(r, true), widgets.StateText(r, false))
+	}
 	for _, long := range []bool{true, false} {
 		in := detailInfo{ok: true, netty: "4.1"}
 		in.loop.Shutdown.Start = 1

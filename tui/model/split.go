@@ -2,7 +2,8 @@ package model
 
 // TimeSplit is where a loop's last second went, in percent of it, and the
 // latency the clients of its channels saw in it. Live, the run measures
-// both (the loops' own clocks, the clients' histograms); a replay has the
+// both (the loops' own clocks, the clients' histograms); a replay reads
+// them from its trace's samples, and a trace without samples has the
 // shares from its phase events and no latency.
 type TimeSplit struct {
 	Known             bool

@@ -85,8 +85,10 @@ type columns struct {
 
 func layout(w, nameW int) columns {
 	c := columns{name: 9, tid: 6, state: 8, phase: 10, iter: 6, sel: 7, queue: 5, spark: 5, sched: 9, ch: 3}
+	// The marker, the ten columns and the nine gaps between them (the
+	// time columns bring their own gaps).
 	used := func() int {
-		return 1 + c.name + c.tid + c.state + c.phase + c.iter + c.sel + c.queue + c.spark + c.sched + c.ch + 10
+		return 1 + c.name + c.tid + c.state + c.phase + c.iter + c.sel + c.queue + c.spark + c.sched + c.ch + 9
 	}
 	extra := w - used()
 	grow := func(f *int, upTo int) {

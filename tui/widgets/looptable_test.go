@@ -6,6 +6,7 @@ import (
 
 	"github.com/gdamore/tcell/v2"
 
+	"github.com/reactorviz/reactorviz/reactor/trace"
 	"github.com/reactorviz/reactorviz/tui/model"
 )
 
@@ -66,5 +67,53 @@ func TestLoopTableUnderlinesTheWatchedLoop(t *testing.T) {
 	}
 	if underlined(2) || !underlined(3) {
 		t.Errorf("underlined: worker-0 %v, worker-1 %v; want false, true", underlined(2), underlined(3))
+	}
+}
+
+// At 120 columns, with the clients' figures, the table keeps Netty's
+// state names (the captions, the lessons and docs/concepts.md speak of
+// NOT_STARTED), a seven-digit thread id whole and the worst window, and
+// its rows reach the right edge: no column is left unused.
+func TestLoopTableAt120KeepsNettyStateNames(t *testing.T) {
+	scr := tcell.NewSimulationScreen("UTF-8")
+	if err := scr.Init(); err != nil {
+		t.Fatal(err)
+	}
+	defer scr.Fini()
+	const w = 120
+	scr.SetSize(w, 4)
+	var started, idle LoopRow
+	started.Name, started.TID, started.Threshold = "worker-0", 1234567, 512
+	started.State = trace.StateStarted
+	started.Split = model.TimeSplit{Known: true, Select: 40, IO: 30, Tasks: 30, Latency: true,
+		P50US: 99_900, P99US: 99_900, WorstP99US: 99_900}
+	idle.Name, idle.Threshold, idle.State = "worker-1", 512, trace.StateNotStarted
+	lt := NewLoopTable(NewTheme(true))
+	lt.SetRect(0, 0, w, 4)
+	lt.Set([]Seg{S("worker", NewTheme(true).Title)}, []LoopRow{started, idle}, 0, 0, true)
+	lt.Draw(scr)
+	scr.Show()
+	cells, cw, _ := scr.GetContents()
+	row := func(y int) string {
+		var b strings.Builder
+		for _, c := range cells[y*cw : (y+1)*cw] {
+			b.WriteString(string(c.Runes))
+		}
+		return b.String()
+	}
+	if h := row(1); !strings.Contains(h, "worst") || !strings.Contains(h, "p50/p99") {
+		t.Errorf("header %q lacks the clients' columns", h)
+	}
+	r0, r1 := row(2), row(3)
+	for _, want := range []string{"1234567", "STARTED", "99.9ms/99.9ms  99.9ms"} {
+		if !strings.Contains(r0, want) {
+			t.Errorf("row %q lacks %q", r0, want)
+		}
+	}
+	if !strings.Contains(r1, "NOT_STARTED") {
+		t.Errorf("row %q lacks NOT_STARTED", r1)
+	}
+	if !strings.HasSuffix(r0, "99.9ms") {
+		t.Errorf("row %q does not reach the right edge", r0)
 	}
 }

@@ -20,7 +20,7 @@ const (
 	splitTimeW  = splitBarW + 1 + splitNumW
 	splitLatW   = 13 // "1.2ms/25.3ms"
 	narrowBarW  = 5
-	splitWorstW = 7 // "655.4ms"
+	splitWorstW = 6 // "99.9ms": model.Duration keeps three digits
 )
 
 // splitColumns takes room for the time columns out of extra (the width
