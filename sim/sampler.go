@@ -110,7 +110,7 @@ func (f *Samples) LoopTime(i int) *LoopTime {
 	t := &LoopTime{SelectNanos: cur.Split.SelectNS}
 	if cur.Clients.N > 0 {
 		t.Clients = &LoopClients{Requests: int64(cur.Clients.N), LatencyUS: latencyOf(&cur.Clients)}
-		t.Clients.LatencyUS.WorstWindow = worstOf(cur.Worst)
+		t.Clients.LatencyUS.WorstWindow = WorstOf(cur.Worst)
 	}
 	old, newest, ok := sample.LastWindow(f.ticks, int64(time.Second))
 	if !ok {
@@ -189,9 +189,9 @@ func raiseWorst(cur *sample.Worst, felt *sample.Hist, at int64) *sample.Worst {
 	return &sample.Worst{P99US: p, AtNS: at}
 }
 
-// worstOf is a sample's worst window as a summary reports it; nil without
+// WorstOf is a sample's worst window as a summary reports it; nil without
 // one.
-func worstOf(w *sample.Worst) *WorstWindow {
+func WorstOf(w *sample.Worst) *WorstWindow {
 	if w == nil {
 		return nil
 	}

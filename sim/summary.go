@@ -251,7 +251,7 @@ func (s *Summary) fromSamples(f *Samples, table []trace.LoopInfo) {
 		s.loopNames = append(s.loopNames, info.Name)
 	}
 	s.Clients = clientSummary(fin)
-	s.Clients.LatencyUS.WorstWindow = worstOf(fin.Clients.Worst)
+	s.Clients.LatencyUS.WorstWindow = WorstOf(fin.Clients.Worst)
 	if w := fin.Wheel; w != nil {
 		s.Wheel = WheelSummary{Ticks: w.Ticks, Expired: w.Expired, Cancelled: w.Cancelled, Pending: w.Pending}
 	}

@@ -109,8 +109,8 @@ func builtinRecording(model string, tr *jsonl.Trace) recording {
 		f.Add(&s)
 	}
 	r.windows = f.Windows()
-	if w, ok := f.Worst(-1); ok {
-		r.worst = &w
+	if last := f.Latest(); last != nil {
+		r.worst = sim.WorstOf(last.Clients.Worst)
 	}
 	return r
 }
