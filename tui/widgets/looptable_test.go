@@ -105,7 +105,7 @@ func TestLoopTableAt120KeepsNettyStateNames(t *testing.T) {
 		t.Errorf("header %q lacks the clients' columns", h)
 	}
 	r0, r1 := row(2), row(3)
-	for _, want := range []string{"1234567", "STARTED", "99.9ms/99.9ms  99.9ms"} {
+	for _, want := range []string{"1234567", "STARTED", "99.9ms/99.9ms 99.9ms"} {
 		if !strings.Contains(r0, want) {
 			t.Errorf("row %q lacks %q", r0, want)
 		}
