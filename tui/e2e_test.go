@@ -441,7 +441,7 @@ func TestE2ECompareOnABusyMachine(t *testing.T) {
 func TestE2EIORatioRowsShowTheStall(t *testing.T) {
 	bin := buildCLI(t)
 	p := newPane(t, 120, 40, bin+" replay io-ratio")
-	m := regexp.MustCompile(`event (\d+)/(\d+)`).FindStringSubmatch(p.waitFor("REPLAY"))
+	m := regexp.MustCompile(`event (\d+)/(\d+)`).FindStringSubmatch(p.waitFor("RECORDING"))
 	if m == nil {
 		t.Fatalf("no event position in the header:\n%s", p.capture())
 	}
