@@ -101,8 +101,15 @@ func LoadWorkload(name string) (*Scenario, error) {
 	if !ok {
 		return nil, fmt.Errorf("%w %q", ErrUnknownScenario, name)
 	}
-	return parseWith("builtin:compare/"+name, data, nil, runtime.NumCPU())
+	return parseWith(workloadFile+name, data, nil, runtime.NumCPU())
 }
+
+// workloadFile starts the File of a scenario LoadWorkload returns.
+const workloadFile = "builtin:compare/"
+
+// IsWorkload reports whether s is a compare workload (LoadWorkload), which
+// may share its name with a built-in scenario that runs something else.
+func (s *Scenario) IsWorkload() bool { return strings.HasPrefix(s.File, workloadFile) }
 
 // BuiltinSource returns a built-in scenario's YAML, for `reactorviz show`.
 func BuiltinSource(name string) ([]byte, bool) {

@@ -93,6 +93,11 @@ func (r *Run) jsonlWriter(out io.Writer, flush time.Duration) *jsonl.Writer {
 	if r.sc.Server.ReusePort {
 		cfg += " reuseport=true" // a replay's captions say what the run did
 	}
+	if r.sc.IsWorkload() {
+		// blocking-handler is a workload and a scenario: a replay checks
+		// the workload's expectations, not the scenario's.
+		cfg += " workload=true"
+	}
 	w := jsonl.NewWriter(out, jsonl.Header{Scenario: r.sc.Name, Model: string(r.sc.Model),
 		Started: r.coll.Clock().Epoch(), Config: cfg, Engine: reactor.EngineVersion}, jsonl.Options{Source: r.coll, FlushInterval: flush})
 	r.coll.AddSink(w)

@@ -127,7 +127,7 @@ func ReplayFrom(r io.Reader, name string) (*Summary, *Tally, error) {
 	// The header's scenario is a name to show; only a built-in's
 	// expectations are checked. Loading it as a path would let a shared
 	// trace make reactorviz open any file (a FIFO hangs the replay).
-	sc, err := scenarios.LoadBuiltin(h.Scenario)
+	sc, err := headerScenario(h)
 	if err == nil && string(sc.Netty) != s.Netty {
 		// Conditions such as "if: netty == 4.2" read the design it ran.
 		err = sc.Set("netty", s.Netty)
@@ -152,12 +152,30 @@ func ReplayFrom(r io.Reader, name string) (*Summary, *Tally, error) {
 // headerNetty is the loop design a trace header's config words name; a
 // trace that names none ran the default, 4.1.43.
 func headerNetty(cfg string) string {
-	for _, w := range strings.Fields(cfg) {
-		if v, ok := strings.CutPrefix(w, "netty="); ok {
-			return v
-		}
+	if v, ok := headerWord(cfg, "netty"); ok {
+		return v
 	}
 	return string(scenarios.Netty4143)
+}
+
+// headerWord is the value of a trace header's config word key=value.
+func headerWord(cfg, key string) (string, bool) {
+	for _, w := range strings.Fields(cfg) {
+		if k, v, ok := strings.Cut(w, "="); ok && k == key {
+			return v, true
+		}
+	}
+	return "", false
+}
+
+// headerScenario is the built-in scenario or compare workload a trace
+// header names: the workload when the run said it ran one (a workload
+// may share its name with a scenario). It never reads a file.
+func headerScenario(h jsonl.Header) (*scenarios.Scenario, error) {
+	if v, _ := headerWord(h.Config, "workload"); v == "true" {
+		return scenarios.LoadWorkload(h.Scenario)
+	}
+	return scenarios.LoadBuiltin(h.Scenario)
 }
 
 // traceHolds reports whether an expectation reads only what a trace
