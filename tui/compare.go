@@ -3,6 +3,7 @@ package tui
 import (
 	"errors"
 	"fmt"
+	"math"
 	"strconv"
 	"sync/atomic"
 	"time"
@@ -292,7 +293,7 @@ func (v *compareView) columnLines(c *column, w int) [][]widgets.Seg {
 			lines = append(lines, []widgets.Seg{widgets.S(st, th.Accent)})
 		}
 		lines = append(lines,
-			kv("req/s", model.Count(int64(cs.ThroughputRPS))),
+			kv("req/s", rate(cs.ThroughputRPS)),
 			kv("p50", usText(cs.P50US)),
 			kv("p99", usText(cs.P99US)),
 		)
@@ -382,8 +383,12 @@ func capacityCell(s *sim.Summary) string {
 	if s == nil || s.CapacityRPS <= 0 {
 		return ""
 	}
-	return model.Count(int64(s.CapacityRPS)) + " req/s, a core a loop"
+	return rate(s.CapacityRPS) + " req/s, a core a loop"
 }
+
+// rate is a per-second figure rounded as the verdict writes it (%.0f),
+// so a column and the sentence under it never differ by one.
+func rate(v float64) string { return model.Count(int64(math.Round(v))) }
 
 // loopCPU is each loop's CPU per request of a finished run, by name,
 // for the per-loop rows: " 410µs/req".
@@ -478,7 +483,7 @@ func (v *compareView) drawTable(scr tcell.Screen, x, y, w, h int) {
 		}
 		s := c.stats
 		row(y+2+i, []string{
-			c.model, model.Count(int64(c.clients.ThroughputRPS)), usText(c.clients.P50US), usText(c.clients.P99US),
+			c.model, rate(c.clients.ThroughputRPS), usText(c.clients.P50US), usText(c.clients.P99US),
 			model.Count(c.clients.Errors), strconv.Itoa(s.started) + "/" + strconv.Itoa(s.loops),
 			strconv.Itoa(int(util(s.busy, s.loops, c.elapsed)*100+0.5)) + "%", model.Count(s.maxQ), expect,
 		}, st)
