@@ -539,7 +539,13 @@ func (v *compareView) drawVerdict(scr tcell.Screen, x, y, w, bottom int) {
 			lines = append(lines, []widgets.Seg{widgets.S(l, st)})
 		}
 	}
-	put("verdict: "+j.Verdict, th.Bold, "")
+	label := "verdict: "
+	if v.lock != nil && v.lock.source == quietSource {
+		// The lanes above are the quiet machine's; the verdict is still
+		// about the runs made here.
+		label = "this machine's verdict: "
+	}
+	put(label+j.Verdict, th.Bold, "")
 	if j.MachineBusy && v.recorded != nil && v.hasRecording() {
 		put("R: the same comparison recorded on a quiet machine (built-in recording) — the columns above are this machine's runs", th.Warn, "   ")
 	}

@@ -278,7 +278,10 @@ type laneView struct {
 	waits  []int        // each lane's blocking selects begun in the window
 	client sim.Window
 	hasWin bool
-	worst  *sim.WorstWindow // the run's worst window, when it has one
+	// pastWindows: t is after the run's last full window (the stretch
+	// between its last periodic sample and its end is no window).
+	pastWindows bool
+	worst       *sim.WorstWindow // the run's worst window, when it has one
 }
 
 // views builds every model's lanes for a window of span ending at ls.t,
@@ -298,6 +301,7 @@ func (ls *lockstep) views(cols, n int) []laneView {
 			lv.queue, lv.ring = append(lv.queue, q), append(lv.ring, ring)
 		}
 		lv.client, lv.hasWin = windowAt(ls.windows[i], ls.t)
+		lv.pastWindows = len(ls.windows[i]) > 0 && ls.t >= int64(len(ls.windows[i]))*int64(sim.WindowEvery)
 		lv.worst = ls.worst[i]
 		out[i] = lv
 	}
@@ -308,21 +312,7 @@ func (ls *lockstep) views(cols, n int) []laneView {
 // and p99 at that moment on the title row, each lane's busy share and
 // queue on its row.
 func (ls *lockstep) drawStats(scr tcell.Screen, th *widgets.Theme, x, y, w int, lv laneView) {
-	head := "clients: no answers then"
-	if lv.hasWin {
-		head = "p50 " + usText(lv.client.P50US) + "  p99 " + usText(lv.client.P99US)
-	}
-	if lv.worst != nil {
-		// The run's worst window, so a calm moment is not read as the
-		// run's whole story; "◀" while the shared clock is in it.
-		head += "  worst " + usText(lv.worst.P99US)
-		if in := ls.t - lv.worst.AtNS; in >= 0 && in < int64(sim.WindowEvery) {
-			head += " ◀"
-		} else {
-			head += " @" + model.Duration(lv.worst.AtNS)
-		}
-	}
-	widgets.Put(scr, x+1, y, w-1, head, th.Bold)
+	widgets.Put(scr, x+1, y, w-1, ls.statsHead(lv, w-1), th.Bold)
 	for j := range lv.lanes {
 		st := th.Base
 		if lv.busy[j] >= 0.9 {
@@ -336,6 +326,36 @@ func (ls *lockstep) drawStats(scr tcell.Screen, th *widgets.Theme, x, y, w int, 
 		}
 		widgets.Put(scr, x+1, y+1+j, w-1, text, st)
 	}
+}
+
+// statsHead is a model's clients at the shared clock and its worst window,
+// in the longest form that fits w cells: a cut figure would read as
+// another figure.
+func (ls *lockstep) statsHead(lv laneView, w int) string {
+	now := "clients: no answers then"
+	if lv.hasWin {
+		now = "p50 " + usText(lv.client.P50US) + "  p99 " + usText(lv.client.P99US)
+	} else if lv.pastWindows {
+		// The run's last full window ended before t: its clients were
+		// answered, but no whole window holds t.
+		now = "clients: past its last window"
+	}
+	if lv.worst == nil {
+		return now
+	}
+	// The run's worst window, so a calm moment is not read as the run's
+	// whole story; "◀" while the shared clock is in it.
+	worst := "worst " + usText(lv.worst.P99US)
+	when := " @" + model.Duration(lv.worst.AtNS)
+	if in := ls.t - lv.worst.AtNS; in >= 0 && in < int64(sim.WindowEvery) {
+		when = " ◀"
+	}
+	for _, head := range []string{now + "  " + worst + when, now + " " + worst + when, now + " " + worst} {
+		if widgets.Width(head) <= w {
+			return head
+		}
+	}
+	return now
 }
 
 // selectsIn counts each loop's blocking selects begun in (from, to]: an

@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"github.com/reactorviz/reactorviz/tui/widgets"
 	"reflect"
 	"slices"
 	"strings"
@@ -214,5 +215,30 @@ func TestBuiltinRecordingHasItsClientsWindows(t *testing.T) {
 	ls.seekAll()
 	if v := ls.views(80, 4)[0]; !v.hasWin || v.client.P99US <= 0 || v.worst == nil {
 		t.Errorf("at 0.5 s the lanes have no clients' figures beside them: %+v", v.client)
+	}
+}
+
+// A model's head beside its lanes is never cut: it drops spaces, then the
+// worst window's moment, then the worst window, to fit; past the run's
+// last full window it says so rather than "no answers".
+func TestLockstepStatsHeadFits(t *testing.T) {
+	ls := &lockstep{t: int64(2 * time.Second)}
+	lv := laneView{hasWin: true, client: sim.Window{P50US: 299_000, P99US: 573_000},
+		worst: &sim.WorstWindow{P99US: 573_440, AtNS: int64(750 * time.Millisecond)}}
+	for _, w := range []int{60, 38, 34, 20} {
+		h := ls.statsHead(lv, w)
+		if widgets.Width(h) > w {
+			t.Errorf("width %d: %q is %d cells", w, h, widgets.Width(h))
+		}
+		if !strings.HasPrefix(h, "p50 299ms") {
+			t.Errorf("width %d: %q lost the clients' figures", w, h)
+		}
+	}
+	if h := ls.statsHead(lv, 60); !strings.Contains(h, "worst 573ms @750ms") {
+		t.Errorf("a wide head %q lacks the worst window and its moment", h)
+	}
+	lv.hasWin, lv.pastWindows = false, true
+	if h := ls.statsHead(lv, 60); strings.Contains(h, "no answers") {
+		t.Errorf("past the last window: %q", h)
 	}
 }
