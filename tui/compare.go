@@ -289,7 +289,7 @@ func (v *compareView) columnLines(c *column, w int) [][]widgets.Seg {
 	if c.state != colWaiting && c.state != colFailed {
 		cs := c.clients
 		s := c.stats
-		if st := structureText(s); st != "" {
+		if st := structureText(s, w-2); st != "" {
 			lines = append(lines, []widgets.Seg{widgets.S(st, th.Accent)})
 		}
 		lines = append(lines,
@@ -303,7 +303,7 @@ func (v *compareView) columnLines(c *column, w int) [][]widgets.Seg {
 		if wc := worstCell(c.summary); wc != "" {
 			lines = append(lines, kv("worst p99", wc))
 		}
-		if cc := capacityCell(c.summary); cc != "" {
+		if cc := capacityCell(c.summary, w-11); cc != "" {
 			lines = append(lines, kv("capacity", cc))
 		}
 		lines = append(lines,
@@ -352,18 +352,28 @@ func (v *compareView) columnLines(c *column, w int) [][]widgets.Seg {
 
 // structureText is the model's shape as the lesson states it, whatever
 // the machine's load: who runs the handlers.
-func structureText(s colStats) string {
+func structureText(s colStats, w int) string {
+	long, short := structure(s)
+	if widgets.Width(long) > w {
+		return short // an 80-column screen's third
+	}
+	return long
+}
+
+// structure is who runs the handlers, said in full and in short.
+func structure(s colStats) (long, short string) {
 	for _, g := range s.groups {
 		switch {
 		case g.name == "reactor" && g.loops == 1:
-			return "one loop runs every handler"
+			return "one loop runs every handler", "all handlers on 1 loop"
 		case g.name == "worker" && g.loops > 1:
-			return strconv.Itoa(g.loops) + " workers share the handlers"
+			n := strconv.Itoa(g.loops)
+			return n + " workers share the handlers", "handlers on " + n + " workers"
 		case g.name == "worker":
-			return "one worker runs every handler"
+			return "one worker runs every handler", "handlers on 1 worker"
 		}
 	}
-	return ""
+	return "", ""
 }
 
 // worstCell is a finished run's worst 250 ms window: its p99 and when it
@@ -379,11 +389,15 @@ func worstCell(s *sim.Summary) string {
 // capacityCell is the rate a finished run's model could serve with a
 // core per loop, from its loops' own CPU time: the figure a busy machine
 // does not change.
-func capacityCell(s *sim.Summary) string {
+func capacityCell(s *sim.Summary, w int) string {
 	if s == nil || s.CapacityRPS <= 0 {
 		return ""
 	}
-	return rate(s.CapacityRPS) + " req/s, a core a loop"
+	cell := rate(s.CapacityRPS) + " req/s, a core a loop"
+	if widgets.Width(cell) > w {
+		cell = rate(s.CapacityRPS) + " req/s" // the help says the rest
+	}
+	return cell
 }
 
 // rate is a per-second figure rounded as the verdict writes it (%.0f),

@@ -229,13 +229,22 @@ func (ls *lockstep) draw(scr tcell.Screen, th *widgets.Theme, x, y, w, h int) {
 	if ls.playing {
 		state = "▶ playing"
 	}
-	status := "lockstep replay · t " + model.Duration(ls.t) + " of " + model.Duration(ls.end) + " since each run's start · " +
-		model.Duration(ls.tl.span()) + " window · " + state
+	clock := "t " + model.Duration(ls.t) + " of " + model.Duration(ls.end)
+	status := "lockstep replay · " + clock + " since each run's start · " + model.Duration(ls.tl.span()) + " window · " + state
+	if widgets.Width(status) > w-1 {
+		status = "lockstep · " + clock + " · " + model.Duration(ls.tl.span()) + " window · " + state
+	}
 	widgets.Put(scr, x+1, y, w-1, status, th.Bold)
 	y, h = y+1, h-1
-	if ls.source != "" && h > 4 {
-		widgets.Put(scr, x+1, y, w-1, ls.source, th.Warn)
-		y, h = y+1, h-1
+	if ls.source != "" && h > 5 {
+		// Whose runs these are is never cut: it is why the figures
+		// differ from the columns the learner just read.
+		lines := widgets.Wrap(ls.source, max(w-2, 10))
+		lines = lines[:min(len(lines), 2)]
+		for i, l := range lines {
+			widgets.Put(scr, x+1, y+i, w-1, l, th.Warn)
+		}
+		y, h = y+len(lines), h-len(lines)
 	}
 	if ls.caption != "" && h > 6 {
 		lines := widgets.Wrap(ls.caption, max(w-2, 10))
