@@ -7,6 +7,7 @@ import (
 	"github.com/reactorviz/reactorviz/reactor"
 	"github.com/reactorviz/reactorviz/recordings"
 	"github.com/reactorviz/reactorviz/sim"
+	"github.com/reactorviz/reactorviz/sim/compare"
 	"github.com/reactorviz/reactorviz/tracefile/jsonl"
 )
 
@@ -17,7 +18,7 @@ const rerecord = "re-record with `go generate ./recordings` on Linux"
 // YAML for the duration planned. It reads headers and the manifest only,
 // so it needs no live engine and never re-records.
 func TestCurrent(t *testing.T) {
-	plans := recordings.Plans(sim.Models)
+	plans := recordings.Plans(compare.Models)
 	list := recordings.List()
 	if len(list) != len(plans) {
 		t.Errorf("%d recordings, %d planned: %s", len(list), len(plans), rerecord)

@@ -436,6 +436,9 @@ func (r *Run) finish(cause error) {
 	close(r.done)
 }
 
+// Discard releases what New built, for a run that will not start.
+func (r *Run) Discard() { r.teardown() }
+
 // teardown releases what New built when the run never starts.
 func (r *Run) teardown() {
 	for _, g := range r.groups {

@@ -16,7 +16,7 @@ const SampleEvery = 250 * time.Millisecond
 
 // Window is what every client saw in one sampling window of the run: the
 // requests answered per second and their p99. A comparison reads the
-// spread of these within each run as its noise (Figures.RPSSpread).
+// spread of these within each run as its noise (compare.Figures.RPSSpread).
 type Window struct {
 	RPS   float64
 	P50US float64

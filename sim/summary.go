@@ -4,11 +4,12 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"github.com/reactorviz/reactorviz/internal/safetext"
 	"sort"
 	"strings"
 	"time"
 
+	"github.com/reactorviz/reactorviz/internal/safetext"
+	"github.com/reactorviz/reactorviz/internal/textwidth"
 	"github.com/reactorviz/reactorviz/reactor"
 	"github.com/reactorviz/reactorviz/reactor/trace"
 	"github.com/reactorviz/reactorviz/reactor/trace/sample"
@@ -39,18 +40,33 @@ type Summary struct {
 	Expect       []scenarios.Result `json:"expect"`
 	Warnings     []string           `json:"warnings,omitempty"`
 	Error        string             `json:"error,omitempty"`
-	resolved     map[string]scenarios.Value
-	loopNames    []string
-	expectFail   int
-	fromTrace    bool // rebuilt by Replay: no client figures, no wheel cancellations
-	windows      []Window
-	syscalls     *SyscallCount // the server loops' system calls; nil when rebuilt from a trace
-	design       *DesignCount  // when the run counted it (CountDesign)
-	otherCPU     float64       // share (%) of the CPUs other processes used during the run; -1 unknown
+	// Measured is what only the run itself holds, kept out of the JSON.
+	Measured   Measured `json:"-"`
+	resolved   map[string]scenarios.Value
+	loopNames  []string
+	expectFail int
+	fromTrace  bool // rebuilt by Replay: no client figures, no wheel cancellations
 	// outside is set for a run with no clients of its own (serve): what
 	// outside clients got is counted by the server, not by clients.
 	outside  bool
 	answered int64 // requests the protocol handlers answered (echo counts none)
+}
+
+// Measured is what a run measured besides its summary's keys, for a
+// comparison of runs to read; a summary read from JSON has none of it.
+type Measured struct {
+	// Windows are what the clients saw in each WindowEvery of the run
+	// (Summary.Windows).
+	Windows []Window
+	// Syscalls are the server loops' system calls; nil when rebuilt from
+	// a trace.
+	Syscalls *SyscallCount
+	// Design is what the server loops' events say of their loop design,
+	// when the run counted it (CountDesign).
+	Design *DesignCount
+	// OtherCPU is the share (%) of the machine's CPUs other processes used
+	// during the run; -1 unknown.
+	OtherCPU float64
 }
 
 // GroupSummary describes one EventLoopGroup.
@@ -211,11 +227,11 @@ func (r *Run) summarise() *Summary {
 		s.Groups = append(s.Groups, GroupSummary{Name: g.Name(), Size: g.Size(), Chooser: g.Chooser()})
 	}
 	s.fromSamples(&r.sampler.fold, r.coll.Loops())
-	s.otherCPU = r.otherCPU
+	s.Measured.OtherCPU = r.otherCPU
 	s.outside, s.answered = len(r.sc.Clients) == 0, r.Answered()
-	s.syscalls = syscallsOf(s.Loops, r.sc.Loop.Selector == scenarios.SelectorIOUring)
+	s.Measured.Syscalls = syscallsOf(s.Loops, r.sc.Loop.Selector == scenarios.SelectorIOUring)
 	if r.design != nil {
-		s.design = r.design.take()
+		s.Measured.Design = r.design.take()
 	}
 	s.Events.Emitted, s.Events.Dropped = r.coll.Stats()
 	for _, w := range r.sc.Warnings() {
@@ -256,7 +272,7 @@ func (s *Summary) fromSamples(f *Samples, table []trace.LoopInfo) {
 		s.Wheel = WheelSummary{Ticks: w.Ticks, Expired: w.Expired, Cancelled: w.Cancelled, Pending: w.Pending}
 	}
 	s.Pool = PoolSummary{Size: fin.Pool.Size, TasksRun: fin.Pool.TasksRun}
-	s.windows = f.Windows()
+	s.Measured.Windows = f.Windows()
 	s.CapacityRPS, s.CapacityLoop = capacity(s)
 }
 
@@ -415,7 +431,7 @@ func (s *Summary) Text() string {
 		fmt.Fprintf(&b, "  group %-7s %d loop(s), chooser %s\n", line(g.Name), g.Size, g.Chooser)
 	}
 	b.WriteString("\n")
-	tw := newTable(&b)
+	tw := textwidth.NewTable(&b)
 	fmt.Fprintln(tw, "loop\ttid\tstate\titer\tselects\tprem\tmaxCnt\trebuild\twake w/c\ttasks\tdl hit\taccept\tch\tread\twritten\t")
 	for _, l := range s.Loops {
 		fmt.Fprintf(tw, "%s\t%d\t%s\t%d\t%d\t%d\t%d\t%d\t%d/%d\t%d\t%d\t%d\t%d\t%s\t%s\t\n",
@@ -465,7 +481,7 @@ func (s *Summary) Text() string {
 	if s.Error != "" {
 		fmt.Fprintf(&b, "\nerror: %s\n", safetext.Text(s.Error))
 	}
-	return wrapText(b.String(), TextWidth)
+	return textwidth.Wrap(b.String(), textwidth.Width)
 }
 
 // outsideText is what outside clients got from a run with none of its
@@ -502,7 +518,7 @@ func (s *Summary) timeText(b *strings.Builder) {
 		return
 	}
 	b.WriteString("\ntime over the run, and the clients of each loop's channels:\n")
-	tw := newTable(b)
+	tw := textwidth.NewTable(b)
 	fmt.Fprintln(tw, "loop\tselect %\tio %\ttask %\trequests\tp50 µs\tp99 µs\tp999 µs\t")
 	for _, l := range rows {
 		t := l.Time
@@ -555,7 +571,7 @@ func ObservedText(e scenarios.Result) string { return observed(e) }
 
 // Windows are what the clients saw in each WindowEvery of the run, oldest
 // first; a summary rebuilt from a trace has none.
-func (s *Summary) Windows() []Window { return s.windows }
+func (s *Summary) Windows() []Window { return s.Measured.Windows }
 
 // Resolver reads the summary's values by their expectation paths, as a
 // caption's placeholders and the expectations do.

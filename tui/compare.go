@@ -11,6 +11,7 @@ import (
 	"github.com/gdamore/tcell/v2"
 
 	"github.com/reactorviz/reactorviz/sim"
+	"github.com/reactorviz/reactorviz/sim/compare"
 	"github.com/reactorviz/reactorviz/tracefile/jsonl"
 	"github.com/reactorviz/reactorviz/tui/model"
 	"github.com/reactorviz/reactorviz/tui/widgets"
@@ -72,13 +73,13 @@ func RunCompare(models []string, newRun NewModelRun, o Options) error {
 
 // runCompare is RunCompare along an axis, with a judge: given the finished
 // runs' summaries, it returns the verdict, the cause lines and the compare
-// clauses (sim.Judge's); nil for none.
-func runCompare(axis Axis, models []string, newRun NewModelRun, judge func([]*sim.Summary) sim.Judgement, o Options) error {
+// clauses (compare.Judge's); nil for none.
+func runCompare(axis Axis, models []string, newRun NewModelRun, judge func([]*sim.Summary) compare.Judgement, o Options) error {
 	if newRun == nil {
 		return errors.New("tui: no run")
 	}
 	if len(models) == 0 {
-		models = sim.Models
+		models = compare.Models
 	}
 	sh := newShell(o)
 	v := &compareView{sh: sh, axis: axis, run: startCompare(models, newRun, judge, o, sh.redraw),
@@ -99,7 +100,7 @@ type compareView struct {
 
 	// UI goroutine.
 	view        []column
-	verdictView sim.Judgement
+	verdictView compare.Judgement
 	// verdictScroll is where the verdict's lines are read from when they
 	// are more than its rows.
 	verdictScroll widgets.ScrollText
@@ -514,7 +515,7 @@ func (v *compareView) expectText(c *column) string {
 		ok, n = len(c.summary.Expect)-c.summary.Failed(), len(c.summary.Expect)
 	}
 	for _, e := range v.verdictView.Checks {
-		if sim.NamesModel(e.Expr, c.model) {
+		if compare.NamesModel(e.Expr, c.model) {
 			n++
 			if e.OK {
 				ok++

@@ -14,6 +14,7 @@ import (
 	"github.com/reactorviz/reactorviz/reactor/trace"
 	"github.com/reactorviz/reactorviz/scenarios"
 	"github.com/reactorviz/reactorviz/sim"
+	"github.com/reactorviz/reactorviz/sim/compare"
 	"github.com/reactorviz/reactorviz/tracefile/jsonl"
 )
 
@@ -88,7 +89,7 @@ func (cf *compareFixture) run(i int) *fakeSession {
 func TestCompareScreen(t *testing.T) {
 	checkGoroutines(t)
 	cf := &compareFixture{t: t, endAtOnce: true}
-	hs := newHarness(t, 100, 30, func(o Options) error { return RunCompare(sim.Models, cf.newRun, o) })
+	hs := newHarness(t, 100, 30, func(o Options) error { return RunCompare(compare.Models, cf.newRun, o) })
 	waitFor(t, func() bool { return strings.Contains(hs.frame(), "all models done") }, "every model to finish")
 	golden(t, "compare_done", hs.frame())
 	if err := hs.quit(); err != nil {
@@ -182,13 +183,13 @@ func TestCompareVerdict(t *testing.T) {
 	checkGoroutines(t)
 	cf := &compareFixture{t: t, endAtOnce: true}
 	judged := make(chan int, 1)
-	judge := func(s []*sim.Summary) sim.Judgement {
+	judge := func(s []*sim.Summary) compare.Judgement {
 		judged <- len(s)
-		return sim.Judgement{Verdict: "multi serves 1.3× single's rate at a fifth of its p99",
+		return compare.Judgement{Verdict: "multi serves 1.3× single's rate at a fifth of its p99",
 			Causes: []string{"single's one loop was busy 99%"},
 			Checks: []scenarios.Result{{Expr: "single.p99_us >= 2 * multi.p99_us", OK: true}, {Expr: "multi.rps >= 1.2 * single.rps", OK: false}}}
 	}
-	hs := newHarness(t, 100, 40, func(o Options) error { return runCompare(AxisModel, sim.Models, cf.newRun, judge, o) })
+	hs := newHarness(t, 100, 40, func(o Options) error { return runCompare(AxisModel, compare.Models, cf.newRun, judge, o) })
 	waitFor(t, func() bool { return strings.Contains(hs.frame(), "all models done") }, "every model to finish")
 	got := hs.frame()
 	for _, want := range []string{"verdict: multi serves 1.3× single's rate at a fifth of its p99", "why they differ:",
@@ -202,7 +203,7 @@ func TestCompareVerdict(t *testing.T) {
 	// is named by both (one holds), multi by both, master-slave by none.
 	for _, row := range strings.Split(got, "\n") {
 		f := strings.Fields(row)
-		if len(f) < 9 || !slices.Contains(sim.Models, f[0]) {
+		if len(f) < 9 || !slices.Contains(compare.Models, f[0]) {
 			continue
 		}
 		want := map[string]string{"single": "1/2", "multi": "1/2", "master-slave": "-"}[f[0]]
@@ -210,8 +211,8 @@ func TestCompareVerdict(t *testing.T) {
 			t.Errorf("%s's expect cell %q, want %q", f[0], f[len(f)-1], want)
 		}
 	}
-	if n := <-judged; n != len(sim.Models) {
-		t.Errorf("judged %d summaries, want %d", n, len(sim.Models))
+	if n := <-judged; n != len(compare.Models) {
+		t.Errorf("judged %d summaries, want %d", n, len(compare.Models))
 	}
 	if err := hs.quit(); err != nil {
 		t.Fatal(err)
@@ -223,11 +224,11 @@ func TestCompareVerdict(t *testing.T) {
 func TestCompareLockstep(t *testing.T) {
 	checkGoroutines(t)
 	cf := &compareFixture{t: t, endAtOnce: true}
-	hs := newHarness(t, 100, 30, func(o Options) error { return RunCompare(sim.Models, cf.newRun, o) })
+	hs := newHarness(t, 100, 30, func(o Options) error { return RunCompare(compare.Models, cf.newRun, o) })
 	waitFor(t, func() bool { return strings.Contains(hs.frame(), "all models done") }, "every model to finish")
 	hs.press(runeEv('p'))
 	got := hs.frame()
-	for _, m := range sim.Models {
+	for _, m := range compare.Models {
 		if !strings.Contains(got, "─ "+m+" ") {
 			t.Errorf("no %s timeline in the lockstep replay:\n%s", m, got)
 		}
@@ -278,14 +279,14 @@ func TestCompareBusyMachineOffersTheRecording(t *testing.T) {
 		s.Clients.LatencyUS.WorstWindow = &sim.WorstWindow{P99US: 655_400, AtNS: 1_250_000_000}
 		f.summary = s
 	}
-	judge := func([]*sim.Summary) sim.Judgement {
-		return sim.Judgement{Verdict: "the machine was busy: ranked instead on each loop's own CPU per request", MachineBusy: true}
+	judge := func([]*sim.Summary) compare.Judgement {
+		return compare.Judgement{Verdict: "the machine was busy: ranked instead on each loop's own CPU per request", MachineBusy: true}
 	}
 	rec := loopRecording("x", "reactor-0", "reactor", 10_000, 0)
 	recorded := func(m string) (*jsonl.Trace, bool) {
 		return &jsonl.Trace{Header: jsonl.Header{Scenario: "cpu-bound", Model: m, Loops: rec.loops}, Events: rec.events}, true
 	}
-	hs := newHarness(t, 120, 45, func(o Options) error { return runCompare(AxisModel, sim.Models, cf.newRun, judge, o) },
+	hs := newHarness(t, 120, 45, func(o Options) error { return runCompare(AxisModel, compare.Models, cf.newRun, judge, o) },
 		func(o *Options) { o.Recorded = recorded })
 	waitFor(t, func() bool { return strings.Contains(hs.frame(), "all models done") }, "every model to finish")
 	got := hs.frame()

@@ -10,6 +10,7 @@ import (
 	"github.com/reactorviz/reactorviz/reactor/trace"
 	"github.com/reactorviz/reactorviz/scenarios"
 	"github.com/reactorviz/reactorviz/sim"
+	"github.com/reactorviz/reactorviz/sim/compare"
 	"github.com/reactorviz/reactorviz/tui/model"
 )
 
@@ -63,7 +64,7 @@ func liveEqualsReplay(t *testing.T, name, mdlName string) {
 		t.Fatal(err)
 	}
 	if mdlName != "" {
-		if sc, err = sim.ForModel(sc, mdlName); err != nil {
+		if sc, err = compare.ForModel(sc, mdlName); err != nil {
 			t.Fatal(err)
 		}
 	}

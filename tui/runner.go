@@ -8,6 +8,7 @@ import (
 
 	"github.com/reactorviz/reactorviz/reactor/trace"
 	"github.com/reactorviz/reactorviz/sim"
+	"github.com/reactorviz/reactorviz/sim/compare"
 	"github.com/reactorviz/reactorviz/tui/model"
 )
 
@@ -270,7 +271,7 @@ func (r *runner) close() Session {
 // live numbers while it runs, frozen ones and its recording after.
 type compareRunner struct {
 	newRun  NewModelRun
-	judge   func([]*sim.Summary) sim.Judgement // the verdict once all have run; nil for none
+	judge   func([]*sim.Summary) compare.Judgement // the verdict once all have run; nil for none
 	timeout time.Duration
 	changed func()
 
@@ -283,12 +284,12 @@ type compareRunner struct {
 	mu      sync.Mutex
 	cols    []column
 	done    bool
-	verdict sim.Judgement
+	verdict compare.Judgement
 }
 
 // startCompare starts running the models in turn, on the runner's own
 // goroutine; changed asks for a redraw.
-func startCompare(models []string, newRun NewModelRun, judge func([]*sim.Summary) sim.Judgement, o Options, changed func()) *compareRunner {
+func startCompare(models []string, newRun NewModelRun, judge func([]*sim.Summary) compare.Judgement, o Options, changed func()) *compareRunner {
 	c := &compareRunner{newRun: newRun, judge: judge, timeout: o.stopTimeout(), changed: changed,
 		skipCh: make(chan struct{}, 1), quitCh: make(chan struct{})}
 	for _, m := range models {
@@ -320,16 +321,16 @@ func (c *compareRunner) drive() {
 }
 
 // judgeLocked computes the verdict once every model has a summary: the
-// line the headless compare prints, from the same figures (sim.Judge).
+// line the headless compare prints, from the same figures (compare.Judge).
 // A model that failed to start leaves no verdict. c.mu is held.
-func (c *compareRunner) judgeLocked() sim.Judgement {
+func (c *compareRunner) judgeLocked() compare.Judgement {
 	if c.judge == nil {
-		return sim.Judgement{}
+		return compare.Judgement{}
 	}
 	sums := make([]*sim.Summary, 0, len(c.cols))
 	for _, col := range c.cols {
 		if col.summary == nil {
-			return sim.Judgement{}
+			return compare.Judgement{}
 		}
 		sums = append(sums, col.summary)
 	}
@@ -390,7 +391,7 @@ func (c *compareRunner) runOne(i int) {
 
 // columns copies the columns into dst, and says whether every model has
 // run and what was concluded.
-func (c *compareRunner) columns(dst []column) ([]column, bool, sim.Judgement) {
+func (c *compareRunner) columns(dst []column) ([]column, bool, compare.Judgement) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return append(dst[:0], c.cols...), c.done, c.verdict

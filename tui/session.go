@@ -23,6 +23,7 @@ import (
 	"github.com/reactorviz/reactorviz/reactor/trace/sample"
 	"github.com/reactorviz/reactorviz/scenarios"
 	"github.com/reactorviz/reactorviz/sim"
+	"github.com/reactorviz/reactorviz/sim/compare"
 	"github.com/reactorviz/reactorviz/tracefile/jsonl"
 	"github.com/reactorviz/reactorviz/tui/model"
 )
@@ -241,24 +242,24 @@ func LiveRun(sc *scenarios.Scenario, opts sim.Options, sinks ...trace.Sink) (*si
 
 // Compare runs sc once per model, one after another, in the compare view.
 func Compare(sc *scenarios.Scenario, models []string, o Options) error {
-	return compareOn(sc, AxisModel, models, sim.ForModel, func(sums []*sim.Summary) sim.Judgement {
-		return sim.Judge(sc, sums).Judgement()
+	return compareOn(sc, AxisModel, models, compare.ForModel, func(sums []*sim.Summary) compare.Judgement {
+		return compare.Judge(sc, sums).Judgement()
 	}, o)
 }
 
 // CompareFlavours runs sc once per Netty loop design, one after another,
 // in the same compare view as the models.
 func CompareFlavours(sc *scenarios.Scenario, flavours []string, o Options) error {
-	return compareOn(sc, AxisNetty, flavours, sim.ForNetty, func(sums []*sim.Summary) sim.Judgement {
-		return sim.JudgeFlavours(sc, sums).Judgement()
+	return compareOn(sc, AxisNetty, flavours, compare.ForNetty, func(sums []*sim.Summary) compare.Judgement {
+		return compare.JudgeFlavours(sc, sums).Judgement()
 	}, o)
 }
 
-// CompareTransports runs sc once per transport (sim.TransportsFor), one after
+// CompareTransports runs sc once per transport (compare.TransportsFor), one after
 // another, in the same compare view as the models.
 func CompareTransports(sc *scenarios.Scenario, transports []string, o Options) error {
-	return compareOn(sc, AxisTransport, transports, sim.TransportsFor(transports), func(sums []*sim.Summary) sim.Judgement {
-		return sim.JudgeTransports(sc, transports, sums).Judgement()
+	return compareOn(sc, AxisTransport, transports, compare.TransportsFor(transports), func(sums []*sim.Summary) compare.Judgement {
+		return compare.JudgeTransports(sc, transports, sums).Judgement()
 	}, o)
 }
 
@@ -276,7 +277,7 @@ const (
 // compareOn runs sc once per variant, derived by derive, in the compare
 // view, and judges the finished runs with judge.
 func compareOn(sc *scenarios.Scenario, axis Axis, variants []string,
-	derive func(*scenarios.Scenario, string) (*scenarios.Scenario, error), judge func([]*sim.Summary) sim.Judgement, o Options) error {
+	derive func(*scenarios.Scenario, string) (*scenarios.Scenario, error), judge func([]*sim.Summary) compare.Judgement, o Options) error {
 	if sc == nil {
 		return errors.New("tui: no scenario")
 	}

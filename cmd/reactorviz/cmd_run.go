@@ -15,6 +15,7 @@ import (
 	"github.com/reactorviz/reactorviz/internal/safetext"
 	"github.com/reactorviz/reactorviz/scenarios"
 	"github.com/reactorviz/reactorviz/sim"
+	"github.com/reactorviz/reactorviz/sim/compare"
 	"github.com/reactorviz/reactorviz/tracefile/jsonl"
 )
 
@@ -303,7 +304,7 @@ func cmdCompare(e *env, args []string) error {
 	f := newFlags("compare", "[NAME|FILE]", "Run one workload under single, multi and master-slave (or, with --flavours, under Netty loop designs), one after another, and compare.")
 	var rf runFlags
 	rf.register(f)
-	models := f.String("models", strings.Join(sim.Models, ","), "models to run, comma-separated")
+	models := f.String("models", strings.Join(compare.Models, ","), "models to run, comma-separated")
 	transports := f.String("transports", "", "instead of models, run the scenario's model on these transports, comma-separated (nio,epoll,io_uring): readiness against completion; under Netty 4.2 when io_uring is one of them, else under the scenario's design with NIO level- and epoll edge-triggered before 4.2")
 	flavours := f.String("flavours", "", "instead of models, run the scenario's model under these Netty loop designs, comma-separated (4.1.43,4.1,4.2)")
 	chromePath := f.String("chrome", "", "write one Chrome/Perfetto trace `file` with one process per model")
@@ -334,16 +335,16 @@ func cmdCompare(e *env, args []string) error {
 	if rf.tui(e) && compareTUI != nil && *chromePath == "" {
 		return compareTUI(sc, axis, variants)
 	}
-	o := sim.CompareOptions{ChromePath: *chromePath}
+	o := compare.Options{ChromePath: *chromePath}
 	switch axis {
 	case "transport":
-		cmp, err := sim.CompareTransports(sc, variants, o)
+		cmp, err := compare.RunTransports(sc, variants, o)
 		return reportComparison(e, cmp, err, rf.json)
 	case "flavour":
-		cmp, err := sim.CompareFlavours(sc, variants, o)
+		cmp, err := compare.RunFlavours(sc, variants, o)
 		return reportComparison(e, cmp, err, rf.json)
 	}
-	cmp, err := sim.Compare(sc, variants, o)
+	cmp, err := compare.Run(sc, variants, o)
 	return reportComparison(e, cmp, err, rf.json)
 }
 
@@ -362,10 +363,12 @@ func compareAxis(models, flavours, transports string) (string, []string, error) 
 	return "model", ms, err
 }
 
-func parseModels(s string) ([]string, error) { return parseList("--models", "model", s, sim.Models) }
+func parseModels(s string) ([]string, error) {
+	return parseList("--models", "model", s, compare.Models)
+}
 
 func parseFlavours(s string) ([]string, error) {
-	return parseList("--flavours", "flavour", s, sim.Flavours)
+	return parseList("--flavours", "flavour", s, compare.Flavours)
 }
 
 func parseTransports(s string) ([]string, error) {

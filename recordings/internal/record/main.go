@@ -22,6 +22,7 @@ import (
 	"github.com/reactorviz/reactorviz/reactor"
 	"github.com/reactorviz/reactorviz/recordings"
 	"github.com/reactorviz/reactorviz/sim"
+	"github.com/reactorviz/reactorviz/sim/compare"
 	"github.com/reactorviz/reactorviz/tracefile/jsonl"
 )
 
@@ -45,7 +46,7 @@ func record(dir, only string) error {
 		names = strings.Split(only, ",")
 	}
 	var entries []recordings.Entry
-	for _, p := range recordings.Plans(sim.Models) {
+	for _, p := range recordings.Plans(compare.Models) {
 		if names != nil && !slices.Contains(names, p.Name) {
 			if e, ok := find(old, p.Name); ok {
 				entries = append(entries, e)
@@ -72,7 +73,7 @@ func recordOne(dir string, p recordings.Plan) (recordings.Entry, error) {
 		return recordings.Entry{}, err
 	}
 	if p.Model != "" && p.Model != string(sc.Model) {
-		if sc, err = sim.ForModel(sc, p.Model); err != nil {
+		if sc, err = compare.ForModel(sc, p.Model); err != nil {
 			return recordings.Entry{}, err
 		}
 	}

@@ -1,10 +1,11 @@
-package sim
+package compare
 
 import (
 	"strings"
 	"testing"
 
 	"github.com/reactorviz/reactorviz/scenarios"
+	"github.com/reactorviz/reactorviz/sim"
 )
 
 func hasLine(lines []string, parts ...string) bool {
@@ -24,11 +25,11 @@ func hasLine(lines []string, parts ...string) bool {
 // behind it; counters that agree get none.
 func TestFlavourCauses(t *testing.T) {
 	t4143 := LoopTotals{Name: "4.1.43", QuietSelects: 4, DeadlineHits: 300, TasksRun: 20001, SelfWakeups: 9,
-		Design: &DesignCount{LongestTimeoutNS: 1e9, EndedBudget: 300, MaxBatch: 64}}
+		Design: &sim.DesignCount{LongestTimeoutNS: 1e9, EndedBudget: 300, MaxBatch: 64}}
 	t41 := LoopTotals{Name: "4.1", QuietSelects: 1, DeadlineHits: 310, TasksRun: 20001, Premature: 5, WorstP99US: 1300,
-		Design: &DesignCount{UntimedSelects: 280, EndedBudget: 310, EndedEmpty: 5, MaxBatch: 64}}
+		Design: &sim.DesignCount{UntimedSelects: 280, EndedBudget: 310, EndedEmpty: 5, MaxBatch: 64}}
 	t42 := LoopTotals{Name: "4.2", QuietSelects: 4, DeadlineHits: 0, TasksRun: 20001, WorstP99US: 418_000,
-		Design: &DesignCount{LongestTimeoutNS: 1e9, EndedEmpty: 3, MaxBatch: 20001}}
+		Design: &sim.DesignCount{LongestTimeoutNS: 1e9, EndedEmpty: 3, MaxBatch: 20001}}
 	lines := flavourCauses([]LoopTotals{t4143, t41, t42})
 	for _, want := range [][]string{
 		{"4.1.43 → 4.1: the quietest loop blocked in select 4 times under 4.1.43 (the longest timeout 1.00s), 1 under 4.1 (280 with no timeout)", "nextWakeupNanos", "netty#9799", "SCHEDULE_PURGE_INTERVAL"},
@@ -98,8 +99,8 @@ func TestVariantVerdictAboutTheSame(t *testing.T) {
 // writes; a ring's enters, what each carried, and its eventfd writes.
 func TestTransportCausesCounted(t *testing.T) {
 	ts := []LoopTotals{
-		{Name: "epoll", Requests: 1000, Syscalls: &SyscallCount{Waits: 500, Reads: 1200, EmptyReads: 200, Writes: 1000, Ctl: 10, EventFD: 20}},
-		{Name: "io_uring", Requests: 1000, Syscalls: &SyscallCount{Enters: 800, Submitted: 2000, Completed: 2000, EventFD: 10}},
+		{Name: "epoll", Requests: 1000, Syscalls: &sim.SyscallCount{Waits: 500, Reads: 1200, EmptyReads: 200, Writes: 1000, Ctl: 10, EventFD: 20}},
+		{Name: "io_uring", Requests: 1000, Syscalls: &sim.SyscallCount{Enters: 800, Submitted: 2000, Completed: 2000, EventFD: 10}},
 	}
 	lines := transportCauses(ts, "4.2")
 	for _, want := range [][]string{
@@ -120,8 +121,8 @@ func TestTransportCausesCounted(t *testing.T) {
 // where edge against level shows; when epoll's task-carried reads find
 // nothing more often, the line says why.
 func TestNioAgainstEpollReads(t *testing.T) {
-	nio := LoopTotals{Name: "nio", Requests: 1000, WaitsPerReq: 0.5, Syscalls: &SyscallCount{Reads: 1000, EmptyReads: 1}}
-	ep := LoopTotals{Name: "epoll", Requests: 1000, WaitsPerReq: 0.6, Syscalls: &SyscallCount{Reads: 1001, EmptyReads: 2}}
+	nio := LoopTotals{Name: "nio", Requests: 1000, WaitsPerReq: 0.5, Syscalls: &sim.SyscallCount{Reads: 1000, EmptyReads: 1}}
+	ep := LoopTotals{Name: "epoll", Requests: 1000, WaitsPerReq: 0.6, Syscalls: &sim.SyscallCount{Reads: 1001, EmptyReads: 2}}
 	l := nioEpollLine(nio, ep)
 	for _, want := range []string{"nio against epoll: 1.00 against 1.00 reads a request, 0.00 against 0.00 of them empty (EAGAIN), 0.50 against 0.60 waits",
 		"level-triggered", "netty#14007", "neither reads until EAGAIN", "--flavours 4.1,4.2 --set loop.selector=epoll --set loop.trigger=edge"} {
@@ -129,7 +130,7 @@ func TestNioAgainstEpollReads(t *testing.T) {
 			t.Errorf("no %q in %q", want, l)
 		}
 	}
-	ep.Syscalls = &SyscallCount{Reads: 1400, EmptyReads: 300}
+	ep.Syscalls = &sim.SyscallCount{Reads: 1400, EmptyReads: 300}
 	if l := nioEpollLine(nio, ep); !strings.Contains(l, "0.00 against 0.30 of them empty") || !strings.Contains(l, "epollInReady") {
 		t.Errorf("empty reads apart: %q", l)
 	}
@@ -142,17 +143,17 @@ func TestNioAgainstEpollReads(t *testing.T) {
 // level: 4.1's edge-triggered epoll reads until EAGAIN, 4.2's epoll
 // cannot; close figures, or a ring, get no line.
 func TestFlavourCausesEmptyReads(t *testing.T) {
-	t41 := LoopTotals{Name: "4.1", Requests: 1000, Syscalls: &SyscallCount{Reads: 2000, EmptyReads: 1000}}
-	t42 := LoopTotals{Name: "4.2", Requests: 1000, Syscalls: &SyscallCount{Reads: 1000, EmptyReads: 0}}
+	t41 := LoopTotals{Name: "4.1", Requests: 1000, Syscalls: &sim.SyscallCount{Reads: 2000, EmptyReads: 1000}}
+	t42 := LoopTotals{Name: "4.2", Requests: 1000, Syscalls: &sim.SyscallCount{Reads: 1000, EmptyReads: 0}}
 	lines := flavourCauses([]LoopTotals{t41, t42})
 	if !hasLine(lines, "4.1 → 4.2: 1.00 reads a request found nothing (EAGAIN) under 4.1, 0.00 under 4.2", "level-triggered only", "netty#14007", "EPOLLET", "until EAGAIN") {
 		t.Errorf("no empty-reads line in:\n%s", strings.Join(lines, "\n"))
 	}
-	t42.Syscalls = &SyscallCount{Reads: 1990, EmptyReads: 990}
+	t42.Syscalls = &sim.SyscallCount{Reads: 1990, EmptyReads: 990}
 	if lines := flavourCauses([]LoopTotals{t41, t42}); hasLine(lines, "found nothing") {
 		t.Errorf("a line for empty reads that agree:\n%s", strings.Join(lines, "\n"))
 	}
-	ring := LoopTotals{Name: "4.2", Requests: 1000, Syscalls: &SyscallCount{Enters: 500}}
+	ring := LoopTotals{Name: "4.2", Requests: 1000, Syscalls: &sim.SyscallCount{Enters: 500}}
 	if lines := flavourCauses([]LoopTotals{t41, ring}); hasLine(lines, "found nothing") {
 		t.Errorf("a ring's reads compared:\n%s", strings.Join(lines, "\n"))
 	}
@@ -162,8 +163,8 @@ func TestFlavourCausesEmptyReads(t *testing.T) {
 // with the empty reads that edge-triggered reading costs.
 func TestNioAgainstEpollUnder41IsLevelAgainstEdge(t *testing.T) {
 	ts := []LoopTotals{
-		{Name: "nio", Requests: 1000, WaitsPerReq: 0.5, Syscalls: &SyscallCount{Reads: 1000, EmptyReads: 0}},
-		{Name: "epoll", Requests: 1000, WaitsPerReq: 0.5, Syscalls: &SyscallCount{Reads: 2000, EmptyReads: 1000}},
+		{Name: "nio", Requests: 1000, WaitsPerReq: 0.5, Syscalls: &sim.SyscallCount{Reads: 1000, EmptyReads: 0}},
+		{Name: "epoll", Requests: 1000, WaitsPerReq: 0.5, Syscalls: &sim.SyscallCount{Reads: 2000, EmptyReads: 1000}},
 	}
 	lines := transportCauses(ts, "4.1")
 	if !hasLine(lines, "nio against epoll: 1.00 against 2.00 reads a request, 0.00 against 1.00 of them empty (EAGAIN) — under 4.1 NIO is level-triggered",

@@ -1,4 +1,4 @@
-package sim
+package compare
 
 import (
 	"strings"
@@ -6,28 +6,29 @@ import (
 
 	"github.com/reactorviz/reactorviz/reactor"
 	"github.com/reactorviz/reactorviz/scenarios"
+	"github.com/reactorviz/reactorviz/sim"
 )
 
 // summaryOf builds a finished model's summary with one I/O loop per
 // entry of busy (its share of the run in I/O) and client p99s.
-func summaryOf(model string, rps, p99 float64, busy []float64, loopP99 []float64) *Summary {
-	s := &Summary{Model: model, Clients: ClientSummary{ThroughputRPS: rps, LatencyUS: LatencySummary{P99: p99}}}
+func summaryOf(model string, rps, p99 float64, busy []float64, loopP99 []float64) *sim.Summary {
+	s := &sim.Summary{Model: model, Clients: sim.ClientSummary{ThroughputRPS: rps, LatencyUS: sim.LatencySummary{P99: p99}}}
 	group := "worker"
 	if model == "single" {
 		group = "reactor"
 	} else {
-		s.Groups = append(s.Groups, GroupSummary{Name: "boss", Size: 1})
-		s.Loops = append(s.Loops, LoopSummary{Name: "boss-0", Group: "boss", Stats: reactor.Stats{Accepted: 8}, Time: &LoopTime{}})
+		s.Groups = append(s.Groups, sim.GroupSummary{Name: "boss", Size: 1})
+		s.Loops = append(s.Loops, sim.LoopSummary{Name: "boss-0", Group: "boss", Stats: reactor.Stats{Accepted: 8}, Time: &sim.LoopTime{}})
 	}
-	s.Groups = append(s.Groups, GroupSummary{Name: group, Size: len(busy)})
+	s.Groups = append(s.Groups, sim.GroupSummary{Name: group, Size: len(busy)})
 	for i, b := range busy {
-		l := LoopSummary{Name: group + "-" + string(rune('0'+i)), Group: group,
-			Time: &LoopTime{Run: TimeShares{IO: b, Select: 100 - b}}}
+		l := sim.LoopSummary{Name: group + "-" + string(rune('0'+i)), Group: group,
+			Time: &sim.LoopTime{Run: sim.TimeShares{IO: b, Select: 100 - b}}}
 		l.Registered = 4
 		if model == "single" {
 			l.Accepted = 8
 		}
-		l.Time.Clients = &LoopClients{Requests: 10, LatencyUS: LatencySummary{P99: loopP99[i]}}
+		l.Time.Clients = &sim.LoopClients{Requests: 10, LatencyUS: sim.LatencySummary{P99: loopP99[i]}}
 		s.Loops = append(s.Loops, l)
 	}
 	return s
@@ -48,7 +49,7 @@ compare:
 	if err != nil {
 		t.Fatal(err)
 	}
-	c := Judge(sc, []*Summary{
+	c := Judge(sc, []*sim.Summary{
 		summaryOf("single", 1500, 900_000, []float64{99}, []float64{900_000}),
 		summaryOf("multi", 2950, 4_000, []float64{60, 55}, []float64{4_000, 3_000}),
 	})
@@ -78,7 +79,7 @@ func TestVerdictAlike(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c := Judge(sc, []*Summary{
+	c := Judge(sc, []*sim.Summary{
 		summaryOf("single", 3996, 500, []float64{6}, []float64{500}),
 		summaryOf("multi", 3990, 2_000, []float64{3, 3}, []float64{2_000, 1_500}),
 	})
@@ -90,19 +91,19 @@ func TestVerdictAlike(t *testing.T) {
 // withWindows gives s n windows whose rps and p99 step evenly over
 // [lo, hi]; with zigzag, every other window swaps ends, so two runs'
 // windows cross.
-func withWindows(s *Summary, n int, rpsLo, rpsHi, p99Lo, p99Hi float64, zigzag ...bool) *Summary {
-	s.windows = []Window{{RPS: 1, P99US: 1}} // the first, clients connecting: left out
+func withWindows(s *sim.Summary, n int, rpsLo, rpsHi, p99Lo, p99Hi float64, zigzag ...bool) *sim.Summary {
+	s.Measured.Windows = []sim.Window{{RPS: 1, P99US: 1}} // the first, clients connecting: left out
 	for i := range n {
 		f := float64(i) / float64(n-1)
 		if len(zigzag) > 0 && i%2 == 1 {
 			f = 1 - f
 		}
-		s.windows = append(s.windows, Window{RPS: rpsLo + f*(rpsHi-rpsLo), P99US: p99Lo + f*(p99Hi-p99Lo)})
+		s.Measured.Windows = append(s.Measured.Windows, sim.Window{RPS: rpsLo + f*(rpsHi-rpsLo), P99US: p99Lo + f*(p99Hi-p99Lo)})
 	}
 	return s
 }
 
-func judgeFigures(t *testing.T, sums ...*Summary) *Comparison {
+func judgeFigures(t *testing.T, sums ...*sim.Summary) *Comparison {
 	t.Helper()
 	sc, err := scenarios.Parse("w.yaml", []byte("name: w\nclients:\n  - {connections: 8, load: open, rate: 500/s}\n"))
 	if err != nil {
@@ -114,8 +115,10 @@ func judgeFigures(t *testing.T, sums ...*Summary) *Comparison {
 // Figures 1.2× and 3× apart whose windows overlap are noise: no ranking,
 // "about the same"; the same figures with windows apart are ranked.
 func TestVerdictOverlappingSpreadsDoNotRank(t *testing.T) {
-	single := func() *Summary { return summaryOf("single", 3000, 30_000, []float64{70}, []float64{30_000}) }
-	multi := func() *Summary { return summaryOf("multi", 3600, 10_000, []float64{40, 40}, []float64{10_000, 9_000}) }
+	single := func() *sim.Summary { return summaryOf("single", 3000, 30_000, []float64{70}, []float64{30_000}) }
+	multi := func() *sim.Summary {
+		return summaryOf("multi", 3600, 10_000, []float64{40, 40}, []float64{10_000, 9_000})
+	}
 	c := judgeFigures(t, withWindows(single(), 12, 2500, 4500, 5_000, 40_000, true), withWindows(multi(), 12, 3300, 3900, 4_000, 15_000))
 	if !strings.HasPrefix(c.Verdict, "the models perform about the same") || strings.Contains(c.Verdict, "served") {
 		t.Errorf("overlapping windows ranked: %q", c.Verdict)
@@ -137,7 +140,7 @@ func TestVerdictSameShape(t *testing.T) {
 	multi := withWindows(summaryOf("multi", 3600, 12_500, []float64{75, 74}, []float64{12_500, 12_000}), 12, 3550, 3650, 10_000, 14_000)
 	ms := withWindows(summaryOf("master-slave", 3600, 6_000, []float64{73, 72}, []float64{6_000, 5_500}), 12, 3550, 3650, 4_000, 7_000)
 	ms.Groups[0].Size = 2
-	ms.Loops = append(ms.Loops[:1], append([]LoopSummary{{Name: "boss-1", Group: "boss", Time: &LoopTime{}}}, ms.Loops[1:]...)...)
+	ms.Loops = append(ms.Loops[:1], append([]sim.LoopSummary{{Name: "boss-1", Group: "boss", Time: &sim.LoopTime{}}}, ms.Loops[1:]...)...)
 	c := judgeFigures(t, single, multi, ms)
 	if c.Figures[1].Shape != c.Figures[2].Shape || c.Figures[0].Shape == c.Figures[1].Shape {
 		t.Fatalf("shapes: %+v", c.Figures)
@@ -198,10 +201,10 @@ func TestVerdictMachineBound(t *testing.T) {
 	single := withWindows(summaryOf("single", 2000, 1_400_000, []float64{99}, []float64{1_400_000}), 12, 1900, 2100, 400_000, 1_900_000)
 	multi := withWindows(summaryOf("multi", 3400, 100_000, []float64{95, 90}, []float64{100_000, 90_000}), 12, 3300, 3500, 50_000, 150_000)
 	single.DurationNS, multi.DurationNS = 3e9, 3e9
-	single.Loops[0].LoopCPU = &LoopCPU{CPUWaitNanos: 0.05e9}
-	multi.Loops[1].LoopCPU = &LoopCPU{CPUWaitNanos: 1.3e9} // worker-0
-	multi.Loops[2].LoopCPU = &LoopCPU{CPUWaitNanos: 1.1e9}
-	multi.otherCPU = 40
+	single.Loops[0].LoopCPU = &sim.LoopCPU{CPUWaitNanos: 0.05e9}
+	multi.Loops[1].LoopCPU = &sim.LoopCPU{CPUWaitNanos: 1.3e9} // worker-0
+	multi.Loops[2].LoopCPU = &sim.LoopCPU{CPUWaitNanos: 1.1e9}
+	multi.Measured.OtherCPU = 40
 	c := judgeFigures(t, single, multi)
 	if c.Figures[1].CPUWaitMax != 43 || c.Figures[1].CPUWaitLoop != "worker-0" {
 		t.Errorf("cpu wait: %+v", c.Figures[1])
@@ -227,7 +230,7 @@ func TestVerdictMachineBound(t *testing.T) {
 		t.Errorf("alike capacities ranked: %q", c.Verdict)
 	}
 	multi.CapacityRPS = 4700
-	multi.otherCPU = 5
+	multi.Measured.OtherCPU = 5
 	if c := judgeFigures(t, single, multi); !strings.HasPrefix(c.Verdict, "multi served 1.7× single's requests") {
 		t.Errorf("a quiet machine's runs not ranked: %q", c.Verdict)
 	}
@@ -251,8 +254,8 @@ timeline:
 	single.Loops[0].Time.Clients.LatencyUS.P50 = 400_000
 	multi.Loops[1].Time.Clients.LatencyUS.P50 = 300_000
 	multi.Loops[2].Time.Clients.LatencyUS.P50 = 2_000 // its p99 (80ms) is the machine's tail
-	multi.otherCPU = 90
-	c := Judge(sc, []*Summary{single, multi})
+	multi.Measured.OtherCPU = 90
+	c := Judge(sc, []*sim.Summary{single, multi})
 	if c.Figures[1].StalledLoops != 1 || c.Figures[0].StalledLoops != 1 {
 		t.Errorf("stalled loops: single %d, multi %d; want 1 and 1", c.Figures[0].StalledLoops, c.Figures[1].StalledLoops)
 	}

@@ -1,4 +1,7 @@
-package sim
+// Package textwidth lays out the headless text, summaries and comparisons,
+// for a terminal of Width columns: tables split into parts that fit, prose
+// wrapped at words.
+package textwidth
 
 import (
 	"bytes"
@@ -6,27 +9,28 @@ import (
 	"unicode/utf8"
 )
 
-// TextWidth is the width the headless summaries are laid out for: the
+// Width is the width the headless summaries are laid out for: the
 // 80 columns a new terminal opens at. Their tables split into parts that
 // each fit, the first column repeated, and their prose wraps at words, by
 // design rather than by the terminal.
-const TextWidth = 80
+const Width = 80
 
-// table gathers rows of tab-terminated cells, as text/tabwriter takes
+// Table gathers rows of tab-terminated cells, as text/tabwriter takes
 // them, and lays them out right-aligned two spaces apart on Flush: in one
-// table when it fits TextWidth, else in several, each led by the first
+// table when it fits Width, else in several, each led by the first
 // column.
-type table struct {
+type Table struct {
 	out *strings.Builder
 	buf bytes.Buffer
 }
 
-func newTable(out *strings.Builder) *table { return &table{out: out} }
+// NewTable starts a table that Flush writes to out.
+func NewTable(out *strings.Builder) *Table { return &Table{out: out} }
 
-func (t *table) Write(p []byte) (int, error) { return t.buf.Write(p) }
+func (t *Table) Write(p []byte) (int, error) { return t.buf.Write(p) }
 
 // Flush writes the table and empties it.
-func (t *table) Flush() {
+func (t *Table) Flush() {
 	var rows [][]string
 	for _, line := range strings.Split(strings.TrimRight(t.buf.String(), "\n"), "\n") {
 		cells := strings.Split(line, "\t")
@@ -52,7 +56,7 @@ func (t *table) Flush() {
 	var parts [][]int
 	part, used := []int{}, widths[0]+2
 	for i := 1; i < len(widths); i++ {
-		if len(part) > 0 && used+widths[i]+2 > TextWidth {
+		if len(part) > 0 && used+widths[i]+2 > Width {
 			parts = append(parts, part)
 			part, used = []int{}, widths[0]+2
 		}
@@ -79,11 +83,11 @@ func (t *table) Flush() {
 	}
 }
 
-// wrapText wraps every line of s longer than w at words. A line that goes
+// Wrap wraps every line of s longer than w at words. A line that goes
 // on is indented as far as its text starts, past its leading spaces and a
 // list mark ("- ", "· ", "ok  ", "FAIL "); a line that starts at the margin
 // goes on two spaces in.
-func wrapText(s string, w int) string {
+func Wrap(s string, w int) string {
 	var b strings.Builder
 	for _, line := range strings.SplitAfter(s, "\n") {
 		text := strings.TrimSuffix(line, "\n")

@@ -1,4 +1,4 @@
-package sim
+package textwidth
 
 import (
 	"fmt"
@@ -12,7 +12,7 @@ import (
 // lost, a list item going on under its text.
 func TestHeadlessTextFits80Columns(t *testing.T) {
 	var b strings.Builder
-	tw := newTable(&b)
+	tw := NewTable(&b)
 	var head, row []string
 	for i := range 16 {
 		head = append(head, fmt.Sprintf("column%d", i))
@@ -22,9 +22,9 @@ func TestHeadlessTextFits80Columns(t *testing.T) {
 	fmt.Fprintln(tw, strings.Join(row, "\t")+"\t")
 	tw.Flush()
 	prose := "  - " + strings.Repeat("a cause that names a figure and the Netty class behind it, ", 4) + "\n"
-	out := b.String() + wrapText(prose, TextWidth)
+	out := b.String() + Wrap(prose, Width)
 	for _, l := range strings.Split(out, "\n") {
-		if n := utf8.RuneCountInString(l); n > TextWidth {
+		if n := utf8.RuneCountInString(l); n > Width {
 			t.Errorf("a line of %d columns: %q", n, l)
 		}
 	}
@@ -36,7 +36,7 @@ func TestHeadlessTextFits80Columns(t *testing.T) {
 	if n := strings.Count(out, "column0"); n < 2 {
 		t.Errorf("the parts do not repeat the first column (%d times):\n%s", n, out)
 	}
-	wrapped := wrapText(prose, TextWidth)
+	wrapped := Wrap(prose, Width)
 	if strings.Join(strings.Fields(wrapped), " ") != strings.Join(strings.Fields(prose), " ") {
 		t.Errorf("wrapping lost words:\n%s", wrapped)
 	}

@@ -1,0 +1,236 @@
+package compare
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/reactorviz/reactorviz/internal/textwidth"
+	"github.com/reactorviz/reactorviz/scenarios"
+	"github.com/reactorviz/reactorviz/sim"
+)
+
+// Text renders the comparison as one table, a row per model (then each
+// model's verdict, the verdict and the compare clauses) or per flavour.
+func (c *Comparison) Text() string {
+	return textwidth.Wrap(c.text(), textwidth.Width)
+}
+
+func (c *Comparison) text() string {
+	if c.Flavours != nil {
+		return c.flavourText()
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "compare %s: %d %s connections per model, models run one after another\n\n",
+		c.Workload.Scenario, c.Workload.Connections, c.Workload.Protocol)
+	tw := textwidth.NewTable(&b)
+	fmt.Fprintln(tw, "model\tloops\tstarted\treq/s\tp50 µs\tp99 µs\tp999 µs\tworst 250ms p99\taccept p99\terrors\tselect %\tio %\ttask %\tbusiest\tcpu/req\tcapacity\tcpu wait\tother cpu\texpect\t")
+	for i, s := range c.Models {
+		started := 0
+		for _, l := range s.Loops {
+			if l.TID != 0 {
+				started++
+			}
+		}
+		f := c.Figures[i]
+		fmt.Fprintf(tw, "%s\t%d\t%d\t%.0f\t%.0f\t%.0f\t%.0f\t%s\t%s\t%d\t%.1f\t%.1f\t%.1f\t%s %.0f%%\t%s\t%s\t%s\t%s\t%s\t\n", s.Model, len(s.Loops), started,
+			f.RPS, f.P50US, f.P99US, f.P999US, worstText(f), usText(f.AcceptP99US), f.Errors,
+			f.Split.Select, f.Split.IO, f.Split.Tasks, f.BusiestLoop, f.BusyMax, cpuPerReqText(f), capacityText(f), waitText(f), pctText(f.OtherCPU), c.expectText(s))
+	}
+	tw.Flush()
+	b.WriteString("\n")
+	for _, f := range c.Figures {
+		fmt.Fprintf(&b, "%s: %s\n", f.Model, f.Verdict)
+	}
+	if c.Verdict != "" {
+		fmt.Fprintf(&b, "\nverdict: %s\n", c.Verdict)
+	}
+	if len(c.Checks) > 0 {
+		fmt.Fprintf(&b, "\ncompare (%d of %d hold):\n", len(c.Checks)-c.failedChecks(), len(c.Checks))
+		for _, e := range c.Checks {
+			mark := "ok  "
+			if !e.OK {
+				mark = "FAIL"
+			}
+			fmt.Fprintf(&b, "  %s %s%s\n", mark, e.Expr, sim.ObservedText(e))
+		}
+	}
+	return b.String()
+}
+
+// expectText is a model's expect cell: its own expectations and the
+// compare clauses that name it, held of asked; "-" with neither.
+func (c *Comparison) expectText(s *sim.Summary) string {
+	ok, n := c.Tally(s.Model)
+	ok, n = ok+len(s.Expect)-s.Failed(), n+len(s.Expect)
+	if n == 0 {
+		return "-"
+	}
+	return fmt.Sprintf("%d/%d", ok, n)
+}
+
+// flavourText is the table of a flavour comparison: besides the load
+// figures, the counters the designs differ in (docs/netty-versions.md):
+// eventfd writes, blocking selects and non-blocking polls, iterations,
+// premature returns, task batches cut by their deadline.
+func (c *Comparison) flavourText() string {
+	var b strings.Builder
+	model := ""
+	if len(c.Flavours) > 0 {
+		model = c.Flavours[0].Model
+	}
+	fmt.Fprintf(&b, "compare %s: model %s, %d %s connections per flavour, flavours run one after another\n\n",
+		c.Workload.Scenario, model, c.Workload.Connections, c.Workload.Protocol)
+	tw := textwidth.NewTable(&b)
+	fmt.Fprintln(tw, "netty\treq/s\tp99 µs\terrors\twakeups\tselects\tpolls\titerations\tpremature\trebuilds\ttasks\tcut\tidle timeout\twake/ext task\tmax batch\t")
+	for i, s := range c.Flavours {
+		t := totalsOf(s.Netty, s) // the server's loops, as the causes read them
+		timeout, wake, batch := "-", "-", "-"
+		if i < len(c.Totals) && c.Totals[i].Design != nil {
+			d := c.Totals[i].Design
+			timeout, batch = idleTimeoutCell(d), strconv.FormatInt(d.MaxBatch, 10)
+			if w, ok := c.Totals[i].WakeupsPerSubmit(); ok {
+				wake = strconv.FormatFloat(w, 'f', 2, 64)
+			}
+		}
+		fmt.Fprintf(tw, "%s\t%.0f\t%.0f\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%s\t%s\t%s\t\n", s.Netty,
+			s.Clients.ThroughputRPS, s.Clients.LatencyUS.P99, s.Clients.Errors, t.WakeupsWritten, t.Selects,
+			t.SelectNows, t.Iterations, t.Premature, t.Rebuilds, t.TasksRun, t.DeadlineHits, timeout, wake, batch)
+	}
+	tw.Flush()
+	// One line: Text wraps it to the headless width.
+	b.WriteString("\nselects: blocking waits; polls: selectNow (no wait); premature: a select that returned with " +
+		"no channel ready and no task run; cut: task batches cut by their deadline; idle timeout: the " +
+		"longest timeout a blocking select asked for (\"none\": it blocked until woken); wake/ext task: " +
+		"eventfd writes per task submitted from outside the loop; max batch: the most tasks one batch ran.\n")
+	writeConclusion(&b, c.Verdict, c.Causes)
+	return b.String()
+}
+
+// Text is one row per transport: the load figures, then how the loops
+// waited and read. A wait is one epoll_wait on nio and epoll, one
+// io_uring_enter on the ring; a readiness loop also makes a read and a
+// write per ready channel, and a read that finds nothing (EAGAIN) when it
+// reads a drained socket, a completion loop makes no other I/O call.
+func (c *TransportComparison) Text() string {
+	var b strings.Builder
+	model := ""
+	if len(c.Runs) > 0 {
+		model = c.Runs[0].Model
+	}
+	netty := "4.2"
+	if len(c.Runs) > 0 && c.Runs[0].Netty != "" {
+		netty = c.Runs[0].Netty
+	}
+	fmt.Fprintf(&b, "compare %s: model %s, netty %s, %d %s connections per transport, transports run one after another\n\n",
+		c.Workload.Scenario, model, netty, c.Workload.Connections, c.Workload.Protocol)
+	tw := textwidth.NewTable(&b)
+	fmt.Fprintln(tw, "transport\treq/s\tp50 µs\tp99 µs\terrors\titerations\twaits\tpolls\twaits/req\treads/req\tempty/req\tsyscalls/req\twakeups\t")
+	for i, s := range c.Runs {
+		var it, waits, polls, wakeups int64
+		for _, l := range s.Loops {
+			if l.Group == scenarios.GroupClient {
+				continue // the engine's clients stay on epoll whatever is compared
+			}
+			it += l.Iterations
+			waits += l.Selects
+			polls += l.SelectNows
+			wakeups += l.WakeupsWritten
+		}
+		perReq := 0.0
+		if n := s.Clients.Requests; n > 0 {
+			perReq = float64(waits+polls) / float64(n)
+		}
+		reads, empty := c.readCells(i)
+		fmt.Fprintf(tw, "%s\t%.0f\t%.0f\t%.0f\t%d\t%d\t%d\t%d\t%.3f\t%s\t%s\t%.2f\t%d\t\n", c.Transports[i],
+			s.Clients.ThroughputRPS, s.Clients.LatencyUS.P50, s.Clients.LatencyUS.P99, s.Clients.Errors,
+			it, waits, polls, perReq, reads, empty, c.syscalls(i), wakeups)
+	}
+	tw.Flush()
+	// One paragraph: Text wraps it to the headless width.
+	b.WriteString("\nwaits: epoll_wait (nio, epoll) or the ring's waits (io_uring); reads/req: read(2) calls a request, " +
+		"empty/req: those that found nothing (EAGAIN), which a level-triggered loop makes only when a read " +
+		"filled its buffer exactly and an edge-triggered one at the end of every readiness; syscalls/req: " +
+		"every system call the engine counted, a readiness loop's epoll_wait, read, write, epoll_ctl and " +
+		"eventfd writes, the ring's io_uring_enter and eventfd writes (its reads and writes are completions).\n")
+	writeConclusion(&b, c.Verdict, c.Causes)
+	return textwidth.Wrap(b.String(), textwidth.Width)
+}
+
+// readCells are a transport's reads and empty reads a request, "-" on a
+// ring (its reads are completions) or when not counted.
+func (c *TransportComparison) readCells(i int) (reads, empty string) {
+	if i >= len(c.Totals) || c.Totals[i].ReadsPerRequest() < 0 {
+		return "-", "-"
+	}
+	t := c.Totals[i]
+	return fmt.Sprintf("%.2f", t.ReadsPerRequest()), fmt.Sprintf("%.3f", t.EmptyReadsPerRequest())
+}
+
+func (c *TransportComparison) syscalls(i int) float64 {
+	if i < len(c.Totals) {
+		return SyscallsPerRequest(c.Totals[i])
+	}
+	return 0
+}
+
+// writeConclusion writes the verdict and the cause lines under a table.
+func writeConclusion(b *strings.Builder, verdict string, causes []string) {
+	if verdict != "" {
+		fmt.Fprintf(b, "\nverdict: %s\n", verdict)
+	}
+	if len(causes) > 0 {
+		b.WriteString("\nwhy they differ:\n")
+		for _, l := range causes {
+			fmt.Fprintf(b, "  - %s\n", l)
+		}
+	}
+}
+
+// worstText is a model's worst-window cell: the p99 and when its window
+// began; "-" without one.
+func worstText(f Figures) string {
+	if f.WorstWindowP99US <= 0 {
+		return "-"
+	}
+	return fmt.Sprintf("%s @%s", usText(f.WorstWindowP99US), time.Duration(f.WorstWindowAtNS).Round(10*time.Millisecond))
+}
+
+// cpuPerReqText is the CPU per request of the loop that bounds the
+// model's capacity, "-" unmeasured.
+func cpuPerReqText(f Figures) string {
+	if f.CPUPerReqUS <= 0 {
+		return "-"
+	}
+	return usText(f.CPUPerReqUS)
+}
+
+// capacityText is the rate the model could serve with a core per loop.
+func capacityText(f Figures) string {
+	if f.CapacityRPS <= 0 {
+		return "-"
+	}
+	return fmt.Sprintf("%.0f/s", f.CapacityRPS)
+}
+
+// waitText is a model's cpu wait cell: the largest share of the run a
+// serving loop waited for a CPU.
+func waitText(f Figures) string { return pctText(f.CPUWaitMax) }
+
+// pctText is a share for a cell, "-" when unknown (negative).
+func pctText(p float64) string {
+	if p < 0 {
+		return "-"
+	}
+	return fmt.Sprintf("%.0f%%", p)
+}
+
+// idleTimeoutCell is the flavour table's idle timeout: the longest timeout
+// a blocking select asked for, or "none" when the idle ones asked none.
+func idleTimeoutCell(d *sim.DesignCount) string {
+	if d.UntimedSelects > 0 {
+		return "none"
+	}
+	return usText(float64(d.LongestTimeoutNS) / 1000)
+}
