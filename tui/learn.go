@@ -29,10 +29,6 @@ type LearnConfig struct {
 	Open func(scenario string) (*jsonl.Trace, error)
 }
 
-// lead is how far before its moment a question holds the run: long enough
-// to see the run move on to the answer.
-const lead = 400 * time.Millisecond
-
 // learnStage is where a lesson stands.
 type learnStage int
 
@@ -104,8 +100,15 @@ func (lv *learnView) ask() {
 	if sc := lv.sc; sc != nil && q.At >= sc.Duration {
 		lv.target = time.Duration(lv.rep.EndTime())
 	}
+	var since time.Duration
+	if lv.second {
+		since = lv.qs[0].At
+	}
 	lv.setPlaying(false)
-	lv.rep.SeekTime(int64(lv.target - min(lv.target, lead)))
+	// Seek, not SeekTime: the questions' figures were read from this
+	// replay, which may stand past the hold.
+	hold := min(learn.HoldAt(lv.sc, q.At, since), lv.target)
+	lv.rep.Seek(lv.rep.PosAtTime(int64(hold)))
 	lv.stage = stageAsk
 	lv.prompt()
 }

@@ -43,7 +43,7 @@ func (r *Recorded) At(t time.Duration) scenarios.Resolver {
 }
 
 func (r *Recorded) frameAt(t time.Duration, logs int, f ...model.Filter) *model.Frame {
-	r.rep.SeekTime(int64(t))
+	r.rep.Seek(r.rep.PosAtTime(int64(t))) // moments come in any order
 	q := model.Query{Focus: -1, Log: logs}
 	if len(f) > 0 {
 		q.Filter = f[0]

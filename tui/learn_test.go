@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -73,6 +74,34 @@ func TestLearnAsksThenShows(t *testing.T) {
 	waitFrame(t, hs, "Wrong.")
 	typeLine(hs, "")
 	waitFrame(t, hs, "Second question.")
+	hs.press(keyEv(tcell.KeyEscape))
+	if err := hs.quit(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// A question about a scripted action holds the run before the action, not
+// Lead before the moment it asks about: the wakeups lesson asks how many
+// eventfd writes the 1s flood makes by 1.5s, so the screen stops before
+// 1s, with the flood's writes still to come; its second question, about
+// the flood at 2s, stops before 2s, though the first was read at 1.5s.
+func TestLearnHoldsBeforeTheAction(t *testing.T) {
+	start := slices.IndexFunc(learn.Path, func(l learn.Lesson) bool { return l.Name == "wakeups" })
+	cfg := LearnConfig{Start: start, Progress: &learn.Progress{Lessons: map[string]learn.Outcome{}}, Open: openBuiltinRecording}
+	hs := newHarness(t, 120, 40, func(o Options) error { return RunLearn(cfg, o) })
+	f := waitFrame(t, hs, "How many eventfd writes will worker-0")
+	// The replay's clock reads its last event: the loops sleep from the
+	// start until the flood.
+	if !strings.Contains(f, "  00:00.") || !strings.Contains(f, "wakeups written 0") {
+		t.Errorf("the first question is not held before the 1s flood:\n%s", f)
+	}
+	typeLine(hs, "999999")
+	waitFrame(t, hs, "Wrong.")
+	typeLine(hs, "")
+	f = waitFrame(t, hs, "Second question.")
+	if !strings.Contains(f, "  00:01.") {
+		t.Errorf("the second question is not held before the 2s flood:\n%s", f)
+	}
 	hs.press(keyEv(tcell.KeyEscape))
 	if err := hs.quit(); err != nil {
 		t.Fatal(err)
