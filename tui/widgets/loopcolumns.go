@@ -11,7 +11,7 @@ import (
 )
 
 // column is one column of the loop table, as data: its header, its width
-// in a layout (columns), and its cell in a row. One function draws the
+// in a layout (widths), and its cell in a row. One function draws the
 // rows of every size (LoopTable.drawRow), another the header.
 type column struct {
 	head string
@@ -23,7 +23,7 @@ type column struct {
 	// joined: no gap follows (the focus mark, against the name).
 	joined bool
 	// width is the column's width in a layout; 0 leaves it out.
-	width func(columns) int
+	width func(widths) int
 	// text is the cell as one text in one style, padded to the width;
 	// segs, for a cell of several styles, is drawn as it is instead.
 	text func(cell) (string, tcell.Style)
@@ -36,7 +36,7 @@ type column struct {
 // laid over them when it is drawn.
 type cell struct {
 	r   LoopRow
-	c   columns
+	c   widths
 	sel bool
 	now int64
 	th  *Theme
@@ -46,16 +46,16 @@ type cell struct {
 // last, fill what room is left (timesplit.go).
 var tableColumns = []column{
 	markColumn, nameColumn,
-	{head: "TID", right: true, width: func(c columns) int { return c.tid }, text: tidCell},
-	{head: "STATE", width: func(c columns) int { return c.state }, text: stateCell},
+	{head: "TID", right: true, width: func(c widths) int { return c.tid }, text: tidCell},
+	{head: "STATE", width: func(c widths) int { return c.state }, text: stateCell},
 	phaseColumn,
-	{head: "ITER", right: true, width: func(c columns) int { return c.iter }, text: func(x cell) (string, tcell.Style) {
+	{head: "ITER", right: true, width: func(c widths) int { return c.iter }, text: func(x cell) (string, tcell.Style) {
 		return model.Count(x.r.Loop.Iterations), x.th.Base
 	}},
-	{head: "SELCNT", right: true, width: func(c columns) int { return c.sel }, text: selectCell},
+	{head: "SELCNT", right: true, width: func(c widths) int { return c.sel }, text: selectCell},
 	{head: "QUEUE", width: queueWidth, segs: queueCell},
-	{head: "SCHED", width: func(c columns) int { return c.sched }, text: schedCell},
-	{head: "CH", right: true, width: func(c columns) int { return c.ch }, text: func(x cell) (string, tcell.Style) {
+	{head: "SCHED", width: func(c widths) int { return c.sched }, text: schedCell},
+	{head: "CH", right: true, width: func(c widths) int { return c.ch }, text: func(x cell) (string, tcell.Style) {
 		return model.Count(x.r.Loop.Channels), x.th.Base
 	}},
 	timeColumn, latColumn, worstColumn,
@@ -65,14 +65,14 @@ var tableColumns = []column{
 // name, the state by Netty's name with a pause marked, the phase ring.
 var compactColumns = []column{
 	markColumn, nameColumn,
-	{width: func(c columns) int { return c.state }, text: compactStateCell},
+	{width: func(c widths) int { return c.state }, text: compactStateCell},
 	phaseColumn,
 }
 
 var (
-	markColumn  = column{joined: true, width: func(columns) int { return 1 }, segs: markCell}
-	nameColumn  = column{head: "LOOP", width: func(c columns) int { return c.name }, text: nameCell}
-	phaseColumn = column{head: "PHASE", width: func(c columns) int { return c.phase }, segs: phaseCell}
+	markColumn  = column{joined: true, width: func(widths) int { return 1 }, segs: markCell}
+	nameColumn  = column{head: "LOOP", width: func(c widths) int { return c.name }, text: nameCell}
+	phaseColumn = column{head: "PHASE", width: func(c widths) int { return c.phase }, segs: phaseCell}
 )
 
 // markCell marks the focused row, and a row where something just happened
@@ -209,7 +209,7 @@ func selectCell(x cell) (string, tcell.Style) {
 }
 
 // queueWidth is the queue's depth and, where there is room, its history.
-func queueWidth(c columns) int {
+func queueWidth(c widths) int {
 	if c.spark == 0 {
 		return c.queue
 	}

@@ -41,8 +41,23 @@ func (t *LoopTable) SetCompact(compact bool, more int) { t.compact, t.more = com
 // SHUTTING_DOWN.
 const compactState = 13
 
-// CompactWidth is the width of a compact row whose names are nameW wide.
-func CompactWidth(nameW int) int { return 1 + max(nameW, 8) + 1 + compactState + 1 + 10 + 1 }
+// CompactWidth is the width of a compact row whose names are nameW wide:
+// its columns, each with the gap that follows it.
+func CompactWidth(nameW int) int {
+	c, n := compactWidths(nameW), 0
+	for _, col := range compactColumns {
+		n += col.width(c)
+		if !col.joined {
+			n++
+		}
+	}
+	return n
+}
+
+// compactWidths is the compact rows' layout, for names nameW wide.
+func compactWidths(nameW int) widths {
+	return widths{name: max(nameW, 8), state: compactState, phase: 10, longState: true}
+}
 
 // NewLoopTable returns an empty table.
 func NewLoopTable(th *Theme) *LoopTable {
@@ -70,8 +85,8 @@ func (t *LoopTable) Want() int {
 	return n
 }
 
-// columns is the table's layout for one width.
-type columns struct {
+// widths is the table's layout at one width: the width of each column.
+type widths struct {
 	name, tid, state, phase, iter, sel, queue, spark, sched, ch int
 	longState                                                   bool
 	// time and lat are where the loop's last second went and its
@@ -81,8 +96,8 @@ type columns struct {
 	worst int
 }
 
-func layout(w, nameW int) columns {
-	c := columns{name: 9, tid: 6, state: 8, phase: 10, iter: 6, sel: 7, queue: 5, spark: 5, sched: 9, ch: 3}
+func layout(w, nameW int) widths {
+	c := widths{name: 9, tid: 6, state: 8, phase: 10, iter: 6, sel: 7, queue: 5, spark: 5, sched: 9, ch: 3}
 	// The marker, the ten columns and the nine gaps between them (the
 	// time columns bring their own gaps).
 	used := func() int {
@@ -165,7 +180,7 @@ func (t *LoopTable) Draw(scr tcell.Screen) {
 // drawCompact draws the compact rows in (x, y, w, h), the count of the
 // loops without a row on the last.
 func (t *LoopTable) drawCompact(scr tcell.Screen, x, y, w, h, nameW int) {
-	c := columns{name: max(nameW, 8), state: compactState, phase: 10, longState: true}
+	c := compactWidths(nameW)
 	n := min(len(t.rows), h)
 	more := t.more + len(t.rows) - n
 	if more > 0 && n == h {
@@ -185,7 +200,7 @@ func (t *LoopTable) drawCompact(scr tcell.Screen, x, y, w, h, nameW int) {
 }
 
 // drawHeader draws the columns' headers, each over its column.
-func (t *LoopTable) drawHeader(scr tcell.Screen, x, y, w int, cols []column, c columns) {
+func (t *LoopTable) drawHeader(scr tcell.Screen, x, y, w int, cols []column, c widths) {
 	cx := x
 	for _, col := range cols {
 		cw := col.width(c)
@@ -210,7 +225,7 @@ func (t *LoopTable) drawHeader(scr tcell.Screen, x, y, w int, cols []column, c c
 
 // drawRow draws row i: its columns' cells, a gap between two, in the
 // row's style (the focused row's background).
-func (t *LoopTable) drawRow(scr tcell.Screen, x, y, w int, cols []column, c columns, i int) {
+func (t *LoopTable) drawRow(scr tcell.Screen, x, y, w int, cols []column, c widths, i int) {
 	cl := cell{r: t.rows[i], c: c, sel: i == t.focus, now: t.now, th: t.th}
 	st := func(s tcell.Style) tcell.Style { return t.th.Row(s, cl.sel) }
 	Fill(scr, x, y, w, ' ', st(t.th.Base))

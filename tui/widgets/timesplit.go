@@ -25,7 +25,7 @@ const (
 
 // splitColumns takes room for the time columns out of extra (the width
 // the fixed columns leave), returning their widths and what is left.
-func splitColumns(c *columns, extra int) (time, lat, left int) {
+func splitColumns(c *widths, extra int) (time, lat, left int) {
 	if extra >= splitTimeW+1+splitLatW+1 {
 		return splitTimeW, splitLatW, extra - splitTimeW - splitLatW - 2
 	}
@@ -39,7 +39,7 @@ func splitColumns(c *columns, extra int) (time, lat, left int) {
 
 // timeColumn is where the loop's last second went: the bar, and the I/O
 // and task percentages where there is room.
-var timeColumn = column{head: "LAST 1s io/tsk", short: "1s", width: func(c columns) int { return c.time }, segs: func(x cell) []Seg {
+var timeColumn = column{head: "LAST 1s io/tsk", short: "1s", width: func(c widths) int { return c.time }, segs: func(x cell) []Seg {
 	sp := x.r.Split
 	segs := splitBar(sp, min(x.c.time, splitBarW), x.th)
 	if x.c.time >= splitTimeW {
@@ -54,7 +54,7 @@ var timeColumn = column{head: "LAST 1s io/tsk", short: "1s", width: func(c colum
 
 // latColumn is the p50/p99 latency of the requests on the loop's channels
 // over the last second.
-var latColumn = column{head: "p50/p99", right: true, headLeft: true, width: func(c columns) int { return c.lat },
+var latColumn = column{head: "p50/p99", right: true, headLeft: true, width: func(c widths) int { return c.lat },
 	text: func(x cell) (string, tcell.Style) {
 		if !x.r.Split.Latency {
 			return "—", x.th.Base
@@ -64,7 +64,7 @@ var latColumn = column{head: "p50/p99", right: true, headLeft: true, width: func
 
 // worstColumn is the run's worst 250 ms window: where a stall the last
 // second has forgotten (a batch that held the loop) still shows.
-var worstColumn = column{head: "worst", right: true, headLeft: true, width: func(c columns) int { return c.worst },
+var worstColumn = column{head: "worst", right: true, headLeft: true, width: func(c widths) int { return c.worst },
 	text: func(x cell) (string, tcell.Style) {
 		us := x.r.Split.WorstP99US
 		switch {
