@@ -31,7 +31,7 @@ type Options struct {
 	// TraceTo, if set, receives the JSONL trace as it is made, a few
 	// lines at a time within traceStreamFlush, and its end line when the
 	// run finishes; the run does not close it. A page showing the run
-	// live reads it (tui/remote). Its Write must not block for long: the
+	// live reads it (sim/remote). Its Write must not block for long: the
 	// collector waits for it.
 	TraceTo io.Writer
 	// RingSize is the per-loop event ring size (default 8192 events, or

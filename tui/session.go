@@ -9,7 +9,7 @@
 // goroutine and send commands to the loops' step gates directly. Nothing
 // here reaches into the engine beyond the Loop control API, which a loop of
 // this process and a loop of a run in another (a page's live run, see
-// tui/remote) both offer.
+// sim/remote) both offer.
 package tui
 
 import (
@@ -30,7 +30,7 @@ import (
 
 // Session is one run of a scenario as every screen sees it, in full:
 // *sim.Run implements it through LocalRun, a run in another process through
-// tui/remote, and so does the tests' fake. What a screen shows never
+// RemoteRun (sim/remote), and so does the tests' fake. What a screen shows never
 // depends on which it reads.
 type Session interface {
 	// Its life, which the runner drives (runner.go).
@@ -89,7 +89,7 @@ type Session interface {
 // Loop is the controls of one event loop's step gate and what they act on
 // (its life and its gate's state), the part of *reactor.EventLoop's API a
 // screen uses: a loop of this process is one, and so is a loop of a run in
-// another process, whose controls are sent to it (tui/remote). Its figures
+// another process, whose controls are sent to it (sim/remote). Its figures
 // come from the run's stream.
 type Loop interface {
 	Name() string
@@ -229,7 +229,7 @@ func Live(sc *scenarios.Scenario, opts sim.Options, o Options) error {
 // LiveRun builds a run of a copy of sc as the live screen runs it, not yet
 // started: its events go to sinks besides opts.Sinks, and unless opts says
 // otherwise its rings are the live screen's, which a flood does not
-// overrun. A page's live run (tui/remote) is built here too, so the page
+// overrun. A page's live run (sim/remote) is built here too, so the page
 // sees what the terminal would.
 func LiveRun(sc *scenarios.Scenario, opts sim.Options, sinks ...trace.Sink) (*sim.Run, error) {
 	ro := opts

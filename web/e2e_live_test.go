@@ -15,8 +15,8 @@ import (
 	"github.com/reactorviz/reactorviz/reactor/trace"
 	"github.com/reactorviz/reactorviz/scenarios"
 	"github.com/reactorviz/reactorviz/sim"
+	"github.com/reactorviz/reactorviz/sim/remote"
 	"github.com/reactorviz/reactorviz/tui"
-	"github.com/reactorviz/reactorviz/tui/remote"
 )
 
 // liveClockRE reads the live header's run clock, "00:01.2/00:30.0".

@@ -11,8 +11,8 @@ import (
 	"github.com/reactorviz/reactorviz/reactor"
 	"github.com/reactorviz/reactorviz/scenarios"
 	"github.com/reactorviz/reactorviz/sim"
+	"github.com/reactorviz/reactorviz/sim/remote"
 	"github.com/reactorviz/reactorviz/tui"
-	"github.com/reactorviz/reactorviz/tui/remote"
 )
 
 // A compare workload's recording says, in the replay's header and the

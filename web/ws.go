@@ -53,7 +53,7 @@ const (
 
 // wsWrite bounds one write: a page that takes nothing of a message in this
 // long is gone. A page that reads, however slowly, is not cut off by it but
-// by the queue's cap (tui/remote's Host.MaxQueued): a busy tab may be many
+// by the queue's cap (sim/remote's Host.MaxQueued): a busy tab may be many
 // seconds behind the run and catch up. A variable so tests can shorten it.
 var wsWrite = 60 * time.Second
 
@@ -66,7 +66,7 @@ type closeError struct {
 func (e *closeError) Error() string  { return "websocket: " + e.reason }
 func (e *closeError) CloseCode() int { return e.code }
 
-// WSConn is the server's end of a page's WebSocket: tui/remote's Conn. One
+// WSConn is the server's end of a page's WebSocket: sim/remote's Conn. One
 // goroutine reads; any may write.
 //
 // Its reads and writes do not take the handler's context: the package

@@ -15,8 +15,8 @@ import (
 	"github.com/reactorviz/reactorviz/internal/safetext"
 	"github.com/reactorviz/reactorviz/scenarios"
 	"github.com/reactorviz/reactorviz/sim"
+	"github.com/reactorviz/reactorviz/sim/remote"
 	"github.com/reactorviz/reactorviz/tui"
-	"github.com/reactorviz/reactorviz/tui/remote"
 	"github.com/reactorviz/reactorviz/web"
 )
 
@@ -102,7 +102,7 @@ func (w *webFlags) register(f *flags, port int) {
 
 // liveInBrowser serves the page with a live run of sc on it until SIGINT
 // or SIGTERM: each page that opens URL#live runs it, and its restarts run
-// it again, in this process, on the engine (tui/remote). The last run's
+// it again, in this process, on the engine (sim/remote). The last run's
 // summary is printed at the end.
 func liveInBrowser(e *env, wf webFlags, sc *scenarios.Scenario, opts sim.Options, paused, serving bool) error {
 	if wf.port < 0 || wf.port > 65535 {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -42,6 +43,53 @@ func TestGraphShowsNoInternalsOrMain(t *testing.T) {
 	} {
 		if got := shown(path); got != want {
 			t.Errorf("shown(%q) = %v, want %v", path, got, want)
+		}
+	}
+}
+
+// mustNotImport is the one way the dependencies point
+// (docs/architecture.md): a package, or one under it, imports none of the
+// packages named, nor any under them. The engine and the file formats know
+// nothing of scenarios, runs or screens; sim runs scenarios and knows no
+// screen (a live run's protocol, sim/remote, included: the screens import
+// it); the UI's own layers know nothing of the runner.
+var mustNotImport = []struct {
+	from string
+	not  []string
+}{
+	{"reactor", []string{"scenarios", "sim", "tracefile", "tui", "learn", "recordings", "web"}},
+	{"reactor/codec", []string{"reactor"}},
+	{"tracefile", []string{"scenarios", "sim", "tui", "learn", "recordings", "web"}},
+	{"scenarios", []string{"sim", "tracefile", "tui", "learn", "recordings", "web"}},
+	{"sim", []string{"tui", "learn", "recordings", "web"}},
+	{"tui/model", []string{"scenarios", "sim", "tui", "learn", "recordings", "web"}},
+	{"tui/widgets", []string{"scenarios", "sim", "learn", "recordings", "web"}},
+	{"tui", []string{"web"}},
+	{"learn", []string{"sim", "tui", "web"}},
+}
+
+// under reports whether package p is dir or below it.
+func under(p, dir string) bool { return p == dir || strings.HasPrefix(p, dir+"/") }
+
+// TestDependenciesPointOneWay fails when a package imports one of a layer
+// above it, by the rules of mustNotImport.
+func TestDependenciesPointOneWay(t *testing.T) {
+	edges, err := imports(filepath.Join("..", ".."))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for from, to := range edges {
+		for _, r := range mustNotImport {
+			if !under(from, r.from) {
+				continue
+			}
+			for _, imp := range to {
+				for _, not := range r.not {
+					if under(imp, not) && !under(imp, r.from) {
+						t.Errorf("%s imports %s: nothing under %s may import %s", from, imp, r.from, not)
+					}
+				}
+			}
 		}
 	}
 }

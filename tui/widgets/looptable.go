@@ -6,8 +6,6 @@ import (
 	"github.com/gdamore/tcell/v2"
 	"github.com/rivo/tview"
 
-	"github.com/reactorviz/reactorviz/reactor/trace"
-	"github.com/reactorviz/reactorviz/reactor/trace/phases"
 	"github.com/reactorviz/reactorviz/tui/model"
 )
 
@@ -43,8 +41,23 @@ func (t *LoopTable) SetCompact(compact bool, more int) { t.compact, t.more = com
 // SHUTTING_DOWN.
 const compactState = 13
 
-// CompactWidth is the width of a compact row whose names are nameW wide.
-func CompactWidth(nameW int) int { return 1 + max(nameW, 8) + 1 + compactState + 1 + 10 + 1 }
+// CompactWidth is the width of a compact row whose names are nameW wide:
+// its columns, each with the gap that follows it.
+func CompactWidth(nameW int) int {
+	c, n := compactWidths(nameW), 0
+	for _, col := range compactColumns {
+		n += col.width(c)
+		if !col.joined {
+			n++
+		}
+	}
+	return n
+}
+
+// compactWidths is the compact rows' layout, for names nameW wide.
+func compactWidths(nameW int) widths {
+	return widths{name: max(nameW, 8), state: compactState, phase: 10, longState: true}
+}
 
 // NewLoopTable returns an empty table.
 func NewLoopTable(th *Theme) *LoopTable {
@@ -72,8 +85,8 @@ func (t *LoopTable) Want() int {
 	return n
 }
 
-// columns is the table's layout for one width.
-type columns struct {
+// widths is the table's layout at one width: the width of each column.
+type widths struct {
 	name, tid, state, phase, iter, sel, queue, spark, sched, ch int
 	longState                                                   bool
 	// time and lat are where the loop's last second went and its
@@ -83,8 +96,8 @@ type columns struct {
 	worst int
 }
 
-func layout(w, nameW int) columns {
-	c := columns{name: 9, tid: 6, state: 8, phase: 10, iter: 6, sel: 7, queue: 5, spark: 5, sched: 9, ch: 3}
+func layout(w, nameW int) widths {
+	c := widths{name: 9, tid: 6, state: 8, phase: 10, iter: 6, sel: 7, queue: 5, spark: 5, sched: 9, ch: 3}
 	// The marker, the ten columns and the nine gaps between them (the
 	// time columns bring their own gaps).
 	used := func() int {
@@ -138,7 +151,7 @@ func (t *LoopTable) Draw(scr tcell.Screen) {
 	}
 	c := layout(w, nameW)
 	if t.header && h > 0 {
-		t.drawHeader(scr, x, y, w, c)
+		t.drawHeader(scr, x, y, w, tableColumns, c)
 		y, h = y+1, h-1
 	}
 	if h <= 0 {
@@ -154,7 +167,7 @@ func (t *LoopTable) Draw(scr tcell.Screen) {
 	}
 	t.offset = max(0, min(t.offset, len(t.rows)-h))
 	for i := 0; i < h && t.offset+i < len(t.rows); i++ {
-		t.drawRow(scr, x, y+i, w, c, t.offset+i)
+		t.drawRow(scr, x, y+i, w, tableColumns, c, t.offset+i)
 	}
 	if t.offset > 0 {
 		Put(scr, x+w-1, y, 1, "↑", t.th.Dim)
@@ -167,7 +180,7 @@ func (t *LoopTable) Draw(scr tcell.Screen) {
 // drawCompact draws the compact rows in (x, y, w, h), the count of the
 // loops without a row on the last.
 func (t *LoopTable) drawCompact(scr tcell.Screen, x, y, w, h, nameW int) {
-	c := columns{name: max(nameW, 8), state: compactState, phase: 10, longState: true}
+	c := compactWidths(nameW)
 	n := min(len(t.rows), h)
 	more := t.more + len(t.rows) - n
 	if more > 0 && n == h {
@@ -175,7 +188,7 @@ func (t *LoopTable) drawCompact(scr tcell.Screen, x, y, w, h, nameW int) {
 		more = t.more + len(t.rows) - n
 	}
 	for i := 0; i < n; i++ {
-		t.drawRow(scr, x, y+i, w, c, i)
+		t.drawRow(scr, x, y+i, w, compactColumns, c, i)
 	}
 	if more > 0 && n < h {
 		word := " more loops"
@@ -186,187 +199,62 @@ func (t *LoopTable) drawCompact(scr tcell.Screen, x, y, w, h, nameW int) {
 	}
 }
 
-func (t *LoopTable) drawHeader(scr tcell.Screen, x, y, w int, c columns) {
-	cols := []struct {
-		text  string
-		width int
-		right bool
-	}{
-		{"", 1, false}, {"LOOP", c.name, false}, {"TID", c.tid, true}, {"STATE", c.state, false},
-		{"PHASE", c.phase, false}, {"ITER", c.iter, true}, {"SELCNT", c.sel, true},
-		{"QUEUE", c.queue + 1 + c.spark, false}, {"SCHED", c.sched, false}, {"CH", c.ch, true},
-	}
-	if c.spark == 0 {
-		cols[7].width = c.queue
-	}
-	for _, h := range splitHeaders(c) {
-		cols = append(cols, struct {
-			text  string
-			width int
-			right bool
-		}{h.text, h.width, false})
-	}
+// drawHeader draws the columns' headers, each over its column.
+func (t *LoopTable) drawHeader(scr tcell.Screen, x, y, w int, cols []column, c widths) {
 	cx := x
-	for i, col := range cols {
-		s := Pad(col.text, col.width)
-		if col.right {
-			s = PadLeft(col.text, col.width)
+	for _, col := range cols {
+		cw := col.width(c)
+		if cw <= 0 {
+			continue
 		}
-		Put(scr, cx, y, max(0, min(col.width, x+w-cx)), s, t.th.Dim)
-		cx += col.width
-		if i > 0 {
+		head := col.head
+		if col.short != "" && cw < Width(head) {
+			head = col.short
+		}
+		s := Pad(head, cw)
+		if col.right && !col.headLeft {
+			s = PadLeft(head, cw)
+		}
+		Put(scr, cx, y, max(0, min(cw, x+w-cx)), s, t.th.Dim)
+		cx += cw
+		if !col.joined {
 			cx++
 		}
 	}
 }
 
-// StateText names a loop's state in the table: Netty's names when there
-// is room, short ones otherwise; a paused loop reads "paused" once it is
-// parked at its gate and "pausing" while it still sleeps in select.
-func StateText(r LoopRow, long bool) string {
-	s := r.Loop.State
-	if s == trace.StateStarted && r.Pause != model.PauseRunning {
-		if r.Pause == model.PausePaused {
-			return "paused"
-		}
-		return "pausing"
-	}
-	if long {
-		return s.String()
-	}
-	switch s {
-	case trace.StateNotStarted:
-		return "new"
-	case trace.StateStarted:
-		return "started"
-	case trace.StateSuspending:
-		return "susp…"
-	case trace.StateSuspended:
-		return "susp'd"
-	case trace.StateShuttingDown:
-		return "stopping"
-	case trace.StateShutdown:
-		return "shutdown"
-	case trace.StateTerminated:
-		return "ended"
-	}
-	return "?"
-}
-
-func (t *LoopTable) drawRow(scr tcell.Screen, x, y, w int, c columns, i int) {
-	r := t.rows[i]
-	l := r.Loop
-	sel := i == t.focus
-	st := func(s tcell.Style) tcell.Style { return t.th.Row(s, sel) }
+// drawRow draws row i: its columns' cells, a gap between two, in the
+// row's style (the focused row's background).
+func (t *LoopTable) drawRow(scr tcell.Screen, x, y, w int, cols []column, c widths, i int) {
+	cl := cell{r: t.rows[i], c: c, sel: i == t.focus, now: t.now, th: t.th}
+	st := func(s tcell.Style) tcell.Style { return t.th.Row(s, cl.sel) }
 	Fill(scr, x, y, w, ' ', st(t.th.Base))
-	var segs []Seg
 	gap := S(" ", st(t.th.Base))
-	marker := " "
-	if sel {
-		marker = "▶"
-	}
-	nameSt := t.th.Base
-	if sel {
-		nameSt = t.th.Bold
-	}
-	markSt := t.th.Accent
-	if r.Flash {
-		// Something just happened here: a breakpoint or a timeline action.
-		// A focused row keeps its name bold: without colour, the only
-		// focus cue the marker leaves.
-		marker, markSt, nameSt = "◆", t.th.Warn, t.th.Warn.Bold(sel)
-	}
-	if r.Watched {
-		// The caption talks about this loop: its name is underlined, in
-		// colour or without.
-		nameSt = nameSt.Underline(true)
-	}
-	segs = append(segs, S(marker, st(markSt)), S(Pad(l.Name, c.name), st(nameSt)), gap)
-	tid := "-"
-	if l.TID != 0 {
-		tid = strconv.FormatInt(l.TID, 10)
-	}
-	if !t.compact {
-		segs = append(segs, S(PadLeft(tid, c.tid), st(t.th.Dim)), gap)
-	}
-
-	stateSt := t.th.Base
-	switch {
-	case l.State == trace.StateNotStarted || l.State.Suspended():
-		stateSt = t.th.Dim
-	case l.State >= trace.StateShuttingDown:
-		stateSt = t.th.Warn
-	}
-	if r.Pause != model.PauseRunning && l.State == trace.StateStarted {
-		stateSt = t.th.Warn
-	}
-	state := StateText(r, c.longState)
-	if t.compact && l.State == trace.StateStarted && r.Pause != model.PauseRunning {
-		// The compact row keeps Netty's state and marks the pause: the
-		// phase ring shows where the loop waits.
-		state = l.State.String() + " ⏸"
-		if r.Pause != model.PausePaused {
-			state += "…"
+	var segs []Seg
+	joined := true
+	for _, col := range cols {
+		cw := col.width(c)
+		if cw <= 0 {
+			continue
 		}
-	}
-	segs = append(segs, S(Pad(state, c.state), st(stateSt)), gap)
-
-	phase, ringPaused := l.Phase, false
-	if r.Pause == model.PausePaused && l.State == trace.StateStarted {
-		phase, ringPaused = phases.AtGate(r.PausePhase), true
-	}
-	for _, sg := range PhaseSegs(phase, ringPaused, t.th) {
-		segs = append(segs, S(sg.Text, st(sg.Style)))
-	}
-	segs = append(segs, S(Pad("", c.phase-10), st(t.th.Base)), gap)
-	if t.compact {
-		PutSegs(scr, x, y, w, segs)
-		return
-	}
-
-	segs = append(segs, S(PadLeft(model.Count(l.Iterations), c.iter), st(t.th.Base)), gap)
-
-	sel2 := strconv.FormatInt(l.SelectCnt, 10)
-	selSt := t.th.Base
-	switch {
-	case l.Ring.Enters > 0:
-		// An io_uring loop has no selector to count premature returns
-		// of: the column shows the operations it has in flight.
-		sel2 = "ring " + model.Count(l.Ring.InFlight)
-	case r.Threshold > 0:
-		sel2 += "/" + strconv.Itoa(r.Threshold)
-		switch {
-		case l.SelectCnt*10 >= int64(r.Threshold)*9:
-			selSt = t.th.Bad
-		case l.SelectCnt*2 >= int64(r.Threshold):
-			selSt = t.th.Warn
+		if !joined {
+			segs = append(segs, gap)
 		}
-	}
-	segs = append(segs, S(PadLeft(sel2, c.sel), st(selSt)), gap)
-
-	qSt := t.th.Base
-	if l.QueueDepth == 0 {
-		qSt = t.th.Dim
-	}
-	segs = append(segs, S(PadLeft(model.Count(l.QueueDepth), c.queue), st(qSt)), gap)
-	if c.spark > 0 {
-		segs = append(segs, S(Sparkline(l.History, c.spark), st(t.th.Accent)), gap)
-	}
-
-	sched := "-"
-	if l.Timers > 0 {
-		sched = model.Count(l.Timers)
-		if l.HasDeadline {
-			if d := l.NextDeadline - t.now; d > 0 {
-				sched += " " + model.Duration(d)
-			} else {
-				sched += " due"
+		joined = col.joined
+		if col.segs != nil {
+			for _, sg := range col.segs(cl) {
+				segs = append(segs, S(sg.Text, st(sg.Style)))
 			}
+			continue
 		}
+		text, style := col.text(cl)
+		if col.right {
+			text = PadLeft(text, cw)
+		} else {
+			text = Pad(text, cw)
+		}
+		segs = append(segs, S(text, st(style)))
 	}
-	segs = append(segs, S(Pad(sched, c.sched), st(t.th.Base)), gap,
-		S(PadLeft(model.Count(l.Channels), c.ch), st(t.th.Base)))
-	segs = append(segs, t.splitSegs(r, c, st)...)
 	PutSegs(scr, x, y, w, segs)
 }
 

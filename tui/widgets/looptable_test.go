@@ -117,3 +117,13 @@ func TestLoopTableAt120KeepsNettyStateNames(t *testing.T) {
 		t.Errorf("row %q does not reach the right edge", r0)
 	}
 }
+
+// A compact row is the mark, the name (8 cells at least), Netty's longest
+// state name and the phase ring, each followed by a gap but the mark.
+func TestCompactWidth(t *testing.T) {
+	for nameW, want := range map[int]int{0: 35, 8: 35, 12: 39} {
+		if got := CompactWidth(nameW); got != want {
+			t.Errorf("CompactWidth(%d) = %d, want %d", nameW, got, want)
+		}
+	}
+}

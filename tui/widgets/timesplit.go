@@ -25,7 +25,7 @@ const (
 
 // splitColumns takes room for the time columns out of extra (the width
 // the fixed columns leave), returning their widths and what is left.
-func splitColumns(c *columns, extra int) (time, lat, left int) {
+func splitColumns(c *widths, extra int) (time, lat, left int) {
 	if extra >= splitTimeW+1+splitLatW+1 {
 		return splitTimeW, splitLatW, extra - splitTimeW - splitLatW - 2
 	}
@@ -37,72 +37,50 @@ func splitColumns(c *columns, extra int) (time, lat, left int) {
 	return narrowBarW, 0, extra + 6 - narrowBarW - 1
 }
 
-type splitHeader struct {
-	text  string
-	width int
-}
-
-func splitHeaders(c columns) []splitHeader {
-	var out []splitHeader
-	if c.time > 0 {
-		text := "LAST 1s io/tsk"
-		if c.time < splitTimeW {
-			text = "1s"
-		}
-		out = append(out, splitHeader{Cut(text, c.time), c.time})
-	}
-	if c.lat > 0 {
-		out = append(out, splitHeader{"p50/p99", c.lat})
-	}
-	if c.worst > 0 {
-		out = append(out, splitHeader{"worst", c.worst})
-	}
-	return out
-}
-
-func (t *LoopTable) splitSegs(r LoopRow, c columns, st func(tcell.Style) tcell.Style) []Seg {
-	if c.time <= 0 {
-		return nil
-	}
-	gap := S(" ", st(t.th.Base))
-	sp := r.Split
-	barW := min(c.time, splitBarW)
-	segs := []Seg{gap}
-	segs = append(segs, t.splitBar(sp, barW, st)...)
-	if c.time >= splitTimeW {
+// timeColumn is where the loop's last second went: the bar, and the I/O
+// and task percentages where there is room.
+var timeColumn = column{head: "LAST 1s io/tsk", short: "1s", width: func(c widths) int { return c.time }, segs: func(x cell) []Seg {
+	sp := x.r.Split
+	segs := splitBar(sp, min(x.c.time, splitBarW), x.th)
+	if x.c.time >= splitTimeW {
 		num := "-"
 		if sp.Known {
 			num = pctText(sp.IO) + "/" + pctText(sp.Tasks)
 		}
-		segs = append(segs, gap, S(PadLeft(num, splitNumW), st(t.th.Base)))
-	}
-	if c.lat > 0 {
-		lat := "—"
-		if sp.Latency {
-			lat = usText(sp.P50US) + "/" + usText(sp.P99US)
-		}
-		segs = append(segs, gap, S(PadLeft(lat, c.lat), st(t.th.Base)))
-	}
-	if c.worst > 0 {
-		// The run's worst 250 ms window: where a stall the last second
-		// has forgotten (a batch that held the loop) still shows.
-		worst, style := "—", t.th.Base
-		if sp.WorstP99US > 0 {
-			worst = usText(sp.WorstP99US)
-			if sp.WorstP99US >= 50_000 {
-				style = t.th.Warn
-			}
-		}
-		segs = append(segs, gap, S(PadLeft(worst, c.worst), st(style)))
+		segs = append(segs, S(" ", x.th.Base), S(PadLeft(num, splitNumW), x.th.Base))
 	}
 	return segs
-}
+}}
+
+// latColumn is the p50/p99 latency of the requests on the loop's channels
+// over the last second.
+var latColumn = column{head: "p50/p99", right: true, headLeft: true, width: func(c widths) int { return c.lat },
+	text: func(x cell) (string, tcell.Style) {
+		if !x.r.Split.Latency {
+			return "—", x.th.Base
+		}
+		return usText(x.r.Split.P50US) + "/" + usText(x.r.Split.P99US), x.th.Base
+	}}
+
+// worstColumn is the run's worst 250 ms window: where a stall the last
+// second has forgotten (a batch that held the loop) still shows.
+var worstColumn = column{head: "worst", right: true, headLeft: true, width: func(c widths) int { return c.worst },
+	text: func(x cell) (string, tcell.Style) {
+		us := x.r.Split.WorstP99US
+		switch {
+		case us <= 0:
+			return "—", x.th.Base
+		case us >= 50_000:
+			return usText(us), x.th.Warn
+		}
+		return usText(us), x.th.Base
+	}}
 
 // splitBar draws the shares in w cells: tasks, then I/O, then select,
 // each rounded to whole cells; what is left (neither) stays blank.
-func (t *LoopTable) splitBar(sp model.TimeSplit, w int, st func(tcell.Style) tcell.Style) []Seg {
+func splitBar(sp model.TimeSplit, w int, th *Theme) []Seg {
 	if !sp.Known {
-		return []Seg{S(Pad("", w), st(t.th.Dim))}
+		return []Seg{S(Pad("", w), th.Dim)}
 	}
 	cells := func(pct float64) int { return int(math.Round(pct * float64(w) / 100)) }
 	tk := min(cells(sp.Tasks), w)
@@ -116,10 +94,10 @@ func (t *LoopTable) splitBar(sp model.TimeSplit, w int, st func(tcell.Style) tce
 		return string(b)
 	}
 	return []Seg{
-		S(rep(GlyphTasks, tk), st(t.th.Warn)),
-		S(rep(GlyphIO, io), st(t.th.Accent)),
-		S(rep(GlyphSelect, sel), st(t.th.Dim)),
-		S(Pad("", w-tk-io-sel), st(t.th.Base)),
+		S(rep(GlyphTasks, tk), th.Warn),
+		S(rep(GlyphIO, io), th.Accent),
+		S(rep(GlyphSelect, sel), th.Dim),
+		S(Pad("", w-tk-io-sel), th.Base),
 	}
 }
 

@@ -197,10 +197,8 @@ func TestFocusedRowKeepsTheLitPhase(t *testing.T) {
 
 // The time bar stacks tasks, I/O and select in the timeline's glyphs.
 func TestSplitBar(t *testing.T) {
-	lt := NewLoopTable(NewTheme(true))
-	st := func(s tcell.Style) tcell.Style { return s }
 	var text string
-	for _, sg := range lt.splitBar(model.TimeSplit{Known: true, Select: 50, IO: 17, Tasks: 33}, 6, st) {
+	for _, sg := range splitBar(model.TimeSplit{Known: true, Select: 50, IO: 17, Tasks: 33}, 6, NewTheme(true)) {
 		text += sg.Text
 	}
 	if text != "██▒···" {

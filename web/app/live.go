@@ -9,7 +9,7 @@ import (
 	"syscall/js"
 )
 
-// jsConn is the page's WebSocket to a live run (tui/remote's Conn), the
+// jsConn is the page's WebSocket to a live run (sim/remote's Conn), the
 // browser's own: its callbacks only queue what arrives, since a callback
 // that blocks would block the page.
 type jsConn struct {

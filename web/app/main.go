@@ -14,7 +14,7 @@
 //
 // For a live run (the page at URL#live, served by run --web) the page
 // hands it a WebSocket's address instead (live): it runs the live screen
-// on sessions of tui/remote, whose runs are in the server's process.
+// on sessions of sim/remote, whose runs are in the server's process.
 package main
 
 import (
@@ -29,8 +29,8 @@ import (
 	"github.com/gdamore/tcell/v2"
 
 	"github.com/reactorviz/reactorviz/reactor/trace"
+	"github.com/reactorviz/reactorviz/sim/remote"
 	"github.com/reactorviz/reactorviz/tui"
-	"github.com/reactorviz/reactorviz/tui/remote"
 )
 
 // request is one recording the page asked for, or a live run.
@@ -140,7 +140,7 @@ func (p *player) start(r request) {
 }
 
 // startLive opens the live screen on a fresh screen, showing the run the
-// server at r.live runs (tui/remote): its restarts are runs of the server
+// server at r.live runs (sim/remote): its restarts are runs of the server
 // too, and q stops the run there.
 func (p *player) startLive(r request) {
 	p.open(func(s *sizedScreen) error { return runLive(r, s) })
@@ -200,7 +200,7 @@ func runLive(r request, s *sizedScreen) error {
 			return nil, err
 		}
 		warnings(s.Warnings())
-		return s, nil
+		return tui.NewRemoteRun(s), nil
 	}
 	return tui.RunLive(newRun, tui.Options{Screen: s, Mouse: true, Paused: r.paused, Serve: r.serve, FPS: liveFPS})
 }

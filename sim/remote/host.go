@@ -13,7 +13,8 @@ import (
 )
 
 // NewRun builds a run, not yet started, whose JSONL trace goes to traceTo
-// (sim.Options.TraceTo): tui.LiveRun with it in the options.
+// (sim.Options.TraceTo). reactorviz's is tui.LiveRun with it in the
+// options, so that the page sees the run the terminal would.
 type NewRun func(traceTo io.Writer) (*sim.Run, error)
 
 // Host runs the live runs a page asks for, one page at a time: a page that

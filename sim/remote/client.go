@@ -14,11 +14,10 @@ import (
 	"github.com/reactorviz/reactorviz/scenarios"
 	"github.com/reactorviz/reactorviz/sim"
 	"github.com/reactorviz/reactorviz/tracefile/jsonl"
-	"github.com/reactorviz/reactorviz/tui"
 )
 
 // Client is the page's side of a connection to a Host: it makes the
-// sessions the live screen shows, one run at a time, as tui.NewRun does.
+// sessions the live screen shows (tui.RemoteRun), one run at a time.
 type Client struct {
 	c   Conn
 	wmu sync.Mutex // one write at a time
@@ -84,15 +83,6 @@ func (c *Client) reply(t string) (message, error) {
 	}
 }
 
-// NewRun is Run as a tui.NewRun.
-func (c *Client) NewRun(sink trace.Sink) (tui.Session, error) {
-	s, err := c.Run(sink)
-	if err != nil {
-		return nil, err
-	}
-	return s, nil
-}
-
 // Run asks the host for a run and returns it as a session, not yet
 // started, whose events go to sink.
 func (c *Client) Run(sink trace.Sink) (*Session, error) {
@@ -119,7 +109,7 @@ func (c *Client) Run(sink trace.Sink) (*Session, error) {
 	}
 	s.gates = make([]pending, m.Controls)
 	for i := range m.Controls {
-		s.loops = append(s.loops, &loop{s: s, i: i})
+		s.loops = append(s.loops, &Loop{s: s, i: i})
 	}
 	c.mu.Lock()
 	c.cur = s
@@ -190,7 +180,7 @@ type Session struct {
 	threshold int
 	warnings  []string // the host's scenario's, as it sent them
 	sink      trace.Sink
-	loops     []tui.Loop
+	loops     []*Loop
 	trace     *chunks
 
 	mu       sync.Mutex
@@ -217,9 +207,7 @@ type pending struct {
 	reason string
 }
 
-var _ tui.Session = (*Session)(nil)
-
-// Start implements tui.Session.
+// Start has the host start the run and waits until it has.
 func (s *Session) Start() error {
 	s.c.send(op{Op: opStart})
 	m, err := s.c.reply(msgStarted)
@@ -235,14 +223,14 @@ func (s *Session) Start() error {
 	return nil
 }
 
-// Done implements tui.Session: closed when the host's run has ended and
+// Done is closed when the host's run has ended and
 // its trace has been read to the end line, or the connection is gone.
 func (s *Session) Done() <-chan struct{} { return s.done }
 
-// Stop implements tui.Session.
+// Stop has the host stop the run. Idempotent.
 func (s *Session) Stop() { s.stopOnce.Do(func() { s.c.send(op{Op: opStop}) }) }
 
-// Summary implements tui.Session.
+// Summary is the run's summary, as the host sent it, once Done is closed.
 func (s *Session) Summary() *sim.Summary {
 	select {
 	case <-s.done:
@@ -262,7 +250,7 @@ func (s *Session) TraceErr() error {
 }
 
 func (s *Session) Scenario() *scenarios.Scenario { return s.sc }
-func (s *Session) Loops() []tui.Loop             { return s.loops }
+func (s *Session) Loops() []*Loop                { return s.loops }
 func (s *Session) LoopTable() []trace.LoopInfo   { return append([]trace.LoopInfo(nil), s.table...) }
 func (s *Session) RebuildThreshold() int         { return s.threshold }
 func (s *Session) Duration() time.Duration       { return s.duration }
@@ -291,7 +279,7 @@ func (s *Session) TraceNow() int64 {
 	return s.st.Now
 }
 
-// HoldClock implements tui.Session: the host holds its run's clock.
+// HoldClock has the host hold (or let go) its run's clock.
 // The page takes the hold at once, as it takes a pause, and the host's
 // next state confirms it.
 func (s *Session) HoldClock(hold bool) {
@@ -301,7 +289,7 @@ func (s *Session) HoldClock(hold bool) {
 	s.c.send(op{Op: opHold, On: hold})
 }
 
-// ClockHeld implements tui.Session, from the last state or the page's own
+// ClockHeld reports whether the run clock is held, from the last state or the page's own
 // hold.
 func (s *Session) ClockHeld() bool {
 	s.mu.Lock()
@@ -309,16 +297,16 @@ func (s *Session) ClockHeld() bool {
 	return s.st.Held
 }
 
-// Step implements tui.Session. The host steps through its run, which lets
+// Step runs step, a step of loop i. The host steps through its run, which lets
 // a held clock run for the step (see page.control), so step, the loop's
 // own Step or StepIteration, is all there is to send.
 func (s *Session) Step(_ int, step func()) { step() }
 
-// Sample implements tui.Session: the host samples the run after each
+// Sample does nothing: the host samples the run after each
 // control it carries out, so there is nothing to ask.
 func (s *Session) Sample() {}
 
-// ClockMap implements tui.Session, from the run clock's origin the host
+// ClockMap puts an event's time on the run clock, from the run clock's origin the host
 // reported.
 func (s *Session) ClockMap() func(int64) time.Duration {
 	s.mu.Lock()
@@ -414,36 +402,37 @@ func (s *Session) decode() {
 	}
 }
 
-// loop is one loop of the host's run.
-type loop struct {
+// Loop is one loop of the host's run: the controls of its step gate, sent
+// to the host, and its life and gate as the host last reported them.
+type Loop struct {
 	s *Session
 	i int
 }
 
-func (l *loop) ls() loopState {
+func (l *Loop) ls() loopState {
 	if l.i < len(l.s.st.Loops) {
 		return l.s.st.Loops[l.i]
 	}
 	return loopState{}
 }
 
-func (l *loop) Name() string { return l.s.table[l.i].Name }
+func (l *Loop) Name() string { return l.s.table[l.i].Name }
 
-func (l *loop) State() trace.State {
+func (l *Loop) State() trace.State {
 	l.s.mu.Lock()
 	defer l.s.mu.Unlock()
 	return l.ls().State
 }
 
-func (l *loop) TID() int {
+func (l *Loop) TID() int {
 	l.s.mu.Lock()
 	defer l.s.mu.Unlock()
 	return l.ls().TID
 }
 
-// GateStatus implements tui.Loop: the host's last word, or what the page
-// asked since, so that a second key press acts on the first one's effect.
-func (l *loop) GateStatus() reactor.GateStatus {
+// GateStatus is the host's last word on the gate, or what the page asked
+// since, so that a second key press acts on the first one's effect.
+func (l *Loop) GateStatus() reactor.GateStatus {
 	l.s.mu.Lock()
 	defer l.s.mu.Unlock()
 	g := l.ls().Gate
@@ -457,7 +446,7 @@ func (l *loop) GateStatus() reactor.GateStatus {
 }
 
 // gate sends a gate control and keeps what it asks for until answered.
-func (l *loop) gate(o op, paused bool) {
+func (l *Loop) gate(o op, paused bool) {
 	o.Loop = l.i
 	l.s.mu.Lock()
 	defer l.s.mu.Unlock()
@@ -465,17 +454,17 @@ func (l *loop) gate(o op, paused bool) {
 	l.s.gates[l.i] = pending{seq: seq, paused: paused, reason: o.Reason}
 }
 
-func (l *loop) Pause(reason string)    { l.gate(op{Op: opPause, Reason: reason}, true) }
-func (l *loop) PauseRun(reason string) { l.gate(op{Op: opPause, Reason: reason, Run: true}, true) }
-func (l *loop) Resume()                { l.gate(op{Op: opResume}, false) }
-func (l *loop) Step()                  { l.s.c.send(op{Op: opStep, Loop: l.i}) }
-func (l *loop) StepIteration()         { l.s.c.send(op{Op: opStep, Loop: l.i, Iteration: true}) }
+func (l *Loop) Pause(reason string)    { l.gate(op{Op: opPause, Reason: reason}, true) }
+func (l *Loop) PauseRun(reason string) { l.gate(op{Op: opPause, Reason: reason, Run: true}, true) }
+func (l *Loop) Resume()                { l.gate(op{Op: opResume}, false) }
+func (l *Loop) Step()                  { l.s.c.send(op{Op: opStep, Loop: l.i}) }
+func (l *Loop) StepIteration()         { l.s.c.send(op{Op: opStep, Loop: l.i, Iteration: true}) }
 
-func (l *loop) SetBreakpoints(b reactor.Breakpoints) {
+func (l *Loop) SetBreakpoints(b reactor.Breakpoints) {
 	l.s.c.send(op{Op: opBreaks, Loop: l.i, Breaks: b})
 }
 
-func (l *loop) SetSlowMotion(d time.Duration) { l.s.c.send(op{Op: opSlow, Loop: l.i, Delay: d}) }
+func (l *Loop) SetSlowMotion(d time.Duration) { l.s.c.send(op{Op: opSlow, Loop: l.i, Delay: d}) }
 
 // chunks is the trace as it arrives, an io.Reader for the JSONL reader.
 // Before it waits for more it calls onIdle, on the reader's goroutine, so

@@ -1,7 +1,9 @@
-// Package remote shows a live run of one process on the screens of
-// another: reactorviz run NAME --web runs the engine natively (the Host)
-// and a page in a browser shows it with the live screen of package tui
-// (the Client's sessions), over one message connection, a WebSocket.
+// Package remote is the wire protocol of a live run shown by another
+// process: reactorviz run NAME --web runs the engine natively (the Host)
+// and a page in a browser shows it with the live screen (the Client's
+// sessions, which package tui takes as tui.RemoteRun), over one message
+// connection, a WebSocket (package web's). It knows the runner and the
+// engine's trace, not the UI: the screens import it, not the other way.
 //
 // What crosses is what the terminal's live screen reads of a run:
 //

@@ -19,7 +19,6 @@ import (
 	"github.com/reactorviz/reactorviz/reactor/trace/sample"
 	"github.com/reactorviz/reactorviz/scenarios"
 	"github.com/reactorviz/reactorviz/sim"
-	"github.com/reactorviz/reactorviz/tui"
 )
 
 // pipeConn is one end of an in-memory message connection.
@@ -97,6 +96,14 @@ func shortRun(t *testing.T, d string) *scenarios.Scenario {
 	return sc
 }
 
+// liveRun builds a run of a copy of sc, its trace to w, as the command's
+// host does with tui.LiveRun (which these tests cannot import: tui imports
+// this package); the live screen's larger rings make no difference to the
+// short runs here.
+func liveRun(sc *scenarios.Scenario, w io.Writer) (*sim.Run, error) {
+	return sim.New(sc.Clone(), sim.Options{TraceTo: w})
+}
+
 // hostOn serves a host of sc's runs over a WebSocket on loopback, and
 // returns a page's client and the runs the host built, newest last.
 func hostOn(t *testing.T, sc *scenarios.Scenario) (*Client, func() *sim.Run) {
@@ -104,7 +111,7 @@ func hostOn(t *testing.T, sc *scenarios.Scenario) (*Client, func() *sim.Run) {
 	var mu sync.Mutex
 	var runs []*sim.Run
 	h := NewHost(func(w io.Writer) (*sim.Run, error) {
-		r, err := tui.LiveRun(sc, sim.Options{TraceTo: w})
+		r, err := liveRun(sc, w)
 		mu.Lock()
 		runs = append(runs, r)
 		mu.Unlock()
@@ -268,7 +275,7 @@ func TestClosedConnectionEndsBothSides(t *testing.T) {
 	sc := shortRun(t, "30s")
 	var built atomic.Pointer[sim.Run]
 	h := NewHost(func(w io.Writer) (*sim.Run, error) {
-		r, err := tui.LiveRun(sc, sim.Options{TraceTo: w})
+		r, err := liveRun(sc, w)
 		built.Store(r)
 		return r, err
 	})
@@ -346,7 +353,7 @@ func TestSecondPageTakesOver(t *testing.T) {
 	sc := shortRun(t, "30s")
 	var first atomic.Pointer[sim.Run]
 	h := NewHost(func(w io.Writer) (*sim.Run, error) {
-		r, err := tui.LiveRun(sc, sim.Options{TraceTo: w})
+		r, err := liveRun(sc, w)
 		first.CompareAndSwap(nil, r)
 		return r, err
 	})
@@ -510,7 +517,7 @@ func TestRunBuiltAfterThePageWentIsStopped(t *testing.T) {
 	built := make(chan *sim.Run, 1)
 	h := NewHost(func(w io.Writer) (*sim.Run, error) {
 		<-release // the page goes meanwhile
-		r, err := tui.LiveRun(sc, sim.Options{TraceTo: w})
+		r, err := liveRun(sc, w)
 		if err == nil {
 			built <- r
 		}
