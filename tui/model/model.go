@@ -41,9 +41,12 @@ func (m *Model) Consume(batch []trace.Event) {
 		return
 	}
 	m.mu.Lock()
-	m.st.Apply(batch)
 	for i := range batch {
-		m.tl.apply(&batch[i], m.st.loop(batch[i].Loop).info.Name)
+		// One fold of where each loop stands, the state's, which the
+		// timeline records.
+		if mv, ok := m.st.apply(&batch[i]); ok {
+			m.tl.record(&batch[i], mv)
+		}
 	}
 	m.log.add(batch)
 	m.mu.Unlock()
@@ -81,7 +84,7 @@ func (m *Model) Snapshot(q Query) *Snapshot {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	s := m.st.snapshot(q)
-	m.tl.fill(s, q.Timeline)
+	m.tl.fill(s, q.Timeline, m.st.standing)
 	m.smp.fill(s, m.st.events)
 	if q.Log > 0 {
 		names := m.st.names()

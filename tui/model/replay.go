@@ -35,10 +35,10 @@ type Replay struct {
 	// cursor passed, and a seek backwards restores the latest checkpoint
 	// at or before it (tlCkpts[i]: the fold of events[:i*tlEvery], taken
 	// as the fold first passes there) and folds forward from it.
-	tl       timeline
+	tl       laneFold
 	tlPos    int
 	tlEvery  int
-	tlCkpts  []timeline
+	tlCkpts  []laneFold
 	tlFolded uint64 // events folded into the timeline, for the benchmarks
 
 	followed followCache
@@ -347,10 +347,56 @@ const (
 	maxTimelineCheckpoints = 32
 )
 
+// laneFold is a timeline that folds its events itself, with where each
+// loop stands at its own position: a replay's lanes may stand at an event
+// before its state's (a query looking back), so they cannot read the
+// state's standings as the live model's do.
+type laneFold struct {
+	tl timeline
+	at []standing // by trace loop index
+}
+
+// apply folds one event of the loop named loop.
+func (f *laneFold) apply(e *trace.Event, loop string) {
+	if !moves(e.Kind) {
+		return
+	}
+	for int(e.Loop) >= len(f.at) {
+		f.at = append(f.at, standing{})
+	}
+	if mv, ok := f.at[e.Loop].fold(e, loop); ok {
+		f.tl.record(e, mv)
+	}
+}
+
+// standing returns where trace loop i stands.
+func (f *laneFold) standing(i int) standing {
+	if i < 0 || i >= len(f.at) {
+		return standing{}
+	}
+	return f.at[i]
+}
+
+// fill draws a snapshot's lanes and splits, as timeline.fill.
+func (f *laneFold) fill(s *Snapshot, q TimelineQuery) { f.tl.fill(s, q, f.standing) }
+
+// clone returns an independent copy, for replay checkpoints.
+func (f *laneFold) clone() laneFold {
+	var c laneFold
+	c.restore(f)
+	return c
+}
+
+// restore makes f a copy of src, reusing f's lanes.
+func (f *laneFold) restore(src *laneFold) {
+	f.tl.restore(&src.tl)
+	f.at = append(f.at[:0], src.at...)
+}
+
 // timeline brings the replay's timeline to the window a query asks for,
 // which ends at the current event or, looking back, at the last event
 // before the window's end, and returns it.
-func (r *Replay) timeline(q TimelineQuery) *timeline {
+func (r *Replay) timeline(q TimelineQuery) *laneFold {
 	if !q.wanted() {
 		return &r.tl
 	}

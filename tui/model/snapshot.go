@@ -213,13 +213,13 @@ func (s *State) snapshot(q Query) *Snapshot {
 		}
 		ls := Loop{
 			Index: i, Name: l.info.Name, Group: l.info.Group, TID: l.fold.TID, State: l.fold.State,
-			Phase: l.cur.At(), Paused: l.paused, PausePhase: l.pausePhase, PauseReason: l.pauseReason,
+			Phase: l.stand.cur.At(), Paused: l.stand.paused, PausePhase: l.stand.pausePhase, PauseReason: l.stand.pauseReason,
 			Mode: l.mode, Timeout: l.timeout, Budget: l.budget, IOTime: l.ioTime, IOKeys: l.ioKeys, Fault: l.fault,
 			IORatio: int(l.fold.IORatio), Ring: l.ring,
 			Counters: Counters{Stats: l.fold.Stats, MaxQueueDepth: l.maxDepth, TimersCancelled: l.cancelled}, History: l.hist.upTo(s.time), Timers: l.timers.count(),
 			Last: l.last, Shutdown: l.shutdown,
 		}
-		if l.paused {
+		if l.stand.paused {
 			snap.Paused++
 		}
 		ls.NextDeadline, ls.HasDeadline = l.timers.nextDeadline()

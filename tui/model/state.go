@@ -3,7 +3,6 @@ package model
 import (
 	"github.com/reactorviz/reactorviz/reactor/trace"
 	"github.com/reactorviz/reactorviz/reactor/trace/counters"
-	"github.com/reactorviz/reactorviz/reactor/trace/phases"
 )
 
 // Counters are one loop's running totals as seen in its events: the run
@@ -18,20 +17,16 @@ type Counters struct {
 // loopState is the fold of one loop's events.
 type loopState struct {
 	info    trace.LoopInfo
-	named   bool          // the name came from a loop table, not a placeholder
-	isLoop  bool          // it emitted event-loop events (select, io, tasks)
-	isWheel bool          // it emitted wheel events
-	cur     phases.Cursor // where it stands in its iteration: the span fold
-	mode    string        // select or select_now, of the latest select
-	timeout int64         // timeout_ns of the latest blocking select
-	budget  int64         // budget_ns of the latest runAllTasks (-1: unlimited)
-	ioTime  int64         // took_ns of the latest io_end (NioEventLoop.run's ioTime)
-	ioKeys  int64         // keys of the latest io_end
-	ring    Ring          // an io_uring loop's figures, from its ring events
-
-	paused      bool
-	pausePhase  trace.Phase
-	pauseReason string
+	named   bool     // the name came from a loop table, not a placeholder
+	isLoop  bool     // it emitted event-loop events (select, io, tasks)
+	isWheel bool     // it emitted wheel events
+	stand   standing // where it stands in its iteration and at its gate
+	mode    string   // select or select_now, of the latest select
+	timeout int64    // timeout_ns of the latest blocking select
+	budget  int64    // budget_ns of the latest runAllTasks (-1: unlimited)
+	ioTime  int64    // took_ns of the latest io_end (NioEventLoop.run's ioTime)
+	ioKeys  int64    // keys of the latest io_end
+	ring    Ring     // an io_uring loop's figures, from its ring events
 
 	// fold holds the counters, the thread id and the state, folded as the
 	// headless replay folds them; the rest is what only the UI tracks.
@@ -185,22 +180,26 @@ func (s *State) Apply(batch []trace.Event) {
 	}
 }
 
-// apply folds one event. Every field is taken as untrusted: a replayed file
-// may hold any values, and nothing here may panic or grow without bound.
-func (s *State) apply(e *trace.Event) {
+// apply folds one event, and returns what it did to where its loop stands
+// (moved is false when it cannot have), for the live timeline to keep.
+// Every field is taken as untrusted: a replayed file may hold any values,
+// and nothing here may panic or grow without bound.
+func (s *State) apply(e *trace.Event) (m move, moved bool) {
 	s.events++
 	s.time = max(s.time, e.Time)
 	l := s.loop(e.Loop)
 	l.last = max(l.last, e.Time)
 	l.fold.Fold(e, l.info.Name)
-	if phases.Reads(e.Kind) {
-		l.cur.Apply(e, l.info.Name)
+	if moves(e.Kind) {
+		m, moved = l.stand.fold(e, l.info.Name)
 	}
 	l.keys.apply(e)
 	l.shutdown.apply(e)
 	switch e.Kind {
 	case trace.KindState:
-		s.applyState(l, e)
+		if l.isWheel {
+			s.wheel.state = l.fold.State
+		}
 	case trace.KindSelectBegin, trace.KindSelectEnd, trace.KindIOBegin, trace.KindIOEnd,
 		trace.KindTasksBegin, trace.KindTasksEnd, trace.KindRebuildEnd:
 		l.applyPhase(e)
@@ -224,24 +223,21 @@ func (s *State) apply(e *trace.Event) {
 		if e.A > 0 {
 			s.dropped += uint64(e.A)
 		}
-	case trace.KindPause:
-		l.paused, l.pausePhase, l.pauseReason = true, trace.Phase(e.A), e.Str
-	case trace.KindResume:
-		l.paused, l.pauseReason = false, ""
 	}
+	return m, moved
 }
 
-func (s *State) applyState(l *loopState, e *trace.Event) {
-	if l.fold.State >= trace.StateTerminated {
-		l.paused = false // and the span fold has stopped the loop
+// standing returns where trace loop i stands, for the timeline; the zero
+// standing for a loop not seen.
+func (s *State) standing(i int) standing {
+	if i < 0 || i >= len(s.loops) || s.loops[i] == nil {
+		return standing{}
 	}
-	if l.isWheel {
-		s.wheel.state = l.fold.State
-	}
+	return s.loops[i].stand
 }
 
 // applyPhase keeps what the iteration's events say beyond its phase,
-// which the span fold (l.cur) follows. The counters fold has already taken
+// which the span fold (l.stand) follows. The counters fold has already taken
 // the current selectCnt and the engine's queue depth from these events.
 func (l *loopState) applyPhase(e *trace.Event) {
 	l.isLoop = true

@@ -5,8 +5,8 @@ import (
 	"github.com/reactorviz/reactorviz/reactor/trace/phases"
 )
 
-// Timeline bounds. The span fold (package phases) keeps the latest spans
-// and marks exactly; for what is older the lane keeps three rings of time
+// Timeline bounds. The track (package phases) keeps the latest spans and
+// marks exactly; for what is older the lane keeps three rings of time
 // buckets, so a screen can span from about 100 µs to 10 s whatever the
 // loop's rate.
 const bucketN = 512
@@ -124,22 +124,25 @@ const parkN = 64
 // park is one stretch the loop stood parked at its step gate.
 type park struct{ from, to int64 }
 
-// lane is the timeline of one loop: the span fold (where the loop stands,
-// its latest spans and marks), the bucket rings and its latest parked
-// stretches. Its arrays are fixed, so folding an event costs the same and
-// allocates nothing, however long the run.
+// lane is the timeline of one loop: its latest spans and marks (the
+// track), the bucket rings and its latest parked stretches. Where the
+// loop stands now (the phase open, the park not yet ended) is its
+// standing's, which the lane is drawn with. Its arrays are fixed, so
+// recording an event costs the same and allocates nothing, however long
+// the run.
 type lane struct {
-	cur      phases.Cursor
-	track    phases.Track
-	buckets  [len(bucketWidths)]bucketRing
-	parks    [parkN]park
-	nParks   int   // parks ever ended; the latest parkN are kept
-	parkedAt int64 // when the loop parked, while it is; -1 otherwise
-	seen     bool
-	last     int64
+	track   phases.Track
+	buckets [len(bucketWidths)]bucketRing
+	parks   [parkN]park
+	nParks  int // parks ever ended; the latest parkN are kept
+	seen    bool
+	last    int64
 }
 
-// timeline folds phase spans and marks per loop, by trace loop index.
+// timeline keeps phase spans, marks and parks per loop, by trace loop
+// index: what each event did to where its loop stands. It folds no event
+// itself: the live model's State folds each loop's standing, once (a
+// replay's laneFold its own), and the timeline records the moves.
 type timeline struct {
 	lanes []*lane
 }
@@ -149,24 +152,21 @@ func (tl *timeline) lane(i uint16) *lane {
 		tl.lanes = append(tl.lanes, nil)
 	}
 	if tl.lanes[i] == nil {
-		tl.lanes[i] = &lane{parkedAt: -1}
+		tl.lanes[i] = &lane{}
 	}
 	return tl.lanes[i]
 }
 
-// apply folds one event of the loop named loop. Only the events of the
-// iteration of NioEventLoop.run and its marks are read; every other kind
-// is skipped.
-func (tl *timeline) apply(e *trace.Event, loop string) {
-	if e.Kind == trace.KindPause || e.Kind == trace.KindResume {
-		tl.lane(e.Loop).gate(e)
-		return
-	}
-	if !phases.Reads(e.Kind) {
-		return
-	}
+// record keeps what event e did to where its loop stands (m, from
+// standing.fold): the stretch parked it ended, and the span it closed and
+// its marks on the run's clock.
+func (tl *timeline) record(e *trace.Event, m move) {
 	l := tl.lane(e.Loop)
-	st := l.cur.Apply(e, loop)
+	if m.ended {
+		l.parks[l.nParks%parkN] = m.park
+		l.nParks++
+	}
+	st := m.step
 	if !st.Read || !onClock(e.Time) {
 		return // a replayed file may hold anything; the run's clock starts at 0
 	}
@@ -180,24 +180,9 @@ func (tl *timeline) apply(e *trace.Event, loop string) {
 	}
 }
 
-// gate folds a loop's pause or resume at its step gate.
-func (l *lane) gate(e *trace.Event) {
-	if !onClock(e.Time) {
-		return
-	}
-	switch {
-	case e.Kind == trace.KindPause && l.parkedAt < 0:
-		l.parkedAt = e.Time
-	case e.Kind == trace.KindResume && l.parkedAt >= 0:
-		l.parks[l.nParks%parkN] = park{l.parkedAt, e.Time}
-		l.nParks++
-		l.parkedAt = -1
-	}
-}
-
 // addParked adds to each column the time the loop stood parked in it, up
-// to now.
-func (l *lane) addParked(out []Cell, colAt func(int) int64, now int64) {
+// to now; at is where the loop stands.
+func (l *lane) addParked(at *standing, out []Cell, colAt func(int) int64, now int64) {
 	add := func(from, to int64) {
 		for c := range out {
 			lo, hi := max(from, colAt(c)), min(to, colAt(c+1), now)
@@ -212,8 +197,8 @@ func (l *lane) addParked(out []Cell, colAt func(int) int64, now int64) {
 			add(p.from, p.to)
 		}
 	}
-	if l.parkedAt >= 0 {
-		add(l.parkedAt, now)
+	if at.parked {
+		add(at.parkedAt, now)
 	}
 }
 
@@ -258,8 +243,9 @@ func (r *bucketRing) at(n int64) *bucket {
 // cells draws the lane into cols columns over [end-span, end). Each column
 // is read from the finest record that reaches back to its start: the
 // slices and marks, then each bucket ring in turn. The phase still open,
-// and a park, are drawn up to now (end when now is 0).
-func (l *lane) cells(cols int, span, end, now int64) []Cell {
+// and a park, as the loop's standing at says, are drawn up to now (end
+// when now is 0).
+func (l *lane) cells(at *standing, cols int, span, end, now int64) []Cell {
 	out := make([]Cell, cols)
 	if cols <= 0 || span <= 0 || span > maxTime/int64(cols) || !l.seen {
 		return out
@@ -269,7 +255,7 @@ func (l *lane) cells(cols int, span, end, now int64) []Cell {
 	if now <= 0 || now > end {
 		now = end
 	}
-	sliceFrom, markFrom := l.oldestSlice(), l.oldestMark()
+	sliceFrom, markFrom := l.oldestSlice(at), l.oldestMark()
 	exact := cols // the first column the slices cover
 	for c := range out {
 		from, to := colAt(c), max(colAt(c+1), colAt(c)+1)
@@ -294,17 +280,17 @@ func (l *lane) cells(cols int, span, end, now int64) []Cell {
 			out[c].addOverlap(s.Phase, max(s.Start, colAt(c)), min(s.End, colAt(c+1)))
 		}
 	}
-	if p, since := l.cur.Open(); p != trace.PhaseNone && onClock(since) {
+	if p, since := at.cur.Open(); p != trace.PhaseNone && onClock(since) {
 		until := now // a parked loop's open phase stopped when it parked
-		if l.parkedAt >= since {
-			until = min(until, l.parkedAt)
+		if at.parked && at.parkedAt >= since {
+			until = min(until, at.parkedAt)
 		}
 		for c := max(colOf(since), 0); c < cols; c++ {
 			out[c].Known = true
 			out[c].addOverlap(p, max(since, colAt(c)), min(colAt(c+1), until))
 		}
 	}
-	l.addParked(out, colAt, now)
+	l.addParked(at, out, colAt, now)
 	for c := range out {
 		out[c].Width = max(min(colAt(c+1), now)-colAt(c), 0)
 	}
@@ -332,12 +318,12 @@ func (l *lane) cells(cols int, span, end, now int64) []Cell {
 }
 
 // oldestSlice is where the exact record begins: the oldest span kept, or
-// the open phase's start before any span closed.
-func (l *lane) oldestSlice() int64 {
+// the open phase's start (at's) before any span closed.
+func (l *lane) oldestSlice(at *standing) int64 {
 	if t, ok := l.track.OldestSpan(); ok {
 		return t
 	}
-	_, since := l.cur.Open()
+	_, since := at.cur.Open()
 	return since
 }
 
@@ -417,13 +403,14 @@ type Lane struct {
 	Drops bool // the loop dropped events inside the window: slices may be missing
 }
 
-// laneOf draws trace loop i's lane for a query at time now.
-func (tl *timeline) laneOf(i int, q TimelineQuery, now int64) Lane {
+// laneOf draws trace loop i's lane, which stands at at, for a query at
+// time now.
+func (tl *timeline) laneOf(i int, at *standing, q TimelineQuery, now int64) Lane {
 	if q.Cols <= 0 || i >= len(tl.lanes) || tl.lanes[i] == nil {
 		return Lane{Cells: make([]Cell, max(q.Cols, 0))}
 	}
 	l := tl.lanes[i]
-	ln := Lane{Cells: l.cells(q.Cols, q.Span, q.end(now), q.nowAt())}
+	ln := Lane{Cells: l.cells(at, q.Cols, q.Span, q.end(now), q.nowAt())}
 	for _, c := range ln.Cells {
 		if c.Marks&phases.MarkDrop != 0 {
 			ln.Drops = true
@@ -433,28 +420,22 @@ func (tl *timeline) laneOf(i int, q TimelineQuery, now int64) Lane {
 }
 
 // fill draws every loop's lane of a snapshot, and its split of the last
-// second before the window's end.
-func (tl *timeline) fill(s *Snapshot, q TimelineQuery) {
+// second before the window's end; at says where trace loop i stands.
+func (tl *timeline) fill(s *Snapshot, q TimelineQuery, at func(i int) standing) {
 	if !q.wanted() {
 		return
 	}
 	for i := range s.Loops {
 		idx := s.Loops[i].Index
+		st := at(idx)
 		if q.Cols > 0 {
-			s.Loops[i].Lane = tl.laneOf(idx, q, s.Time)
+			s.Loops[i].Lane = tl.laneOf(idx, &st, q, s.Time)
 		}
 		if idx < len(tl.lanes) && tl.lanes[idx] != nil && tl.lanes[idx].seen {
-			c := tl.lanes[idx].cells(1, SplitWindow, q.end(s.Time), 0)
+			c := tl.lanes[idx].cells(&st, 1, SplitWindow, q.end(s.Time), 0)
 			s.Loops[i].Split = splitOf(c[0], SplitWindow)
 		}
 	}
-}
-
-// clone returns an independent copy, for replay checkpoints.
-func (tl *timeline) clone() timeline {
-	var c timeline
-	c.restore(tl)
-	return c
 }
 
 // restore makes tl a copy of src, reusing tl's lanes: a replay stepping

@@ -99,7 +99,7 @@ func TestTimelineOldHistoryAndOpenPhase(t *testing.T) {
 
 // Folding an event allocates nothing once its loop has a lane.
 func TestTimelineFoldDoesNotAllocate(t *testing.T) {
-	var tl timeline
+	var tl laneFold
 	evs := []trace.Event{
 		evUS(2, 1, trace.KindSelectBegin, nil),
 		evUS(2, 2, trace.KindSelectEnd, func(e *trace.Event) { e.Flag = true }),
