@@ -269,82 +269,9 @@ func (v *liveView) ending() bool {
 	return false
 }
 
-// sliceStart is the first column of the slice after (or before) the one
-// column c is in; the edge when there is none.
-func sliceStart(cells []model.Cell, c int, fwd bool) int {
-	class := func(i int) int {
-		switch cl := cells[i]; {
-		case cl.Marks != 0:
-			return 100 + i // a marked column is a slice of its own
-		case cl.Width > 0 && cl.Parked*2 >= cl.Width:
-			return 4
-		case !cl.Known:
-			return 0
-		default:
-			return 1 + int(cl.Dominant())
-		}
-	}
-	start := func(i int) int { // the first column of i's slice
-		for i > 0 && class(i-1) == class(i) {
-			i--
-		}
-		return i
-	}
-	if fwd {
-		for i := c + 1; i < len(cells); i++ {
-			if class(i) != class(c) {
-				return i
-			}
-		}
-		return len(cells) - 1
-	}
-	if s := start(c); s < c {
-		return s
-	}
-	if c == 0 {
-		return 0
-	}
-	return start(c - 1)
-}
-
 // toggleFollow follows the item of the newest line in the event pane, or
 // stops following.
 func (v *liveView) toggleFollow() { v.follow = toggleFollow(v.follow, v.frame.Log, v.sh.say) }
-
-// followHead returns what to follow next: nothing when following already,
-// else the task at the head of the focused loop's queue.
-func followHead(cur model.FollowQuery, f *model.Frame, focus int, say func(string)) model.FollowQuery {
-	if cur.Field != "" {
-		return model.FollowQuery{}
-	}
-	for _, l := range f.Snapshot.Loops {
-		if l.Index != focus {
-			continue
-		}
-		if len(l.QueueHead) == 0 {
-			say("nothing to follow: " + l.Name + "'s task queue is empty")
-			return model.FollowQuery{}
-		}
-		return model.FollowQuery{Field: "id", ID: l.QueueHead[0].ID}
-	}
-	say("nothing to follow: focus a loop first (tab)")
-	return model.FollowQuery{}
-}
-
-// toggleFollow returns what to follow next: nothing when following
-// already, else the item of the newest of lines that names one.
-func toggleFollow(cur model.FollowQuery, lines []model.LogLine, say func(string)) model.FollowQuery {
-	if cur.Field != "" {
-		return model.FollowQuery{}
-	}
-	for i := len(lines) - 1; i >= 0; i-- {
-		if fq, ok := model.FollowOf(&lines[i].Event); ok {
-			return fq
-		}
-	}
-	say("nothing to follow: the event pane shows no task or channel event")
-	return model.FollowQuery{}
-}
 
 // goTo puts the timeline's cursor on a run clock time typed by the user,
 // with the window around it.
@@ -488,13 +415,6 @@ func expectations(run Session) string {
 	return fmt.Sprintf(" · expect %d/%d ok", len(s.Expect)-s.Failed(), len(s.Expect))
 }
 
-func errText(err error) string {
-	if err == nil {
-		return "unknown error"
-	}
-	return strings.ReplaceAll(err.Error(), "\n", "; ")
-}
-
 // speed is the slow-motion delay in force.
 func (v *liveView) speed() string {
 	_, d := v.r.settings()
@@ -548,9 +468,7 @@ func (v *liveView) act(a action) {
 		}
 	case actBreaks:
 		b, _ := v.r.settings()
-		v.sh.openMenu(widgets.NewCheckMenu(v.sh.th, "breakpoints (every loop)",
-			"space toggles · ←→ or digits set N · esc closes", breakItems(b)),
-			func(items []widgets.MenuItem) { v.r.setBreaks(breaksOf(items)) })
+		v.sh.openBreakMenu("breakpoints (every loop)", b, v.r.setBreaks)
 	case actFaster, actSlower:
 		v.changeSpeed(a == actFaster)
 	case actNextLoop:
@@ -652,33 +570,4 @@ func (v *liveView) changeSpeed(faster bool) {
 		i++
 	}
 	v.r.setSlowMotion(slowSteps[i])
-}
-
-// breakItems is the breakpoint menu: one item per row of the breakpoint
-// table, keyed by its kind.
-func breakItems(b model.Breaks) []widgets.MenuItem {
-	var items []widgets.MenuItem
-	for _, s := range counters.BreakTable() {
-		it := widgets.MenuItem{Key: int(s.Break), Label: s.Label, Numeric: s.Numeric}
-		if s.Numeric {
-			it.Value = b.Get(s.Break)
-		} else {
-			it.On = b.Get(s.Break) > 0
-		}
-		items = append(items, it)
-	}
-	return items
-}
-
-// breaksOf reads the menu's items back by their keys.
-func breaksOf(items []widgets.MenuItem) model.Breaks {
-	var b model.Breaks
-	for _, it := range items {
-		v := it.Value
-		if !it.Numeric && it.On {
-			v = 1
-		}
-		b.Set(counters.Break(it.Key), v)
-	}
-	return b
 }
