@@ -6,7 +6,7 @@ import (
 	"github.com/reactorviz/reactorviz/tui/widgets"
 )
 
-// The breakpoint menu, which the live and the replay screens open on b:
+// The breakpoint menu (b), which the live and the replay screens share:
 // the live screen's breakpoints stop every loop of the run, the replay's
 // are where < and > jump to.
 

@@ -4,8 +4,7 @@ import "github.com/reactorviz/reactorviz/tui/model"
 
 // Slice navigation on the timeline, which the live screen ([ ]) and the
 // replay (PgUp/PgDn, [ ]) share: the cursor moves by a slice of the
-// focused loop's lane, a run of columns spent alike, rather than by a
-// column.
+// focused loop's lane rather than by a column.
 
 // moveBySlice moves the cursor to the start of the next (or previous)
 // slice of the focused loop's lane: a run of columns spent alike, or a
