@@ -440,13 +440,6 @@ func bar(frac float64, w int) string {
 	return string(out)
 }
 
-func usText(us float64) string {
-	if us <= 0 {
-		return "-"
-	}
-	return model.Duration(int64(us * 1000))
-}
-
 // drawTable is the final table: one row per model, frozen numbers for the
 // finished ones.
 func (v *compareView) drawTable(scr tcell.Screen, x, y, w, h int) {

@@ -18,15 +18,6 @@ import (
 	"github.com/reactorviz/reactorviz/tui/widgets"
 )
 
-// slowSteps are the slow-motion delays +/- step through: how long every
-// loop sleeps at each phase boundary.
-var slowSteps = []time.Duration{0, time.Millisecond, 5 * time.Millisecond, 20 * time.Millisecond,
-	100 * time.Millisecond, 250 * time.Millisecond, time.Second}
-
-// userPause is the gate reason of a pause from the space key; the header
-// does not repeat it.
-const userPause = "paused by user"
-
 // RunLive shows one scenario run live until the user quits. newRun is
 // called for the first run and again on every restart, with the sink the
 // UI's model reads; it must return a session not yet started. RunLive
@@ -52,9 +43,9 @@ func RunLive(newRun NewRun, o Options) error {
 	return err
 }
 
-// liveView shows the run its runner holds: a frame of the run's model and
-// probe, the caption, the header; its keys go to the run's step gates or,
-// for restart and quit, to the runner.
+// liveView shows the run its runner holds: a frame of the run's model,
+// the caption, the header. The keys that act on the run (pause,
+// step, speed, breakpoints, restart, quit) are the runner's verbs.
 type liveView struct {
 	sh       *shell
 	r        *runner
@@ -269,82 +260,9 @@ func (v *liveView) ending() bool {
 	return false
 }
 
-// sliceStart is the first column of the slice after (or before) the one
-// column c is in; the edge when there is none.
-func sliceStart(cells []model.Cell, c int, fwd bool) int {
-	class := func(i int) int {
-		switch cl := cells[i]; {
-		case cl.Marks != 0:
-			return 100 + i // a marked column is a slice of its own
-		case cl.Width > 0 && cl.Parked*2 >= cl.Width:
-			return 4
-		case !cl.Known:
-			return 0
-		default:
-			return 1 + int(cl.Dominant())
-		}
-	}
-	start := func(i int) int { // the first column of i's slice
-		for i > 0 && class(i-1) == class(i) {
-			i--
-		}
-		return i
-	}
-	if fwd {
-		for i := c + 1; i < len(cells); i++ {
-			if class(i) != class(c) {
-				return i
-			}
-		}
-		return len(cells) - 1
-	}
-	if s := start(c); s < c {
-		return s
-	}
-	if c == 0 {
-		return 0
-	}
-	return start(c - 1)
-}
-
 // toggleFollow follows the item of the newest line in the event pane, or
 // stops following.
 func (v *liveView) toggleFollow() { v.follow = toggleFollow(v.follow, v.frame.Log, v.sh.say) }
-
-// followHead returns what to follow next: nothing when following already,
-// else the task at the head of the focused loop's queue.
-func followHead(cur model.FollowQuery, f *model.Frame, focus int, say func(string)) model.FollowQuery {
-	if cur.Field != "" {
-		return model.FollowQuery{}
-	}
-	for _, l := range f.Snapshot.Loops {
-		if l.Index != focus {
-			continue
-		}
-		if len(l.QueueHead) == 0 {
-			say("nothing to follow: " + l.Name + "'s task queue is empty")
-			return model.FollowQuery{}
-		}
-		return model.FollowQuery{Field: "id", ID: l.QueueHead[0].ID}
-	}
-	say("nothing to follow: focus a loop first (tab)")
-	return model.FollowQuery{}
-}
-
-// toggleFollow returns what to follow next: nothing when following
-// already, else the item of the newest of lines that names one.
-func toggleFollow(cur model.FollowQuery, lines []model.LogLine, say func(string)) model.FollowQuery {
-	if cur.Field != "" {
-		return model.FollowQuery{}
-	}
-	for i := len(lines) - 1; i >= 0; i-- {
-		if fq, ok := model.FollowOf(&lines[i].Event); ok {
-			return fq
-		}
-	}
-	say("nothing to follow: the event pane shows no task or channel event")
-	return model.FollowQuery{}
-}
 
 // goTo puts the timeline's cursor on a run clock time typed by the user,
 // with the window around it.
@@ -488,13 +406,6 @@ func expectations(run Session) string {
 	return fmt.Sprintf(" · expect %d/%d ok", len(s.Expect)-s.Failed(), len(s.Expect))
 }
 
-func errText(err error) string {
-	if err == nil {
-		return "unknown error"
-	}
-	return strings.ReplaceAll(err.Error(), "\n", "; ")
-}
-
 // speed is the slow-motion delay in force.
 func (v *liveView) speed() string {
 	_, d := v.r.settings()
@@ -533,26 +444,18 @@ func (v *liveView) focused() (Loop, int) {
 func (v *liveView) act(a action) {
 	switch a {
 	case actPauseAll:
-		v.pauseAll()
-	case actStep:
+		v.r.pauseAll()
+	case actStep, actStepIter:
 		if l, i := v.focused(); l != nil {
-			v.stepOrPause(i, l, l.Step)
-		}
-	case actStepIter:
-		if l, i := v.focused(); l != nil {
-			v.stepOrPause(i, l, l.StepIteration)
+			v.r.stepOrPause(i, a == actStepIter)
 		}
 	case actStepAll:
-		for i, l := range v.loops() {
-			v.stepOrPause(i, l, l.Step)
-		}
+		v.r.stepAll()
 	case actBreaks:
 		b, _ := v.r.settings()
-		v.sh.openMenu(widgets.NewCheckMenu(v.sh.th, "breakpoints (every loop)",
-			"space toggles · ←→ or digits set N · esc closes", breakItems(b)),
-			func(items []widgets.MenuItem) { v.r.setBreaks(breaksOf(items)) })
+		v.sh.openBreakMenu("breakpoints (every loop)", b, v.r.setBreaks)
 	case actFaster, actSlower:
-		v.changeSpeed(a == actFaster)
+		v.r.changeSpeed(a == actFaster)
 	case actNextLoop:
 		v.focus = focusStep(v.frame.Snapshot, v.focus, 1)
 	case actPrevLoop:
@@ -581,104 +484,4 @@ func (v *liveView) act(a action) {
 	default:
 		v.body.tl.act(a)
 	}
-}
-
-// stepOrPause runs step on a paused loop; a running loop is paused first
-// instead, so a step key always leaves the loop parked where it can be
-// looked at. The step goes through the run, which lets a held clock run
-// for just the stepped phase; a loop paused on its own does not hold it.
-func (v *liveView) stepOrPause(i int, l Loop, step func()) {
-	run, _, _, _ := v.r.current()
-	switch {
-	case !l.GateStatus().Paused:
-		l.Pause("step")
-		if run != nil {
-			run.Sample()
-		}
-	case run != nil:
-		run.Step(i, step)
-	default:
-		step()
-	}
-}
-
-// pauseAll pauses the whole run, or lets it all run on. Paused, every loop
-// stops at its next phase boundary and the run clock stands still, which
-// stops the timeline, the clients and the wheel too.
-func (v *liveView) pauseAll() {
-	run, _, _, _ := v.r.current()
-	loops := v.loops()
-	// A held clock is a paused run even when no loop is parked: a loop
-	// shutting down never parks, it waits on the clock.
-	paused := run != nil && run.ClockHeld()
-	for _, l := range loops {
-		if l.GateStatus().Paused && l.State() < trace.StateShuttingDown {
-			paused = true
-		}
-	}
-	// One press always does the obvious thing: if anything is stopped (a
-	// breakpoint stops one loop), everything runs again; else all pause.
-	// The clock stops first: the picture stands still at once, and a loop
-	// asleep in select is woken to park (PauseRun). It runs again after
-	// the loops are let go.
-	if !paused && run != nil {
-		run.HoldClock(true)
-	}
-	for _, l := range loops {
-		if paused {
-			l.Resume()
-		} else {
-			l.PauseRun(userPause)
-		}
-	}
-	if paused && run != nil {
-		run.HoldClock(false)
-	}
-	if run != nil {
-		run.Sample()
-	}
-}
-
-func (v *liveView) changeSpeed(faster bool) {
-	_, cur := v.r.settings()
-	i := 0
-	for i < len(slowSteps)-1 && slowSteps[i] < cur {
-		i++
-	}
-	switch {
-	case faster && i > 0:
-		i--
-	case !faster && slowSteps[i] == cur && i < len(slowSteps)-1:
-		i++
-	}
-	v.r.setSlowMotion(slowSteps[i])
-}
-
-// breakItems is the breakpoint menu: one item per row of the breakpoint
-// table, keyed by its kind.
-func breakItems(b model.Breaks) []widgets.MenuItem {
-	var items []widgets.MenuItem
-	for _, s := range counters.BreakTable() {
-		it := widgets.MenuItem{Key: int(s.Break), Label: s.Label, Numeric: s.Numeric}
-		if s.Numeric {
-			it.Value = b.Get(s.Break)
-		} else {
-			it.On = b.Get(s.Break) > 0
-		}
-		items = append(items, it)
-	}
-	return items
-}
-
-// breaksOf reads the menu's items back by their keys.
-func breaksOf(items []widgets.MenuItem) model.Breaks {
-	var b model.Breaks
-	for _, it := range items {
-		v := it.Value
-		if !it.Numeric && it.On {
-			v = 1
-		}
-		b.Set(counters.Break(it.Key), v)
-	}
-	return b
 }

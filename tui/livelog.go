@@ -2,33 +2,10 @@ package tui
 
 import (
 	"strconv"
-	"time"
 
-	"github.com/reactorviz/reactorviz/reactor/trace"
 	"github.com/reactorviz/reactorviz/tui/model"
 	"github.com/reactorviz/reactorviz/tui/widgets"
 )
-
-// onRunClock rewrites the times of log lines, taken from a snapshot that
-// owns them, to the run clock the header shows, which stands still while
-// the run is paused: an event that happens during a pause (the wheel's
-// thread ticks on) is stamped with the moment the pause began.
-func onRunClock(at func(int64) time.Duration, lines []model.LogLine) {
-	for i := range lines {
-		e := &lines[i].Event
-		t := int64(at(e.Time))
-		// A deadline keeps its distance from its event: timers run on real
-		// time, so mapping it through the holds would move a timer that
-		// fell due during a pause to the pause's start.
-		switch e.Kind {
-		case trace.KindTimerSchedule, trace.KindTimerDue, trace.KindTimerCancel:
-			e.B = t + (e.B - e.Time)
-		case trace.KindWheelExpire:
-			e.D = t + (e.D - e.Time)
-		}
-		e.Time = t
-	}
-}
 
 // logScroll is where the live log stands: following the run, or held at a
 // copy of the log taken when the user scrolled back, so what is read does

@@ -344,9 +344,7 @@ func (v *replayView) act(a action) {
 			}
 		})
 	case actBreaks:
-		v.sh.openMenu(widgets.NewCheckMenu(v.sh.th, "breakpoints (< and > jump)",
-			"space toggles · ←→ or digits set N · esc closes", breakItems(v.breaks)),
-			func(items []widgets.MenuItem) { v.breaks = breaksOf(items) })
+		v.sh.openBreakMenu("breakpoints (< and > jump)", v.breaks, func(b model.Breaks) { v.breaks = b })
 	case actFaster:
 		v.setSpeed(v.speed + 1)
 	case actSlower:
@@ -454,38 +452,4 @@ func parseGoto(s string, rep *model.Replay) (int, bool) {
 		return n, true
 	}
 	return 0, false
-}
-
-// headerConfig reads the loops' starting ioRatio, rebuild threshold and
-// loop design from a trace header's config words; ioRatio -1, threshold 0
-// and no design when the trace does not say.
-func headerConfig(cfg string) model.Settings {
-	set := model.Settings{IORatio: -1}
-	for _, w := range strings.Fields(cfg) {
-		k, v, _ := strings.Cut(w, "=")
-		if k == "netty" {
-			set.Netty = v
-			continue
-		}
-		n, err := strconv.Atoi(v)
-		if err != nil {
-			continue
-		}
-		switch k {
-		case "io_ratio":
-			set.IORatio = n
-		case "rebuild_threshold":
-			set.Threshold = n
-		}
-	}
-	return set
-}
-
-// newReplay is the replay of a trace read whole: its events and samples.
-func newReplay(tr *jsonl.Trace) *model.Replay {
-	rep := model.NewReplay(tr.Header.Loops, tr.Events, tr.End.Dropped)
-	for _, s := range tr.Samples {
-		rep.AddSample(s.Events, s.Sample)
-	}
-	return rep
 }

@@ -5,9 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strconv"
+	"strings"
 
 	"github.com/reactorviz/reactorviz/reactor/trace"
 	"github.com/reactorviz/reactorviz/tracefile/jsonl"
+	"github.com/reactorviz/reactorviz/tui/model"
 )
 
 // Limits on what a replay reads (docs/security.md), the terminal's and the
@@ -119,4 +122,38 @@ func ReadReplay(r io.Reader, name string) (tr *jsonl.Trace, cut error, err error
 		chunks[len(chunks)-1] = append(chunks[len(chunks)-1], ev)
 		n++
 	}
+}
+
+// headerConfig reads the loops' starting ioRatio, rebuild threshold and
+// loop design from a trace header's config words; ioRatio -1, threshold 0
+// and no design when the trace does not say.
+func headerConfig(cfg string) model.Settings {
+	set := model.Settings{IORatio: -1}
+	for _, w := range strings.Fields(cfg) {
+		k, v, _ := strings.Cut(w, "=")
+		if k == "netty" {
+			set.Netty = v
+			continue
+		}
+		n, err := strconv.Atoi(v)
+		if err != nil {
+			continue
+		}
+		switch k {
+		case "io_ratio":
+			set.IORatio = n
+		case "rebuild_threshold":
+			set.Threshold = n
+		}
+	}
+	return set
+}
+
+// newReplay is the replay of a trace read whole: its events and samples.
+func newReplay(tr *jsonl.Trace) *model.Replay {
+	rep := model.NewReplay(tr.Header.Loops, tr.Events, tr.End.Dropped)
+	for _, s := range tr.Samples {
+		rep.AddSample(s.Events, s.Sample)
+	}
+	return rep
 }

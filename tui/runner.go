@@ -174,6 +174,117 @@ func (r *runner) settings() (model.Breaks, time.Duration) {
 	return r.breaks, r.slow
 }
 
+// The run control the keys ask for: pause and resume, step, speed. Each
+// acts on the run the runner holds now; none needs a screen.
+
+// userPause is the gate reason of a pause of the whole run (space); the
+// live screen's header does not repeat it.
+const userPause = "paused by user"
+
+// slowSteps are the slow-motion delays changeSpeed steps through: how long
+// every loop sleeps at each phase boundary.
+var slowSteps = []time.Duration{0, time.Millisecond, 5 * time.Millisecond, 20 * time.Millisecond,
+	100 * time.Millisecond, 250 * time.Millisecond, time.Second}
+
+// pauseAll pauses the whole run, or lets it all run on. Paused, every loop
+// stops at its next phase boundary and the run clock stands still, which
+// stops the timeline, the clients and the wheel too.
+func (r *runner) pauseAll() {
+	run, _, _, _ := r.current()
+	if run == nil {
+		return
+	}
+	loops := run.Loops()
+	// A held clock is a paused run even when no loop is parked: a loop
+	// shutting down never parks, it waits on the clock.
+	paused := run.ClockHeld()
+	for _, l := range loops {
+		if l.GateStatus().Paused && l.State() < trace.StateShuttingDown {
+			paused = true
+		}
+	}
+	// One press always does the obvious thing: if anything is stopped (a
+	// breakpoint stops one loop), everything runs again; else all pause.
+	// The clock stops first: the picture stands still at once, and a loop
+	// asleep in select is woken to park (PauseRun). It runs again after
+	// the loops are let go.
+	if !paused {
+		run.HoldClock(true)
+	}
+	for _, l := range loops {
+		if paused {
+			l.Resume()
+		} else {
+			l.PauseRun(userPause)
+		}
+	}
+	if paused {
+		run.HoldClock(false)
+	}
+	run.Sample()
+}
+
+// stepOrPause steps loop i of the run to its next phase boundary, or with
+// iteration to the start of its next iteration, when it is paused; a
+// running loop is paused instead, so a step key always leaves the loop
+// parked where it can be looked at. The step goes through the run, which
+// lets a held clock run for just the stepped phase; a loop paused on its
+// own does not hold it.
+func (r *runner) stepOrPause(i int, iteration bool) {
+	run, _, _, _ := r.current()
+	if run == nil {
+		return
+	}
+	stepOrPause(run, i, iteration)
+}
+
+// stepAll steps, or pauses, every loop of the run, as stepOrPause does one.
+func (r *runner) stepAll() {
+	run, _, _, _ := r.current()
+	if run == nil {
+		return
+	}
+	for i := range run.Loops() {
+		stepOrPause(run, i, false)
+	}
+}
+
+func stepOrPause(run Session, i int, iteration bool) {
+	loops := run.Loops()
+	if i < 0 || i >= len(loops) {
+		return
+	}
+	l := loops[i]
+	if !l.GateStatus().Paused {
+		l.Pause("step")
+		run.Sample()
+		return
+	}
+	step := l.Step
+	if iteration {
+		step = l.StepIteration
+	}
+	run.Step(i, step)
+}
+
+// changeSpeed moves the slow-motion delay one step of slowSteps down
+// (faster) or up; a delay between two steps goes to the nearest one that
+// way.
+func (r *runner) changeSpeed(faster bool) {
+	_, cur := r.settings()
+	i := 0
+	for i < len(slowSteps)-1 && slowSteps[i] < cur {
+		i++
+	}
+	switch {
+	case faster && i > 0:
+		i--
+	case !faster && slowSteps[i] == cur && i < len(slowSteps)-1:
+		i++
+	}
+	r.setSlowMotion(slowSteps[i])
+}
+
 func applyBreaks(run Session, b model.Breaks) {
 	for _, l := range run.Loops() {
 		l.SetBreakpoints(b)

@@ -364,6 +364,27 @@ func (m moment) frame(q model.Query) (*model.Frame, int, captionView) {
 	return f, q.Focus, c
 }
 
+// onRunClock rewrites the times of log lines, taken from a snapshot that
+// owns them, to the run clock the header shows, which stands still while
+// the run is paused: an event that happens during a pause (the wheel's
+// thread ticks on) is stamped with the moment the pause began.
+func onRunClock(at func(int64) time.Duration, lines []model.LogLine) {
+	for i := range lines {
+		e := &lines[i].Event
+		t := int64(at(e.Time))
+		// A deadline keeps its distance from its event: timers run on real
+		// time, so mapping it through the holds would move a timer that
+		// fell due during a pause to the pause's start.
+		switch e.Kind {
+		case trace.KindTimerSchedule, trace.KindTimerDue, trace.KindTimerCancel:
+			e.B = t + (e.B - e.Time)
+		case trace.KindWheelExpire:
+			e.D = t + (e.D - e.Time)
+		}
+		e.Time = t
+	}
+}
+
 // firedOf is the script actions a run's samples say fired, as the caption
 // and the flashing rows read them: each with its action of sc's timeline.
 func firedOf(sc *scenarios.Scenario, fs []sample.Fired) []sim.Fired {

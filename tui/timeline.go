@@ -150,25 +150,6 @@ func (t *timelineView) moveCursor(fwd bool) {
 	}
 }
 
-// moveBySlice moves the cursor to the start of the next (or previous)
-// slice of the focused loop's lane: a run of columns spent alike, or a
-// marked column.
-func (t *timelineView) moveBySlice(f *model.Frame, focus int, fwd bool) {
-	var cells []model.Cell
-	for i := range f.Loops {
-		if f.Loops[i].Index == focus {
-			cells = f.Loops[i].Lane.Cells
-		}
-	}
-	if len(cells) == 0 {
-		return
-	}
-	if !t.cursorOn {
-		t.cursorOn, t.cursor = true, len(cells)-1
-	}
-	t.cursor = sliceStart(cells, min(t.cursor, len(cells)-1), fwd)
-}
-
 // grid is the last query's window: its start, span and columns; false
 // when unknown.
 func (t *timelineView) grid(snapTime int64) (start, span int64, cols int, ok bool) {
