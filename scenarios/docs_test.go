@@ -22,10 +22,10 @@ func TestDocsCoverFormat(t *testing.T) {
 			names = append(names, prefix+w)
 		}
 	}
-	add("`", suffixAll(topKeys, "`")...)
-	add("`", suffixAll(loopConfigKeys, "`")...)
-	add("`", suffixAll(serverKeys, "`")...)
-	add("`", suffixAll(clientKeys, "`")...)
+	add("`", suffixAll(keysOf(topFields), "`")...)
+	add("`", suffixAll(keysOf(loopFields), "`")...)
+	add("`", suffixAll(keysOf(serverFields), "`")...)
+	add("`", suffixAll(keysOf(clientFields), "`")...)
 	add("`", timelineKeys...) // written as `at:` or `inject: FAULT`
 	add("`", suffixAll(faults, "`")...)
 	add("`", suffixAll(models, "`")...)
