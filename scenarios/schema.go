@@ -117,7 +117,7 @@ func topo[T any](f field[T]) field[T] { f.topo = true; return f }
 // you mean". Mappings and lists decoded by their own code have no setter:
 // scenario reads them in the order they depend on each other.
 var topFields = []field[*Scenario]{
-	of("name", kStr, maxName, "(required)", "lower-case letters, digits and dashes", func(d *decoder, s *Scenario, v value) {
+	of("name", kStr, maxName, "— (required)", "lower-case letters, digits and dashes", func(d *decoder, s *Scenario, v value) {
 		if !nameRE.MatchString(v.s) {
 			d.errorf(v.n, "name must be lower-case letters, digits and dashes, got %q", clip(v.s))
 			return
