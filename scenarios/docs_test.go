@@ -93,7 +93,7 @@ func TestDocsListFields(t *testing.T) {
 			switch {
 			case !ok:
 				t.Errorf("docs/scenarios.md, %s: no row for %s", sec.heading, key)
-			case len(cells) < 2:
+			case len(cells) < 2 || sec.keysOnly:
 			case !strings.HasPrefix(plain(cells[0]), f.typeText()):
 				t.Errorf("docs/scenarios.md, %s: %s is %q in the docs, %q in the table", sec.heading, key, plain(cells[0]), f.typeText())
 			case plain(cells[1]) != plain(f.def):
@@ -104,6 +104,12 @@ func TestDocsListFields(t *testing.T) {
 			if !seen[key] && (sec.prefix == "" || strings.HasPrefix(key, sec.prefix)) {
 				t.Errorf("docs/scenarios.md, %s: row %s is no field of the table", sec.heading, key)
 			}
+		}
+	}
+	captions := docSection(t, doc, "## Captions")
+	for _, k := range keysOf(watchFields) {
+		if !strings.Contains(captions, k+":") {
+			t.Errorf("docs/scenarios.md, Captions: no %s:", k)
 		}
 	}
 	actions := docRows(t, doc, "## timeline")
@@ -142,31 +148,26 @@ func TestDocsListFields(t *testing.T) {
 type fieldSection struct {
 	heading, prefix string
 	fields          []spec
+	keysOnly        bool // a table of field and meaning
 }
 
 func fieldSections() []fieldSection {
 	return []fieldSection{
-		{"## Top-level fields", "", specsOf(topFields)},
-		{"## autoscale", "", specsOf(autoScaleFields)},
-		{"## loop", "", specsOf(loopFields)},
-		{"## server", "", specsOf(serverFields)},
-		{"## clients", "", specsOf(clientFields)},
-		{"## wheel and shutdown", "wheel.", specsOf(wheelFields)},
-		{"## wheel and shutdown", "shutdown.", specsOf(shutdownFields)},
+		{"## Top-level fields", "", specsOf(topFields), false},
+		{"## autoscale", "", specsOf(autoScaleFields), false},
+		{"## loop", "", specsOf(loopFields), false},
+		{"## server", "", specsOf(serverFields), false},
+		{"## clients", "", specsOf(clientFields), false},
+		{"## wheel and shutdown", "wheel.", specsOf(wheelFields), false},
+		{"## wheel and shutdown", "shutdown.", specsOf(shutdownFields), false},
+		{"## Predictions", "", specsOf(predictFields), true},
 	}
 }
 
 // docRows reads the table rows of a section of the docs, by the text in
 // backticks that starts each: its other cells.
 func docRows(t *testing.T, doc, heading string) map[string][]string {
-	i := strings.Index(doc, "\n"+heading+"\n")
-	if i < 0 {
-		t.Fatalf("docs/scenarios.md has no %s", heading)
-	}
-	body := doc[i+len(heading)+2:]
-	if j := strings.Index(body, "\n## "); j >= 0 {
-		body = body[:j]
-	}
+	body := docSection(t, doc, heading)
 	rows := map[string][]string{}
 	for _, line := range strings.Split(body, "\n") {
 		if !strings.HasPrefix(line, "| `") {
@@ -180,6 +181,19 @@ func docRows(t *testing.T, doc, heading string) map[string][]string {
 		rows[first] = cells[2:]
 	}
 	return rows
+}
+
+// docSection is the text under a heading, up to the next.
+func docSection(t *testing.T, doc, heading string) string {
+	i := strings.Index(doc, "\n"+heading+"\n")
+	if i < 0 {
+		t.Fatalf("docs/scenarios.md has no %s", heading)
+	}
+	body := doc[i+len(heading)+2:]
+	if j := strings.Index(body, "\n## "); j >= 0 {
+		body = body[:j]
+	}
+	return body
 }
 
 // plain is a cell's text without its markup.

@@ -26,6 +26,9 @@ func FieldHelp() string {
 				typ += sep + r
 			}
 			def := strings.TrimPrefix(f.def, "— ")
+			if f.need != "" {
+				def = "(required)"
+			}
 			tw.Write([]byte("  " + prefix + f.key + "\t" + typ + "\t" + def + "\t" + f.doc + "\n"))
 		}
 	}
@@ -37,6 +40,8 @@ func FieldHelp() string {
 	rows("wheel.", specsOf(wheelFields))
 	rows("shutdown.", specsOf(shutdownFields))
 	rows("autoscale.", specsOf(autoScaleFields))
+	rows("watch.N.", specsOf(watchFields))
+	rows("predict.N.", specsOf(predictFields))
 	for _, v := range verbs {
 		takes := v.takes()
 		if v.key == "inject" {

@@ -42,8 +42,11 @@ type spec struct {
 	// topo marks a setting that decides which loops exist: when its value
 	// is bad, loop names are not checked against a guess.
 	topo bool
-	// need, when set, makes the field required: "WHAT needs KEY: (need)".
+	// need, when set, makes the field required: WHAT need, as in "pause
+	// needs loop: (...)".
 	need string
+	// own marks a field its section reads itself, in an order of its own.
+	own bool
 }
 
 // A field is one row of a mapping's table: its spec and where a value that
@@ -110,14 +113,17 @@ func fields[T any](d *decoder, n *yaml.Node, what, prefix string, table []field[
 
 // walk reads the table's fields from a mapping already checked, naming
 // each prefix+key in messages (or its spec's name), and reporting a
-// required field that is missing as "WHAT needs KEY: (need)".
+// required field that is missing as "WHAT need".
 func walk[T any](d *decoder, m *mapping, what, prefix string, table []field[T], t T) {
 	for _, f := range table {
 		n := m.get(f.key)
 		if n == nil {
 			if f.need != "" {
-				d.errorf(m.node, "%s needs %s: (%s)", what, f.key, f.need)
+				d.errorf(m.node, "%s %s", what, f.need)
 			}
+			continue
+		}
+		if f.own {
 			continue
 		}
 		v, ok := d.read(&f.spec, n, prefix+cmp.Or(f.name, f.key))

@@ -268,7 +268,7 @@ type verb struct {
 	build     func(d *decoder, step Step, value string, p *params) Action
 }
 
-const loopHint = "a loop name such as worker-0, or a pattern such as worker-*"
+const loopHint = "needs loop: (a loop name such as worker-0, or a pattern such as worker-*)"
 
 var (
 	pLoop    = field[*params]{spec{key: "loop", kind: kStr, hi: 32, need: loopHint, doc: "the loop or loops it acts on"}, setLoop}
@@ -294,7 +294,7 @@ var (
 		}
 		p.cancel = v.i
 	})
-	pValue = field[*params]{spec{key: "value", name: "io_ratio", kind: kInt, lo: 1, hi: 100, need: "1..100", doc: "the new ioRatio"},
+	pValue = field[*params]{spec{key: "value", name: "io_ratio", kind: kInt, lo: 1, hi: 100, need: "needs value: (1..100)", doc: "the new ioRatio"},
 		func(_ *decoder, p *params, v value) { p.value = v.i }}
 	pPool = num("pool", 1, maxPool, "4", "business pool goroutines, with on", func(_ *decoder, p *params, v value) { p.pool = v.i })
 )
