@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"go.yaml.in/yaml/v3"
 )
 
 // A condition selects between two lists of expectations according to the
@@ -167,4 +169,96 @@ func evalComparison(part string, s *Scenario) (bool, *ExpectError) {
 		want = n
 	}
 	return o.holds(cmp.Compare(k.value(s), want)), nil
+}
+
+// expects decodes the expect list: clauses, and if/then/else entries whose
+// condition is decided now, against the configuration. Both branches are
+// parsed and checked for names; only the chosen one must fit the topology.
+func (d *decoder) expects(n *yaml.Node, s *Scenario) {
+	groups := s.topology(minDefaultWorkers)
+	loops := loopNames(groups)
+	var groupNames []string
+	for _, g := range groups {
+		groupNames = append(groupNames, g.Name)
+	}
+	items := d.list(n, "expect", maxExpects)
+	for _, item := range items {
+		if item.Kind == yaml.MappingNode {
+			d.conditional(item, s, loops, groupNames, groups)
+			continue
+		}
+		if e := d.clause(item, s, loops, groupNames, groups, true); e != nil {
+			s.Expect = append(s.Expect, e)
+		}
+	}
+	if len(s.Expect) > maxExpects {
+		d.errorf(n, "expect yields %d clauses; the limit is %d", len(s.Expect), maxExpects)
+	}
+}
+
+// conditionalFields are a conditional expectation's fields, read in the
+// order the condition needs.
+var conditionalFields = []field[*Scenario]{
+	{spec{key: "if", kind: kStr, hi: maxConditionLen, own: true, doc: "a condition on the configuration"}, nil},
+	{spec{key: "then", kind: kList, hi: maxExpects, own: true, doc: "the expectations that hold when it is true"}, nil},
+	{spec{key: "else", kind: kList, hi: maxExpects, own: true, doc: "the expectations that hold when it is false"}, nil},
+}
+
+func (d *decoder) conditional(item *yaml.Node, s *Scenario, loops, groupNames []string, groups []Group) {
+	m := d.mapping(item, "a conditional expectation", keysOf(conditionalFields))
+	if m == nil {
+		return
+	}
+	cond := m.get("if")
+	if cond == nil {
+		d.errorf(item, "a mapping in expect needs if: (a condition on the configuration) and then: (a list)")
+		return
+	}
+	if m.get("then") == nil {
+		d.errorf(item, "this if: needs then: (the expectations that hold when it is true)")
+	}
+	v, ok := d.read(&conditionalFields[0].spec, cond, "if")
+	if !ok {
+		return
+	}
+	holds, err := evalCondition(v.s, s)
+	if err != nil {
+		f, p := d.exprPos(cond, err.Offset)
+		d.ps.add(f, p, "%s", err.Msg)
+		return
+	}
+	for _, branch := range conditionalFields[1:] {
+		active := holds == (branch.key == "then")
+		for _, c := range d.list(m.get(branch.key), branch.key, int(branch.hi)) {
+			if e := d.clause(c, s, loops, groupNames, groups, active); e != nil && active {
+				s.Expect = append(s.Expect, e)
+			}
+		}
+	}
+}
+
+// clause parses one expectation. Loop and group names are checked only when
+// the clause is active: the inactive branch of a conditional may well name
+// loops that this configuration does not build.
+func (d *decoder) clause(n *yaml.Node, s *Scenario, loops, groupNames []string, groups []Group, active bool) *Expect {
+	text, ok := d.str(n, "an expectation", maxExpectLen)
+	if !ok {
+		return nil
+	}
+	e, err := ParseExpect(text)
+	if err != nil {
+		ee := asExpectError(err)
+		f, p := d.exprPos(n, ee.Offset)
+		d.ps.add(f, p, "%s", ee.Msg)
+		return nil
+	}
+	if active && !d.topologyBroken {
+		describeLoop := func(name string) string { return d.unknownLoop(name, s, groups) }
+		if terr := e.checkTopology(loops, groupNames, describeLoop); terr != nil {
+			f, p := d.exprPos(n, terr.Offset)
+			d.ps.add(f, p, "%s", terr.Msg)
+			return nil
+		}
+	}
+	return e
 }

@@ -368,11 +368,7 @@ func (d *decoder) action(item *yaml.Node, m *mapping, s *Scenario) Action {
 		return nil
 	}
 	var step Step
-	if at := m.get("at"); at == nil {
-		d.errorf(item, "a timeline entry needs at: (when it happens)")
-	} else {
-		step.At, _ = d.duration(at, "at", 0, maxDuration)
-	}
+	walk(d, m, "a timeline entry", "", entryFields, &step)
 	vn := m.get(v.key)
 	value, ok := d.scalar(vn, v.key, v.want)
 	if !ok {
@@ -512,90 +508,6 @@ func loopRange(group string, n int) string {
 		return group + "-0"
 	}
 	return group + "-0.." + group + "-" + strconv.Itoa(n-1)
-}
-
-// expects decodes the expect list: clauses, and if/then/else entries whose
-// condition is decided now, against the configuration. Both branches are
-// parsed and checked for names; only the chosen one must fit the topology.
-func (d *decoder) expects(n *yaml.Node, s *Scenario) {
-	groups := s.topology(minDefaultWorkers)
-	loops := loopNames(groups)
-	var groupNames []string
-	for _, g := range groups {
-		groupNames = append(groupNames, g.Name)
-	}
-	items := d.list(n, "expect", maxExpects)
-	for _, item := range items {
-		if item.Kind == yaml.MappingNode {
-			d.conditional(item, s, loops, groupNames, groups)
-			continue
-		}
-		if e := d.clause(item, s, loops, groupNames, groups, true); e != nil {
-			s.Expect = append(s.Expect, e)
-		}
-	}
-	if len(s.Expect) > maxExpects {
-		d.errorf(n, "expect yields %d clauses; the limit is %d", len(s.Expect), maxExpects)
-	}
-}
-
-func (d *decoder) conditional(item *yaml.Node, s *Scenario, loops, groupNames []string, groups []Group) {
-	m := d.mapping(item, "a conditional expectation", []string{"if", "then", "else"})
-	if m == nil {
-		return
-	}
-	cond := m.get("if")
-	if cond == nil {
-		d.errorf(item, "a mapping in expect needs if: (a condition on the configuration) and then: (a list)")
-		return
-	}
-	if m.get("then") == nil {
-		d.errorf(item, "this if: needs then: (the expectations that hold when it is true)")
-	}
-	text, ok := d.str(cond, "if", maxConditionLen)
-	if !ok {
-		return
-	}
-	holds, err := evalCondition(text, s)
-	if err != nil {
-		f, p := d.exprPos(cond, err.Offset)
-		d.ps.add(f, p, "%s", err.Msg)
-		return
-	}
-	for _, branch := range []string{"then", "else"} {
-		active := holds == (branch == "then")
-		for _, c := range d.list(m.get(branch), branch, maxExpects) {
-			if e := d.clause(c, s, loops, groupNames, groups, active); e != nil && active {
-				s.Expect = append(s.Expect, e)
-			}
-		}
-	}
-}
-
-// clause parses one expectation. Loop and group names are checked only when
-// the clause is active: the inactive branch of a conditional may well name
-// loops that this configuration does not build.
-func (d *decoder) clause(n *yaml.Node, s *Scenario, loops, groupNames []string, groups []Group, active bool) *Expect {
-	text, ok := d.str(n, "an expectation", maxExpectLen)
-	if !ok {
-		return nil
-	}
-	e, err := ParseExpect(text)
-	if err != nil {
-		ee := asExpectError(err)
-		f, p := d.exprPos(n, ee.Offset)
-		d.ps.add(f, p, "%s", ee.Msg)
-		return nil
-	}
-	if active && !d.topologyBroken {
-		describeLoop := func(name string) string { return d.unknownLoop(name, s, groups) }
-		if terr := e.checkTopology(loops, groupNames, describeLoop); terr != nil {
-			f, p := d.exprPos(n, terr.Offset)
-			d.ps.add(f, p, "%s", terr.Msg)
-			return nil
-		}
-	}
-	return e
 }
 
 // exprPos maps an offset inside a one-line scalar to a file position: the

@@ -369,10 +369,16 @@ var faultVerbs = map[Fault]verb{
 // check and its "did you mean".
 var timelineKeys = timelineKeyList()
 
+// entryFields are what every timeline entry has besides its verb.
+var entryFields = []field[*Step]{
+	{spec{key: "at", kind: kDuration, hi: int64(maxDuration), need: "needs at: (when it happens)", doc: "when it happens"},
+		func(_ *decoder, step *Step, v value) { step.At = v.d }},
+}
+
 // timelineKeyList is at:, every verb's parameters in the order of the
 // verbs, then the verbs.
 func timelineKeyList() []string {
-	out := []string{"at"}
+	out := keysOf(entryFields)
 	add := func(keys []string) {
 		for _, k := range keys {
 			if !slices.Contains(out, k) {
