@@ -40,37 +40,35 @@ type configKey struct {
 	text  func(*Scenario) string
 }
 
-func intKey(path string, get func(*Scenario) int) configKey {
-	return configKey{path: path, kind: cfgInt, value: func(s *Scenario) int64 { return int64(get(s)) }}
-}
+// configKeys are the fields of the decoder's tables that have a getter, by
+// their --set paths, in table order.
+var configKeys = tableConfigKeys()
 
-var configKeys = []configKey{
-	{path: "netty", kind: cfgEnum, enum: nettys, text: func(s *Scenario) string { return string(s.Netty) }},
-	{path: "model", kind: cfgEnum, enum: models, text: func(s *Scenario) string { return string(s.Model) }},
-	intKey("bosses", func(s *Scenario) int { return s.Bosses }),
-	intKey("workers", func(s *Scenario) int { return s.Workers }),
-	intKey("client_loops", func(s *Scenario) int { return s.ClientLoops }),
-	{path: "duration", kind: cfgDuration, value: func(s *Scenario) int64 { return int64(s.Duration) }},
-	intKey("loop.io_ratio", func(s *Scenario) int { return s.Loop.IORatio }),
-	intKey("loop.rebuild_threshold", func(s *Scenario) int { return s.Loop.RebuildThreshold }),
-	{path: "loop.selector", kind: cfgEnum, enum: selectors, text: func(s *Scenario) string { return string(s.Loop.Selector) }},
-	{path: "loop.trigger", kind: cfgEnum, enum: triggers, text: func(s *Scenario) string { return string(s.Loop.Trigger) }},
-	intKey("loop.task_queue_capacity", func(s *Scenario) int { return s.Loop.TaskQueue }),
-	{path: "loop.read_buffer", kind: cfgSize, value: func(s *Scenario) int64 { return int64(s.Loop.ReadBuffer) }},
-	{path: "loop.slow_motion", kind: cfgDuration, value: func(s *Scenario) int64 { return int64(s.Loop.SlowMotion) }},
-	{path: "loop.task_quantum", kind: cfgDuration, value: func(s *Scenario) int64 { return int64(s.Loop.TaskQuantum) }},
-	{path: "server.protocol", kind: cfgEnum, enum: protocols, text: func(s *Scenario) string { return string(s.Server.Protocol) }},
-	intKey("server.ports", func(s *Scenario) int { return s.Server.Ports }),
-	{path: "server.reuseport", kind: cfgBool, value: func(s *Scenario) int64 {
-		if s.Server.ReusePort {
-			return 1
+func tableConfigKeys() []configKey {
+	var out []configKey
+	add := func(prefix string, specs []spec) {
+		for _, f := range specs {
+			if f.get == nil {
+				continue
+			}
+			get, kind := f.get, map[kind]configKind{kInt: cfgInt, kBool: cfgBool, kEnum: cfgEnum, kDuration: cfgDuration, kSize: cfgSize}[f.kind]
+			out = append(out, configKey{path: prefix + f.key, kind: kind, enum: f.enum,
+				text: func(s *Scenario) string { return get(s).s },
+				value: func(s *Scenario) int64 {
+					v := get(s)
+					if v.b {
+						return 1
+					}
+					return int64(v.i) + int64(v.d)
+				}})
 		}
-		return 0
-	}},
-	{path: "wheel.tick", kind: cfgDuration, value: func(s *Scenario) int64 { return int64(s.Wheel.Tick) }},
-	intKey("wheel.ticks_per_wheel", func(s *Scenario) int { return s.Wheel.TicksPerWheel }),
-	{path: "shutdown.quiet", kind: cfgDuration, value: func(s *Scenario) int64 { return int64(s.Shutdown.Quiet) }},
-	{path: "shutdown.timeout", kind: cfgDuration, value: func(s *Scenario) int64 { return int64(s.Shutdown.Timeout) }},
+	}
+	add("", specsOf(topFields))
+	add("loop.", specsOf(loopFields))
+	add("server.", specsOf(serverFields))
+	add("wheel.", specsOf(wheelFields))
+	add("shutdown.", specsOf(shutdownFields))
+	return out
 }
 
 func configKeyPaths() []string {

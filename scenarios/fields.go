@@ -47,6 +47,9 @@ type spec struct {
 	need string
 	// own marks a field its section reads itself, in an order of its own.
 	own bool
+	// get reads the field back from a decoded scenario, for a field that
+	// conditions and captions may name by its --set path (configKeys).
+	get func(*Scenario) value
 }
 
 // A field is one row of a mapping's table: its spec and where a value that

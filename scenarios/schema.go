@@ -113,6 +113,10 @@ var (
 
 func topo[T any](f field[T]) field[T] { f.topo = true; return f }
 
+// is gives a field the getter that makes it a key conditions and captions
+// can read (configKeys).
+func (f field[T]) is(get func(*Scenario) value) field[T] { f.get = get; return f }
+
 // topFields are the scenario's keys, in the order of the docs and of "did
 // you mean". Mappings and lists decoded by their own code have no setter:
 // scenario reads them in the order they depend on each other.
@@ -132,12 +136,12 @@ var topFields = []field[*Scenario]{
 	}),
 	of("notes", kStr, maxNotes, `""`, "what the scenario shows, in the TUI's help overlay", func(_ *decoder, s *Scenario, v value) { s.Notes = v.s }),
 	of("concepts", kList, 26, "[]", "C1..C26 from the teaching checklist, no repeats", func(d *decoder, s *Scenario, v value) { d.concepts(v.n, s) }),
-	oneof("netty", nettys, "4.1.43", "the loop design (docs/netty-versions.md)", func(d *decoder, s *Scenario, v value) { s.Netty, d.netty = Netty(v.s), Netty(v.s) }),
+	oneof("netty", nettys, "4.1.43", "the loop design (docs/netty-versions.md)", func(d *decoder, s *Scenario, v value) { s.Netty, d.netty = Netty(v.s), Netty(v.s) }).is(func(s *Scenario) value { return value{s: string(s.Netty)} }),
 	topo(oneof("model", models, "multi", "the Reactor model", func(_ *decoder, s *Scenario, v value) {
 		if s.Model = Model(v.s); s.Model == ModelMasterSlave {
 			s.Bosses = 2
 		}
-	})),
+	}).is(func(s *Scenario) value { return value{s: string(s.Model)} })),
 	topo(num("bosses", 1, maxBosses, "2 for master-slave, else 1", "boss loops; applies to master-slave only", func(d *decoder, s *Scenario, v value) {
 		d.bossesNode, s.Bosses = v.n, v.i
 		switch {
@@ -146,15 +150,15 @@ var topFields = []field[*Scenario]{
 		case s.Model == ModelMulti && v.i != 1:
 			d.warnf(v.n, "model multi has one boss loop; bosses: %d takes effect with model master-slave", v.i)
 		}
-	})),
+	}).is(func(s *Scenario) value { return value{i: s.Bosses} })),
 	topo(num("workers", 0, maxWorkers, "0", "worker loops; 0 = 2 × CPU cores; does not apply to single", func(d *decoder, s *Scenario, v value) {
 		d.workersNode, s.Workers = v.n, v.i
 		if s.Model == ModelSingle && v.i != 1 {
 			d.warnf(v.n, "workers does not apply to model single: its one loop, reactor-0, does all the I/O")
 		}
-	})),
-	topo(num("client_loops", 1, maxClientLoops, "1", "loops of the client group of via: engine clients", func(_ *decoder, s *Scenario, v value) { s.ClientLoops = v.i })),
-	dur("duration", minDuration, maxDuration, "3s", "how long the run lasts", func(_ *decoder, s *Scenario, v value) { s.Duration = v.d }),
+	}).is(func(s *Scenario) value { return value{i: s.Workers} })),
+	topo(num("client_loops", 1, maxClientLoops, "1", "loops of the client group of via: engine clients", func(_ *decoder, s *Scenario, v value) { s.ClientLoops = v.i }).is(func(s *Scenario) value { return value{i: s.ClientLoops} })),
+	dur("duration", minDuration, maxDuration, "3s", "how long the run lasts", func(_ *decoder, s *Scenario, v value) { s.Duration = v.d }).is(func(s *Scenario) value { return value{d: s.Duration} }),
 	of[*Scenario]("loop", kMap, 0, "", "settings of every event loop", nil),
 	of[*Scenario]("server", kMap, 0, "", "the server's protocol, ports and cost", nil),
 	of[*Scenario]("clients", kList, maxClients, "[]", "groups of client connections", nil),
@@ -169,27 +173,27 @@ var topFields = []field[*Scenario]{
 }
 
 var loopFields = []field[*Scenario]{
-	num("io_ratio", 1, 100, "50", "% of an iteration for I/O; 100 runs all tasks (C16)", func(d *decoder, s *Scenario, v value) { d.ioRatioNode, s.Loop.IORatio = v.n, v.i }),
-	num("rebuild_threshold", 0, maxRebuildThreshold, "512", "premature selects before a rebuild; below 3 never (C9)", func(_ *decoder, s *Scenario, v value) { s.Loop.RebuildThreshold = v.i }),
-	oneof("selector", selectors, "nio", "how readiness is read", func(_ *decoder, s *Scenario, v value) { s.Loop.Selector = Selector(v.s) }),
-	oneof("trigger", triggers, "level", "epoll's trigger mode (C22)", func(_ *decoder, s *Scenario, v value) { s.Loop.Trigger = Trigger(v.s) }),
+	num("io_ratio", 1, 100, "50", "% of an iteration for I/O; 100 runs all tasks (C16)", func(d *decoder, s *Scenario, v value) { d.ioRatioNode, s.Loop.IORatio = v.n, v.i }).is(func(s *Scenario) value { return value{i: s.Loop.IORatio} }),
+	num("rebuild_threshold", 0, maxRebuildThreshold, "512", "premature selects before a rebuild; below 3 never (C9)", func(_ *decoder, s *Scenario, v value) { s.Loop.RebuildThreshold = v.i }).is(func(s *Scenario) value { return value{i: s.Loop.RebuildThreshold} }),
+	oneof("selector", selectors, "nio", "how readiness is read", func(_ *decoder, s *Scenario, v value) { s.Loop.Selector = Selector(v.s) }).is(func(s *Scenario) value { return value{s: string(s.Loop.Selector)} }),
+	oneof("trigger", triggers, "level", "epoll's trigger mode (C22)", func(_ *decoder, s *Scenario, v value) { s.Loop.Trigger = Trigger(v.s) }).is(func(s *Scenario) value { return value{s: string(s.Loop.Trigger)} }),
 	num("task_queue_capacity", 0, maxTaskQueue, "0", "0 (unbounded) or 16 and up; a full queue rejects", func(d *decoder, s *Scenario, v value) {
 		if v.i != 0 && v.i < minTaskQueue {
 			d.errorf(v.n, "task_queue_capacity must be 0 (unbounded) or %d..%d, got %d", minTaskQueue, maxTaskQueue, v.i)
 			return
 		}
 		s.Loop.TaskQueue = v.i
-	}),
-	field[*Scenario]{spec{key: "read_buffer", kind: kSize, lo: minReadBuffer, hi: maxReadBuffer, def: "64KiB", doc: "bytes read per read call"},
-		func(_ *decoder, s *Scenario, v value) { s.Loop.ReadBuffer = v.i }},
-	dur("slow_motion", 0, maxSlowMotion, "0", "a delay at every phase boundary", func(_ *decoder, s *Scenario, v value) { s.Loop.SlowMotion = v.d }),
-	dur("task_quantum", minTaskQuantum, maxTaskQuantum, "1s", `netty: "4.2" only: tasks per iteration run this long`, func(_ *decoder, s *Scenario, v value) { s.Loop.TaskQuantum = v.d }),
+	}).is(func(s *Scenario) value { return value{i: s.Loop.TaskQueue} }),
+	field[*Scenario]{spec{key: "read_buffer", kind: kSize, lo: minReadBuffer, hi: maxReadBuffer, def: "64KiB", doc: "bytes read per read call",
+		get: func(s *Scenario) value { return value{i: s.Loop.ReadBuffer} }}, func(_ *decoder, s *Scenario, v value) { s.Loop.ReadBuffer = v.i }},
+	dur("slow_motion", 0, maxSlowMotion, "0", "a delay at every phase boundary", func(_ *decoder, s *Scenario, v value) { s.Loop.SlowMotion = v.d }).is(func(s *Scenario) value { return value{d: s.Loop.SlowMotion} }),
+	dur("task_quantum", minTaskQuantum, maxTaskQuantum, "1s", `netty: "4.2" only: tasks per iteration run this long`, func(_ *decoder, s *Scenario, v value) { s.Loop.TaskQuantum = v.d }).is(func(s *Scenario) value { return value{d: s.Loop.TaskQuantum} }),
 }
 
 var serverFields = []field[*Scenario]{
-	oneof("protocol", protocols, "echo", "what the server answers", func(_ *decoder, s *Scenario, v value) { s.Server.Protocol = Protocol(v.s) }),
-	num("ports", 1, maxPorts, "1", "listening ports, each its own server channel", func(_ *decoder, s *Scenario, v value) { s.Server.Ports = v.i }),
-	of("reuseport", kBool, 0, "false", "bind every port once per boss loop (SO_REUSEPORT)", func(_ *decoder, s *Scenario, v value) { s.Server.ReusePort = v.b }),
+	oneof("protocol", protocols, "echo", "what the server answers", func(_ *decoder, s *Scenario, v value) { s.Server.Protocol = Protocol(v.s) }).is(func(s *Scenario) value { return value{s: string(s.Server.Protocol)} }),
+	num("ports", 1, maxPorts, "1", "listening ports, each its own server channel", func(_ *decoder, s *Scenario, v value) { s.Server.Ports = v.i }).is(func(s *Scenario) value { return value{i: s.Server.Ports} }),
+	of("reuseport", kBool, 0, "false", "bind every port once per boss loop (SO_REUSEPORT)", func(_ *decoder, s *Scenario, v value) { s.Server.ReusePort = v.b }).is(func(s *Scenario) value { return value{b: s.Server.ReusePort} }),
 	of("addr", kStr, 64, defaultAddr, "a loopback host and the first port; 0 is ephemeral", func(d *decoder, s *Scenario, v value) {
 		if d.checkAddr(v.n, v.s, s.Server.Ports) {
 			s.Server.Addr = v.s
@@ -199,13 +203,13 @@ var serverFields = []field[*Scenario]{
 }
 
 var wheelFields = []field[*WheelConfig]{
-	dur("tick", minTick, maxTick, "100ms", "the HashedWheelTimer's tick", func(_ *decoder, w *WheelConfig, v value) { w.Tick = v.d }),
-	num("ticks_per_wheel", 1, maxTicksPerWheel, "512", "slots, rounded up to a power of two", func(_ *decoder, w *WheelConfig, v value) { w.TicksPerWheel = v.i }),
+	dur("tick", minTick, maxTick, "100ms", "the HashedWheelTimer's tick", func(_ *decoder, w *WheelConfig, v value) { w.Tick = v.d }).is(func(s *Scenario) value { return value{d: s.Wheel.Tick} }),
+	num("ticks_per_wheel", 1, maxTicksPerWheel, "512", "slots, rounded up to a power of two", func(_ *decoder, w *WheelConfig, v value) { w.TicksPerWheel = v.i }).is(func(s *Scenario) value { return value{i: s.Wheel.TicksPerWheel} }),
 }
 
 var shutdownFields = []field[*ShutdownConfig]{
-	dur("quiet", 0, maxQuiet, "100ms", "the quiet period of the graceful shutdown", func(_ *decoder, c *ShutdownConfig, v value) { c.Quiet = v.d }),
-	dur("timeout", 0, maxTimeout, "2s", "its timeout, at least quiet", func(_ *decoder, c *ShutdownConfig, v value) { c.Timeout = v.d }),
+	dur("quiet", 0, maxQuiet, "100ms", "the quiet period of the graceful shutdown", func(_ *decoder, c *ShutdownConfig, v value) { c.Quiet = v.d }).is(func(s *Scenario) value { return value{d: s.Shutdown.Quiet} }),
+	dur("timeout", 0, maxTimeout, "2s", "its timeout, at least quiet", func(_ *decoder, c *ShutdownConfig, v value) { c.Timeout = v.d }).is(func(s *Scenario) value { return value{d: s.Shutdown.Timeout} }),
 }
 
 var clientFields = []field[*Client]{
