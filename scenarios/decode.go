@@ -32,9 +32,6 @@ type decoder struct {
 	// was invalid; loop names are then not checked, since every check would
 	// be against a guess and only add noise to the real problem.
 	topologyBroken bool
-	// netty is the loop design, read before the timeline, which warns
-	// about set io_ratio under 4.2.
-	netty Netty
 }
 
 // loopRef is a loop name or pattern in the timeline, checked once the
@@ -104,8 +101,7 @@ func (d *decoder) scenario(root *yaml.Node, s *Scenario) {
 	if top.get("name") == nil {
 		d.errorf(root, "name is required")
 	}
-	s.Netty, d.netty = Netty4143, Netty4143
-	s.Model, s.Bosses, s.ClientLoops, s.Duration = ModelMulti, 1, 1, defaultDuration
+	s.Netty, s.Model, s.Bosses, s.ClientLoops, s.Duration = Netty4143, ModelMulti, 1, 1, defaultDuration
 	walk(d, top, "", "", topFields, s)
 	d.autoScale(top.get("autoscale"), s)
 	d.loop(top.get("loop"), s)
@@ -429,7 +425,7 @@ func (d *decoder) action(item *yaml.Node, m *mapping, s *Scenario) Action {
 		}
 	}
 	walk(d, m, what, "", v.params, &p)
-	if v.key == "set" && d.netty == Netty42 {
+	if v.key == "set" && s.Netty == Netty42 {
 		d.warnf(m.node, "set io_ratio has no effect under netty 4.2 (setIoRatio is a no-op there)")
 	}
 	if v.key == "inject" {

@@ -136,7 +136,7 @@ var topFields = []field[*Scenario]{
 	}),
 	of("notes", kStr, maxNotes, `""`, "what the scenario shows, in the TUI's help overlay", func(_ *decoder, s *Scenario, v value) { s.Notes = v.s }),
 	of("concepts", kList, 26, "[]", "C1..C26 from the teaching checklist, no repeats", func(d *decoder, s *Scenario, v value) { d.concepts(v.n, s) }),
-	oneof("netty", nettys, "4.1.43", "the loop design (docs/netty-versions.md)", func(d *decoder, s *Scenario, v value) { s.Netty, d.netty = Netty(v.s), Netty(v.s) }).is(func(s *Scenario) value { return value{s: string(s.Netty)} }),
+	oneof("netty", nettys, "4.1.43", "the loop design (docs/netty-versions.md)", func(_ *decoder, s *Scenario, v value) { s.Netty = Netty(v.s) }).is(func(s *Scenario) value { return value{s: string(s.Netty)} }),
 	topo(oneof("model", models, "multi", "the Reactor model", func(_ *decoder, s *Scenario, v value) {
 		if s.Model = Model(v.s); s.Model == ModelMasterSlave {
 			s.Bosses = 2
