@@ -7,7 +7,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"time"
 
 	"go.yaml.in/yaml/v3"
 )
@@ -410,7 +409,8 @@ func (d *decoder) action(item *yaml.Node, m *mapping, s *Scenario) Action {
 		c := d.shutdownTimes(m, s.Shutdown)
 		return Shutdown{Step: step, Quiet: c.Quiet, Timeout: c.Timeout}
 	case "pause":
-		p.dur, _ = d.duration(vn, "pause", time.Millisecond, maxPause)
+		arg, _ := d.read(&v.arg, vn, v.key)
+		p.dur = arg.d
 	case "offload":
 		switch strings.ToLower(vn.Value) {
 		case "on", "true":

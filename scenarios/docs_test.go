@@ -98,6 +98,8 @@ func TestDocsListFields(t *testing.T) {
 				t.Errorf("docs/scenarios.md, %s: %s is %q in the docs, %q in the table", sec.heading, key, plain(cells[0]), f.typeText())
 			case plain(cells[1]) != plain(f.def):
 				t.Errorf("docs/scenarios.md, %s: %s defaults to %q in the docs, %q in the table", sec.heading, key, plain(cells[1]), f.def)
+			case (f.kind == kInt || f.kind == kDuration || f.kind == kSize) && !strings.Contains(cells[2], f.rangeText()[strings.Index(f.rangeText(), ".."):]):
+				t.Errorf("docs/scenarios.md, %s: %s's range is not %s in the docs", sec.heading, key, f.rangeText())
 			}
 		}
 		for key := range rows {

@@ -50,7 +50,11 @@ func FieldHelp() string {
 				takes = append(takes, f+" ("+oneOf(keysOf(faultVerbs[Fault(f)].params))+")")
 			}
 		}
-		tw.Write([]byte("  timeline.N." + v.key + "\t" + v.want + "\t\twith at: and " + oneOf(takes) + "\n"))
+		want := v.want
+		if v.arg.kind != 0 {
+			want = v.arg.typeText() + " " + v.arg.rangeText()
+		}
+		tw.Write([]byte("  timeline.N." + v.key + "\t" + want + "\t\twith at: and " + oneOf(takes) + "\n"))
 	}
 	tw.Flush()
 	return "The fields, by the paths --set takes (docs/scenarios.md has them in full):\n\n" + b.String()

@@ -267,6 +267,7 @@ type params struct {
 // be, its defaults and its parameters' table, and how the action is built.
 type verb struct {
 	key, want string
+	arg       spec // the verb's value, when it is more than a word
 	init      params
 	params    []field[*params]
 	build     func(d *decoder, step Step, value string, p *params) Action
@@ -354,6 +355,7 @@ var verbs = []verb{
 		}},
 	{key: "shutdown", want: "graceful"}, // its parameters are shutdownFields
 	{key: "pause", want: "a duration such as 500ms", params: []field[*params]{pLoop},
+		arg: spec{key: "pause", kind: kDuration, lo: int64(time.Millisecond), hi: int64(maxPause)},
 		build: func(d *decoder, step Step, _ string, p *params) Action {
 			return Pause{Step: step, For: p.dur, Loop: p.loop}
 		}},
