@@ -36,26 +36,30 @@ const (
 // not have. They are warnings, as for workers, and the group runs with
 // max 1.
 var autoScaleFields = []field[*AutoScale]{
-	num("min", 0, maxWorkers, "1", "minThreads: never suspend below this many active loops", func(d *decoder, a *AutoScale, v value) {
-		if a.Min = v.i; d.s.Model == ModelSingle && v.i > 1 {
-			a.Min = 1
-			d.warnf(v.n, "autoscale.min %d is more than model single has: its group is one loop, reactor-0, so min is 1", v.i)
-		}
-	}),
-	num("max", 1, maxWorkers, "workers", "maxThreads: the group's size; must equal workers", func(d *decoder, a *AutoScale, v value) {
-		switch {
-		case d.s.Model == ModelSingle && v.i != 1:
-			d.warnf(v.n, "autoscale.max %d does not apply to model single: its group is one loop, reactor-0", v.i)
-		case d.s.Model != ModelSingle:
-			if a.Max = v.i; d.s.Workers != 0 && v.i != d.s.Workers {
-				d.errorf(v.n, "autoscale.max must equal workers (%d)%s: the group has max loops and suspends down to min", d.s.Workers, d.setNote(d.workersNode))
+	num("min", 0, maxWorkers, "1", "minThreads: never suspend below this many active loops",
+		func(d *decoder, a *AutoScale, v value) {
+			if a.Min = v.i; d.s.Model == ModelSingle && v.i > 1 {
+				a.Min = 1
+				d.warnf(v.n, "autoscale.min %d is more than model single has: its group is one loop, reactor-0, so min is 1", v.i)
 			}
-		}
-	}),
-	dur("window", minScaleWindow, maxScaleWindow, "1s", "utilizationWindow", func(_ *decoder, a *AutoScale, v value) { a.Window = v.d }),
+		}),
+	num("max", 1, maxWorkers, "workers", "maxThreads: the group's size; must equal workers",
+		func(d *decoder, a *AutoScale, v value) {
+			switch {
+			case d.s.Model == ModelSingle && v.i != 1:
+				d.warnf(v.n, "autoscale.max %d does not apply to model single: its group is one loop, reactor-0", v.i)
+			case d.s.Model != ModelSingle:
+				if a.Max = v.i; d.s.Workers != 0 && v.i != d.s.Workers {
+					d.errorf(v.n, "autoscale.max must equal workers (%d)%s: the group has max loops and suspends down to min", d.s.Workers, d.setNote(d.workersNode))
+				}
+			}
+		}),
+	dur("window", minScaleWindow, maxScaleWindow, "1s", "utilizationWindow",
+		func(_ *decoder, a *AutoScale, v value) { a.Window = v.d }),
 	of("down", kFraction, 0, "0.1", "scaleDownThreshold, below up", func(_ *decoder, a *AutoScale, v value) { a.Down = v.f }),
 	of("up", kFraction, 0, "0.7", "scaleUpThreshold", func(_ *decoder, a *AutoScale, v value) { a.Up = v.f }),
-	num("step", 1, maxWorkers, "1", "maxRampUpStep, and maxRampDownStep unless step_down", func(_ *decoder, a *AutoScale, v value) { a.Step, a.StepDown = v.i, v.i }),
+	num("step", 1, maxWorkers, "1", "maxRampUpStep, and maxRampDownStep unless step_down",
+		func(_ *decoder, a *AutoScale, v value) { a.Step, a.StepDown = v.i, v.i }),
 	num("step_down", 1, maxWorkers, "step", "maxRampDownStep", func(_ *decoder, a *AutoScale, v value) { a.StepDown = v.i }),
 	num("patience", 0, maxPatience, "2", "scalingPatienceCycles", func(_ *decoder, a *AutoScale, v value) { a.Patience = v.i }),
 }

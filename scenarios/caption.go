@@ -314,13 +314,14 @@ var watchFields = []field[*watchEntry]{
 			d.warnf(v.n, "this caption at %s is never shown: the run ends at %s", durationString(v.d), durationString(d.s.Duration))
 		}
 	}),
-	of("if", kStr, maxConditionLen, "", "a condition on the configuration that picks text: or else:", func(d *decoder, w *watchEntry, v value) {
-		var err *ExpectError
-		if w.holds, err = evalCondition(v.s, d.s); err != nil {
-			f, p := d.exprPos(v.n, err.Offset)
-			d.ps.add(f, p, "%s", err.Msg)
-		}
-	}),
+	of("if", kStr, maxConditionLen, "", "a condition on the configuration that picks text: or else:",
+		func(d *decoder, w *watchEntry, v value) {
+			var err *ExpectError
+			if w.holds, err = evalCondition(v.s, d.s); err != nil {
+				f, p := d.exprPos(v.n, err.Offset)
+				d.ps.add(f, p, "%s", err.Msg)
+			}
+		}),
 	{spec{key: "text", kind: kStr, hi: maxCaption, own: true, doc: "the caption, a template filled from the run"}, nil},
 	{spec{key: "else", name: "text", kind: kStr, hi: maxCaption, own: true, doc: "the caption when if: does not hold"}, nil},
 }

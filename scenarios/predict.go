@@ -206,48 +206,51 @@ type predictItem struct {
 // learner's experiment should still run), and so is a moment after the
 // run's end unless --set shortened the run.
 var predictFields = []field[*predictItem]{
-	{spec{key: "at", kind: kDuration, hi: int64(maxDuration), need: "needs at", doc: "the moment, at most the duration"}, func(d *decoder, p *predictItem, v value) {
-		if p.At = v.d; v.d > d.s.Duration {
-			msg := "this moment, %s, is past the run's end at %s"
-			if p.durationSet {
-				d.warnf(v.n, msg, durationString(v.d), durationString(d.s.Duration))
-			} else {
-				d.errorf(v.n, msg, durationString(v.d), durationString(d.s.Duration))
+	{spec{key: "at", kind: kDuration, hi: int64(maxDuration), need: "needs at", doc: "the moment, at most the duration"},
+		func(d *decoder, p *predictItem, v value) {
+			if p.At = v.d; v.d > d.s.Duration {
+				msg := "this moment, %s, is past the run's end at %s"
+				if p.durationSet {
+					d.warnf(v.n, msg, durationString(v.d), durationString(d.s.Duration))
+				} else {
+					d.errorf(v.n, msg, durationString(v.d), durationString(d.s.Duration))
+				}
 			}
-		}
-	}},
+		}},
 	{spec{key: "question", kind: kStr, hi: maxQuestion, need: "needs question", doc: "plain text"}, func(_ *decoder, p *predictItem, v value) {
 		p.Question = strings.Join(strings.Fields(v.s), " ")
 	}},
-	{spec{key: "choices", kind: kList, hi: maxChoices, doc: "what the learner picks from, by number or text"}, func(d *decoder, p *predictItem, v value) {
-		items := d.list(v.n, "choices", maxChoices)
-		if len(items) == 1 {
-			d.errorf(v.n, "choices needs two or more")
-		}
-		for _, it := range items {
-			if c, ok := d.str(it, "a choice", maxName); ok {
-				p.Choices = append(p.Choices, c)
+	{spec{key: "choices", kind: kList, hi: maxChoices, doc: "what the learner picks from, by number or text"},
+		func(d *decoder, p *predictItem, v value) {
+			items := d.list(v.n, "choices", maxChoices)
+			if len(items) == 1 {
+				d.errorf(v.n, "choices needs two or more")
 			}
-		}
-	}},
+			for _, it := range items {
+				if c, ok := d.str(it, "a choice", maxName); ok {
+					p.Choices = append(p.Choices, c)
+				}
+			}
+		}},
 	{spec{key: "answer", kind: kStr, hi: maxExpectLen, need: "needs answer", doc: "a path or aggregate of the run's figures, or a comparison with two choices"},
 		func(d *decoder, p *predictItem, v value) { d.predictAnswer(v.n, v.s, &p.Predict, p.check) }},
-	{spec{key: "why", kind: kStr, hi: maxCaption, need: "needs why", doc: "a caption template, filled from the run at the moment"}, func(d *decoder, p *predictItem, v value) {
-		strict := p.check
-		if len(d.origin) > 0 {
-			strict = nil // checked below, as warnings
-		}
-		parts, err := parseCaption(v.s, strict)
-		if err != nil {
-			f, pos := d.textPos(v.n, v.s, err.Offset)
-			d.ps.add(f, pos, "%s", err.Msg)
-			return
-		}
-		if strict == nil {
-			d.checkCaptionLoops(v.n, v.s, parts, p.check)
-		}
-		p.Why = Caption{At: p.At, Text: strings.Join(strings.Fields(v.s), " "), parts: foldParts(parts)}
-	}},
+	{spec{key: "why", kind: kStr, hi: maxCaption, need: "needs why", doc: "a caption template, filled from the run at the moment"},
+		func(d *decoder, p *predictItem, v value) {
+			strict := p.check
+			if len(d.origin) > 0 {
+				strict = nil // checked below, as warnings
+			}
+			parts, err := parseCaption(v.s, strict)
+			if err != nil {
+				f, pos := d.textPos(v.n, v.s, err.Offset)
+				d.ps.add(f, pos, "%s", err.Msg)
+				return
+			}
+			if strict == nil {
+				d.checkCaptionLoops(v.n, v.s, parts, p.check)
+			}
+			p.Why = Caption{At: p.At, Text: strings.Join(strings.Fields(v.s), " "), parts: foldParts(parts)}
+		}},
 }
 
 // predicts decodes the predict: items. An item with a problem is left out;

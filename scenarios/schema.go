@@ -134,31 +134,41 @@ var topFields = []field[*Scenario]{
 		}
 		s.Summary = v.s
 	}),
-	of("notes", kStr, maxNotes, `""`, "what the scenario shows, in the TUI's help overlay", func(_ *decoder, s *Scenario, v value) { s.Notes = v.s }),
-	of("concepts", kList, 26, "[]", "C1..C26 from the teaching checklist, no repeats", func(d *decoder, s *Scenario, v value) { d.concepts(v.n, s) }),
-	oneof("netty", nettys, "4.1.43", "the loop design (docs/netty-versions.md)", func(_ *decoder, s *Scenario, v value) { s.Netty = Netty(v.s) }).is(func(s *Scenario) value { return value{s: string(s.Netty)} }),
+	of("notes", kStr, maxNotes, `""`, "what the scenario shows, in the TUI's help overlay",
+		func(_ *decoder, s *Scenario, v value) { s.Notes = v.s }),
+	of("concepts", kList, 26, "[]", "C1..C26 from the teaching checklist, no repeats",
+		func(d *decoder, s *Scenario, v value) { d.concepts(v.n, s) }),
+	oneof("netty", nettys, "4.1.43", "the loop design (docs/netty-versions.md)",
+		func(_ *decoder, s *Scenario, v value) { s.Netty = Netty(v.s) }).
+		is(func(s *Scenario) value { return value{s: string(s.Netty)} }),
 	topo(oneof("model", models, "multi", "the Reactor model", func(_ *decoder, s *Scenario, v value) {
 		if s.Model = Model(v.s); s.Model == ModelMasterSlave {
 			s.Bosses = 2
 		}
 	}).is(func(s *Scenario) value { return value{s: string(s.Model)} })),
-	topo(num("bosses", 1, maxBosses, "2 for master-slave, else 1", "boss loops; applies to master-slave only", func(d *decoder, s *Scenario, v value) {
-		d.bossesNode, s.Bosses = v.n, v.i
-		switch {
-		case s.Model == ModelSingle && v.i != 1:
-			d.warnf(v.n, "bosses does not apply to model single: its one loop, reactor-0, accepts and does I/O")
-		case s.Model == ModelMulti && v.i != 1:
-			d.warnf(v.n, "model multi has one boss loop; bosses: %d takes effect with model master-slave", v.i)
-		}
-	}).is(func(s *Scenario) value { return value{i: s.Bosses} })),
-	topo(num("workers", 0, maxWorkers, "0", "worker loops; 0 = 2 × CPU cores; does not apply to single", func(d *decoder, s *Scenario, v value) {
-		d.workersNode, s.Workers = v.n, v.i
-		if s.Model == ModelSingle && v.i != 1 {
-			d.warnf(v.n, "workers does not apply to model single: its one loop, reactor-0, does all the I/O")
-		}
-	}).is(func(s *Scenario) value { return value{i: s.Workers} })),
-	topo(num("client_loops", 1, maxClientLoops, "1", "loops of the client group of via: engine clients", func(_ *decoder, s *Scenario, v value) { s.ClientLoops = v.i }).is(func(s *Scenario) value { return value{i: s.ClientLoops} })),
-	dur("duration", minDuration, maxDuration, "3s", "how long the run lasts", func(_ *decoder, s *Scenario, v value) { s.Duration = v.d }).is(func(s *Scenario) value { return value{d: s.Duration} }),
+	topo(num("bosses", 1, maxBosses, "2 for master-slave, else 1", "boss loops; applies to master-slave only",
+		func(d *decoder, s *Scenario, v value) {
+			d.bossesNode, s.Bosses = v.n, v.i
+			switch {
+			case s.Model == ModelSingle && v.i != 1:
+				d.warnf(v.n, "bosses does not apply to model single: its one loop, reactor-0, accepts and does I/O")
+			case s.Model == ModelMulti && v.i != 1:
+				d.warnf(v.n, "model multi has one boss loop; bosses: %d takes effect with model master-slave", v.i)
+			}
+		}).is(func(s *Scenario) value { return value{i: s.Bosses} })),
+	topo(num("workers", 0, maxWorkers, "0", "worker loops; 0 = 2 × CPU cores; does not apply to single",
+		func(d *decoder, s *Scenario, v value) {
+			d.workersNode, s.Workers = v.n, v.i
+			if s.Model == ModelSingle && v.i != 1 {
+				d.warnf(v.n, "workers does not apply to model single: its one loop, reactor-0, does all the I/O")
+			}
+		}).is(func(s *Scenario) value { return value{i: s.Workers} })),
+	topo(num("client_loops", 1, maxClientLoops, "1", "loops of the client group of via: engine clients",
+		func(_ *decoder, s *Scenario, v value) { s.ClientLoops = v.i }).
+		is(func(s *Scenario) value { return value{i: s.ClientLoops} })),
+	dur("duration", minDuration, maxDuration, "3s", "how long the run lasts",
+		func(_ *decoder, s *Scenario, v value) { s.Duration = v.d }).
+		is(func(s *Scenario) value { return value{d: s.Duration} }),
 	of[*Scenario]("loop", kMap, 0, "", "settings of every event loop", nil),
 	of[*Scenario]("server", kMap, 0, "", "the server's protocol, ports and cost", nil),
 	of[*Scenario]("clients", kList, maxClients, "[]", "groups of client connections", nil),
@@ -173,68 +183,103 @@ var topFields = []field[*Scenario]{
 }
 
 var loopFields = []field[*Scenario]{
-	num("io_ratio", 1, 100, "50", "% of an iteration for I/O; 100 runs all tasks (C16)", func(d *decoder, s *Scenario, v value) { d.ioRatioNode, s.Loop.IORatio = v.n, v.i }).is(func(s *Scenario) value { return value{i: s.Loop.IORatio} }),
-	num("rebuild_threshold", 0, maxRebuildThreshold, "512", "premature selects before a rebuild; below 3 never (C9)", func(_ *decoder, s *Scenario, v value) { s.Loop.RebuildThreshold = v.i }).is(func(s *Scenario) value { return value{i: s.Loop.RebuildThreshold} }),
-	oneof("selector", selectors, "nio", "how readiness is read", func(_ *decoder, s *Scenario, v value) { s.Loop.Selector = Selector(v.s) }).is(func(s *Scenario) value { return value{s: string(s.Loop.Selector)} }),
-	oneof("trigger", triggers, "level", "epoll's trigger mode (C22)", func(_ *decoder, s *Scenario, v value) { s.Loop.Trigger = Trigger(v.s) }).is(func(s *Scenario) value { return value{s: string(s.Loop.Trigger)} }),
-	num("task_queue_capacity", 0, maxTaskQueue, "0", "0 (unbounded) or 16 and up; a full queue rejects", func(d *decoder, s *Scenario, v value) {
-		if v.i != 0 && v.i < minTaskQueue {
-			d.errorf(v.n, "task_queue_capacity must be 0 (unbounded) or %d..%d, got %d", minTaskQueue, maxTaskQueue, v.i)
-			return
-		}
-		s.Loop.TaskQueue = v.i
-	}).is(func(s *Scenario) value { return value{i: s.Loop.TaskQueue} }),
+	num("io_ratio", 1, 100, "50", "% of an iteration for I/O; 100 runs all tasks (C16)",
+		func(d *decoder, s *Scenario, v value) { d.ioRatioNode, s.Loop.IORatio = v.n, v.i }).
+		is(func(s *Scenario) value { return value{i: s.Loop.IORatio} }),
+	num("rebuild_threshold", 0, maxRebuildThreshold, "512", "premature selects before a rebuild; below 3 never (C9)",
+		func(_ *decoder, s *Scenario, v value) { s.Loop.RebuildThreshold = v.i }).
+		is(func(s *Scenario) value { return value{i: s.Loop.RebuildThreshold} }),
+	oneof("selector", selectors, "nio", "how readiness is read",
+		func(_ *decoder, s *Scenario, v value) { s.Loop.Selector = Selector(v.s) }).
+		is(func(s *Scenario) value { return value{s: string(s.Loop.Selector)} }),
+	oneof("trigger", triggers, "level", "epoll's trigger mode (C22)",
+		func(_ *decoder, s *Scenario, v value) { s.Loop.Trigger = Trigger(v.s) }).
+		is(func(s *Scenario) value { return value{s: string(s.Loop.Trigger)} }),
+	num("task_queue_capacity", 0, maxTaskQueue, "0", "0 (unbounded) or 16 and up; a full queue rejects",
+		func(d *decoder, s *Scenario, v value) {
+			if v.i != 0 && v.i < minTaskQueue {
+				d.errorf(v.n, "task_queue_capacity must be 0 (unbounded) or %d..%d, got %d", minTaskQueue, maxTaskQueue, v.i)
+				return
+			}
+			s.Loop.TaskQueue = v.i
+		}).is(func(s *Scenario) value { return value{i: s.Loop.TaskQueue} }),
 	field[*Scenario]{spec{key: "read_buffer", kind: kSize, lo: minReadBuffer, hi: maxReadBuffer, def: "64KiB", doc: "bytes read per read call",
 		get: func(s *Scenario) value { return value{i: s.Loop.ReadBuffer} }}, func(_ *decoder, s *Scenario, v value) { s.Loop.ReadBuffer = v.i }},
-	dur("slow_motion", 0, maxSlowMotion, "0", "a delay at every phase boundary", func(_ *decoder, s *Scenario, v value) { s.Loop.SlowMotion = v.d }).is(func(s *Scenario) value { return value{d: s.Loop.SlowMotion} }),
-	dur("task_quantum", minTaskQuantum, maxTaskQuantum, "1s", `netty: "4.2" only: tasks per iteration run this long`, func(_ *decoder, s *Scenario, v value) { s.Loop.TaskQuantum = v.d }).is(func(s *Scenario) value { return value{d: s.Loop.TaskQuantum} }),
+	dur("slow_motion", 0, maxSlowMotion, "0", "a delay at every phase boundary",
+		func(_ *decoder, s *Scenario, v value) { s.Loop.SlowMotion = v.d }).
+		is(func(s *Scenario) value { return value{d: s.Loop.SlowMotion} }),
+	dur("task_quantum", minTaskQuantum, maxTaskQuantum, "1s", `netty: "4.2" only: tasks per iteration run this long`,
+		func(_ *decoder, s *Scenario, v value) { s.Loop.TaskQuantum = v.d }).
+		is(func(s *Scenario) value { return value{d: s.Loop.TaskQuantum} }),
 }
 
 var serverFields = []field[*Scenario]{
-	oneof("protocol", protocols, "echo", "what the server answers", func(_ *decoder, s *Scenario, v value) { s.Server.Protocol = Protocol(v.s) }).is(func(s *Scenario) value { return value{s: string(s.Server.Protocol)} }),
-	num("ports", 1, maxPorts, "1", "listening ports, each its own server channel", func(_ *decoder, s *Scenario, v value) { s.Server.Ports = v.i }).is(func(s *Scenario) value { return value{i: s.Server.Ports} }),
-	of("reuseport", kBool, 0, "false", "bind every port once per boss loop (SO_REUSEPORT)", func(_ *decoder, s *Scenario, v value) { s.Server.ReusePort = v.b }).is(func(s *Scenario) value { return value{b: s.Server.ReusePort} }),
+	oneof("protocol", protocols, "echo", "what the server answers",
+		func(_ *decoder, s *Scenario, v value) { s.Server.Protocol = Protocol(v.s) }).
+		is(func(s *Scenario) value { return value{s: string(s.Server.Protocol)} }),
+	num("ports", 1, maxPorts, "1", "listening ports, each its own server channel",
+		func(_ *decoder, s *Scenario, v value) { s.Server.Ports = v.i }).
+		is(func(s *Scenario) value { return value{i: s.Server.Ports} }),
+	of("reuseport", kBool, 0, "false", "bind every port once per boss loop (SO_REUSEPORT)",
+		func(_ *decoder, s *Scenario, v value) { s.Server.ReusePort = v.b }).
+		is(func(s *Scenario) value { return value{b: s.Server.ReusePort} }),
 	of("addr", kStr, 64, defaultAddr, "a loopback host and the first port; 0 is ephemeral", func(d *decoder, s *Scenario, v value) {
 		if d.checkAddr(v.n, v.s, s.Server.Ports) {
 			s.Server.Addr = v.s
 		}
 	}),
-	dur("cost", 0, maxCost, "0", "CPU the handler burns per request", func(_ *decoder, s *Scenario, v value) { s.Server.Cost = v.d }),
+	dur("cost", 0, maxCost, "0", "CPU the handler burns per request",
+		func(_ *decoder, s *Scenario, v value) { s.Server.Cost = v.d }),
 }
 
 var wheelFields = []field[*WheelConfig]{
-	dur("tick", minTick, maxTick, "100ms", "the HashedWheelTimer's tick", func(_ *decoder, w *WheelConfig, v value) { w.Tick = v.d }).is(func(s *Scenario) value { return value{d: s.Wheel.Tick} }),
-	num("ticks_per_wheel", 1, maxTicksPerWheel, "512", "slots, rounded up to a power of two", func(_ *decoder, w *WheelConfig, v value) { w.TicksPerWheel = v.i }).is(func(s *Scenario) value { return value{i: s.Wheel.TicksPerWheel} }),
+	dur("tick", minTick, maxTick, "100ms", "the HashedWheelTimer's tick",
+		func(_ *decoder, w *WheelConfig, v value) { w.Tick = v.d }).
+		is(func(s *Scenario) value { return value{d: s.Wheel.Tick} }),
+	num("ticks_per_wheel", 1, maxTicksPerWheel, "512", "slots, rounded up to a power of two",
+		func(_ *decoder, w *WheelConfig, v value) { w.TicksPerWheel = v.i }).
+		is(func(s *Scenario) value { return value{i: s.Wheel.TicksPerWheel} }),
 }
 
 var shutdownFields = []field[*ShutdownConfig]{
-	dur("quiet", 0, maxQuiet, "100ms", "the quiet period of the graceful shutdown", func(_ *decoder, c *ShutdownConfig, v value) { c.Quiet = v.d }).is(func(s *Scenario) value { return value{d: s.Shutdown.Quiet} }),
-	dur("timeout", 0, maxTimeout, "2s", "its timeout, at least quiet", func(_ *decoder, c *ShutdownConfig, v value) { c.Timeout = v.d }).is(func(s *Scenario) value { return value{d: s.Shutdown.Timeout} }),
+	dur("quiet", 0, maxQuiet, "100ms", "the quiet period of the graceful shutdown",
+		func(_ *decoder, c *ShutdownConfig, v value) { c.Quiet = v.d }).
+		is(func(s *Scenario) value { return value{d: s.Shutdown.Quiet} }),
+	dur("timeout", 0, maxTimeout, "2s", "its timeout, at least quiet",
+		func(_ *decoder, c *ShutdownConfig, v value) { c.Timeout = v.d }).
+		is(func(s *Scenario) value { return value{d: s.Shutdown.Timeout} }),
 }
 
 var clientFields = []field[*Client]{
-	oneof("protocol", clientProtos, "server.protocol", "what the clients send; must match the server", func(d *decoder, c *Client, v value) {
-		c.Protocol = Protocol(v.s)
-		if !d.s.Server.Protocol.Serves(c.Protocol) {
-			d.errorf(v.n, "client protocol %s does not match server.protocol %s", v.s, d.s.Server.Protocol)
-		}
-	}),
-	num("connections", 1, maxConnections, "1", "connections; at most 10000 over all entries", func(_ *decoder, c *Client, v value) { c.Connections = v.i }),
-	field[*Client]{spec{key: "payload", kind: kSize, lo: 1, hi: maxPayload, def: "64B", doc: "the request size of echo clients"}, func(d *decoder, c *Client, v value) {
-		c.Payload = v.i
-		if c.Protocol != ProtocolEcho {
-			d.warnf(v.n, "payload applies to echo clients only; %s clients send fixed requests", c.Protocol)
-		}
-	}},
+	oneof("protocol", clientProtos, "server.protocol", "what the clients send; must match the server",
+		func(d *decoder, c *Client, v value) {
+			c.Protocol = Protocol(v.s)
+			if !d.s.Server.Protocol.Serves(c.Protocol) {
+				d.errorf(v.n, "client protocol %s does not match server.protocol %s", v.s, d.s.Server.Protocol)
+			}
+		}),
+	num("connections", 1, maxConnections, "1", "connections; at most 10000 over all entries",
+		func(_ *decoder, c *Client, v value) { c.Connections = v.i }),
+	field[*Client]{spec{key: "payload", kind: kSize, lo: 1, hi: maxPayload, def: "64B", doc: "the request size of echo clients"},
+		func(d *decoder, c *Client, v value) {
+			c.Payload = v.i
+			if c.Protocol != ProtocolEcho {
+				d.warnf(v.n, "payload applies to echo clients only; %s clients send fixed requests", c.Protocol)
+			}
+		}},
 	of("rate", kRate, 0, "max", "requests per second per connection", func(_ *decoder, c *Client, v value) { c.Rate = v.rate }),
-	oneof("load", loads, "closed", "closed waits for answers; open sends on the rate's schedule", func(d *decoder, c *Client, v value) {
-		if c.Load = ClientLoad(v.s); c.Load == LoadOpen && c.Rate.Max() {
-			d.errorf(v.n, "load: open sends on a schedule and needs a rate such as 500/s, not rate: max")
-		}
-	}),
-	num("pipeline", 1, maxPipeline, "1", "requests in flight per connection", func(_ *decoder, c *Client, v value) { c.Pipeline = v.i }),
-	num("requests", 0, maxRequests, "0", "requests per connection, then stop; 0 = until stop", func(_ *decoder, c *Client, v value) { c.Requests = v.i }),
-	topo(oneof("via", vias, "net", "Go's net package, or the engine's client bootstrap (C24)", func(_ *decoder, c *Client, v value) { c.Via = Via(v.s) })),
+	oneof("load", loads, "closed", "closed waits for answers; open sends on the rate's schedule",
+		func(d *decoder, c *Client, v value) {
+			if c.Load = ClientLoad(v.s); c.Load == LoadOpen && c.Rate.Max() {
+				d.errorf(v.n, "load: open sends on a schedule and needs a rate such as 500/s, not rate: max")
+			}
+		}),
+	num("pipeline", 1, maxPipeline, "1", "requests in flight per connection",
+		func(_ *decoder, c *Client, v value) { c.Pipeline = v.i }),
+	num("requests", 0, maxRequests, "0", "requests per connection, then stop; 0 = until stop",
+		func(_ *decoder, c *Client, v value) { c.Requests = v.i }),
+	topo(oneof("via", vias, "net", "Go's net package, or the engine's client bootstrap (C24)",
+		func(_ *decoder, c *Client, v value) { c.Via = Via(v.s) })),
 	dur("start", 0, maxDuration, "0", "when the connections open", func(d *decoder, c *Client, v value) {
 		if c.Start = v.d; c.Start >= d.s.Duration {
 			d.warnf(v.n, "these clients start at %s, when the run (%s) is over", durationString(c.Start), durationString(d.s.Duration))
@@ -279,19 +324,21 @@ var (
 	pLoop    = field[*params]{spec{key: "loop", kind: kStr, hi: 32, need: loopHint, doc: "the loop or loops it acts on"}, setLoop}
 	pLoopAll = field[*params]{spec{key: "loop", kind: kStr, hi: 32, def: "*", doc: "the loop or loops it acts on"}, setLoop}
 	pCost    = dur("cost", 0, maxTaskCost, "0", "CPU each task burns", func(_ *decoder, p *params, v value) { p.cost = v.d })
-	pFrom    = oneof("from", origins, "external", "submit from outside the loop, or from a task on it", func(_ *decoder, p *params, v value) { p.from = Origin(v.s) })
-	pPeriod  = dur("period", 0, maxDuration, "0", "repeat every period; 0 fires once", func(d *decoder, p *params, v value) {
+	pFrom    = oneof("from", origins, "external", "submit from outside the loop, or from a task on it",
+		func(_ *decoder, p *params, v value) { p.from = Origin(v.s) })
+	pPeriod = dur("period", 0, maxDuration, "0", "repeat every period; 0 fires once", func(d *decoder, p *params, v value) {
 		if p.period = v.d; v.d > 0 && v.d < time.Millisecond {
 			d.errorf(v.n, "period must be 0 (fire once) or at least 1ms, got %s", v.n.Value)
 		}
 	})
-	pMode = oneof("mode", scheduleModes, "fixed-rate with a period", "how a periodic timer repeats", func(d *decoder, p *params, v value) {
-		if p.period == 0 {
-			d.errorf(v.n, "mode %s needs a period; without one the timer fires once", v.s)
-			return
-		}
-		p.mode = ScheduleMode(v.s)
-	})
+	pMode = oneof("mode", scheduleModes, "fixed-rate with a period", "how a periodic timer repeats",
+		func(d *decoder, p *params, v value) {
+			if p.period == 0 {
+				d.errorf(v.n, "mode %s needs a period; without one the timer fires once", v.s)
+				return
+			}
+			p.mode = ScheduleMode(v.s)
+		})
 	pCancel = num("cancel", 0, maxTimers, "0", "timeouts cancelled at once, at most count", func(d *decoder, p *params, v value) {
 		if v.i > p.count {
 			d.errorf(v.n, "cancel %d is more than count %d", v.i, p.count)
@@ -322,16 +369,19 @@ func pDelay(def string) field[*params] {
 }
 
 func pDuration(def string) field[*params] {
-	return dur("duration", time.Millisecond, maxFaultDuration, def, "how long it blocks the loop", func(_ *decoder, p *params, v value) { p.dur = v.d })
+	return dur("duration", time.Millisecond, maxFaultDuration, def, "how long it blocks the loop",
+		func(_ *decoder, p *params, v value) { p.dur = v.d })
 }
 
 var verbs = []verb{
 	{key: "inject", want: "a fault"}, // its parameters are its fault's: faultVerbs
-	{key: "submit", want: "tasks or tail-tasks", init: params{count: 1, from: FromExternal}, params: []field[*params]{pLoop, pCount(maxCount), pCost, pFrom},
+	{key: "submit", want: "tasks or tail-tasks", init: params{count: 1, from: FromExternal},
+		params: []field[*params]{pLoop, pCount(maxCount), pCost, pFrom},
 		build: func(_ *decoder, step Step, value string, p *params) Action {
 			return Submit{Step: step, Tail: value == "tail-tasks", Loop: p.loop, Count: p.count, Cost: p.cost, From: p.from}
 		}},
-	{key: "schedule", want: "timers", init: params{count: 1, delay: defaultTimerDelay, from: FromExternal}, params: []field[*params]{pLoop, pCount(maxTimers), pDelay("100ms"), pPeriod, pMode, pCost, pFrom},
+	{key: "schedule", want: "timers", init: params{count: 1, delay: defaultTimerDelay, from: FromExternal},
+		params: []field[*params]{pLoop, pCount(maxTimers), pDelay("100ms"), pPeriod, pMode, pCost, pFrom},
 		build: func(_ *decoder, step Step, _ string, p *params) Action {
 			if p.mode == "" {
 				p.mode = ScheduleOnce
@@ -341,7 +391,8 @@ var verbs = []verb{
 			}
 			return Schedule{Step: step, Loop: p.loop, Count: p.count, Delay: p.delay, Period: p.period, Mode: p.mode, Cost: p.cost, From: p.from}
 		}},
-	{key: "wheel", want: "timeouts", init: params{count: 1, delay: defaultWheelDelay}, params: []field[*params]{pCount(maxTimers), pDelay("500ms"), pCancel},
+	{key: "wheel", want: "timeouts", init: params{count: 1, delay: defaultWheelDelay},
+		params: []field[*params]{pCount(maxTimers), pDelay("500ms"), pCancel},
 		build: func(_ *decoder, step Step, _ string, p *params) Action {
 			return WheelTimeouts{Step: step, Count: p.count, Delay: p.delay, Cancel: p.cancel}
 		}},
