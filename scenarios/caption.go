@@ -1,9 +1,13 @@
 package scenarios
 
 import (
+	"cmp"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
+
+	"go.yaml.in/yaml/v3"
 )
 
 // A caption's text is a template, so what it says is computed from the run
@@ -292,4 +296,82 @@ func foldParts(parts []captionPart) []captionPart {
 		parts[i].lit = lit
 	}
 	return parts
+}
+
+// watchEntry is a watch: entry being read: its caption, and whether its
+// if: holds.
+type watchEntry struct {
+	Caption
+	holds bool
+}
+
+// watchFields are a watch: entry's fields. text: and else: are read once
+// the condition is known, and only the chosen one is checked against the
+// topology.
+var watchFields = []field[*watchEntry]{
+	dur("at", 0, maxDuration, "0s", "shown from this time on", func(d *decoder, w *watchEntry, v value) {
+		if w.At = v.d; v.d >= d.s.Duration {
+			d.warnf(v.n, "this caption at %s is never shown: the run ends at %s", durationString(v.d), durationString(d.s.Duration))
+		}
+	}),
+	of("if", kStr, maxConditionLen, "", "a condition on the configuration that picks text: or else:",
+		func(d *decoder, w *watchEntry, v value) {
+			var err *ExpectError
+			if w.holds, err = evalCondition(v.s, d.s); err != nil {
+				f, p := d.exprPos(v.n, err.Offset)
+				d.ps.add(f, p, "%s", err.Msg)
+			}
+		}),
+	{spec{key: "text", kind: kStr, hi: maxCaption, own: true, doc: "the caption, a template filled from the run"}, nil},
+	{spec{key: "else", name: "text", kind: kStr, hi: maxCaption, own: true, doc: "the caption when if: does not hold"}, nil},
+}
+
+// watch decodes the captions: what to watch, each from a time in the run
+// on, shown by the TUI's caption line and by show. A text is a template
+// (caption.go); an if: picks text: or else: by the configuration.
+func (d *decoder) watch(n *yaml.Node, s *Scenario) {
+	check := d.operandCheck(s)
+	for _, item := range d.list(n, "watch", maxWatch) {
+		w := watchEntry{holds: true}
+		m := fields(d, item, "a watch entry", "", watchFields, &w)
+		if m == nil {
+			continue
+		}
+		if e := m.get("else"); e != nil && m.get("if") == nil {
+			d.errorf(e, "else: needs an if: (a condition on the configuration)")
+		}
+		t := m.get("text")
+		if t == nil {
+			d.errorf(item, "a watch entry needs text")
+			continue
+		}
+		chosen := false
+		for i, branch := range []*yaml.Node{t, m.get("else")} {
+			if branch == nil {
+				continue
+			}
+			v, ok := d.read(&watchFields[2+i].spec, branch, "text")
+			if !ok {
+				continue
+			}
+			parts, err := parseCaption(v.s, nil)
+			if err != nil {
+				f, p := d.textPos(branch, v.s, err.Offset)
+				d.ps.add(f, p, "%s", err.Msg)
+				continue
+			}
+			// A loop this topology lacks is a warning, not an error: a
+			// learner's --set workers=1 or model=single (compare) should
+			// still run, the caption showing "?" for it. As with expect's
+			// if:, only the chosen text is checked.
+			if w.holds == (branch == t) {
+				d.checkCaptionLoops(branch, v.s, parts, check)
+				w.Text, w.parts, chosen = strings.Join(strings.Fields(v.s), " "), foldParts(parts), true
+			}
+		}
+		if chosen {
+			s.Watch = append(s.Watch, w.Caption)
+		}
+	}
+	slices.SortStableFunc(s.Watch, func(a, b Caption) int { return cmp.Compare(a.At, b.At) })
 }

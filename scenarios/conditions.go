@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"go.yaml.in/yaml/v3"
 )
 
 // A condition selects between two lists of expectations according to the
@@ -38,37 +40,35 @@ type configKey struct {
 	text  func(*Scenario) string
 }
 
-func intKey(path string, get func(*Scenario) int) configKey {
-	return configKey{path: path, kind: cfgInt, value: func(s *Scenario) int64 { return int64(get(s)) }}
-}
+// configKeys are the fields of the decoder's tables that have a getter, by
+// their --set paths, in table order.
+var configKeys = tableConfigKeys()
 
-var configKeys = []configKey{
-	{path: "netty", kind: cfgEnum, enum: nettys, text: func(s *Scenario) string { return string(s.Netty) }},
-	{path: "model", kind: cfgEnum, enum: models, text: func(s *Scenario) string { return string(s.Model) }},
-	intKey("bosses", func(s *Scenario) int { return s.Bosses }),
-	intKey("workers", func(s *Scenario) int { return s.Workers }),
-	intKey("client_loops", func(s *Scenario) int { return s.ClientLoops }),
-	{path: "duration", kind: cfgDuration, value: func(s *Scenario) int64 { return int64(s.Duration) }},
-	intKey("loop.io_ratio", func(s *Scenario) int { return s.Loop.IORatio }),
-	intKey("loop.rebuild_threshold", func(s *Scenario) int { return s.Loop.RebuildThreshold }),
-	{path: "loop.selector", kind: cfgEnum, enum: selectors, text: func(s *Scenario) string { return string(s.Loop.Selector) }},
-	{path: "loop.trigger", kind: cfgEnum, enum: triggers, text: func(s *Scenario) string { return string(s.Loop.Trigger) }},
-	intKey("loop.task_queue_capacity", func(s *Scenario) int { return s.Loop.TaskQueue }),
-	{path: "loop.read_buffer", kind: cfgSize, value: func(s *Scenario) int64 { return int64(s.Loop.ReadBuffer) }},
-	{path: "loop.slow_motion", kind: cfgDuration, value: func(s *Scenario) int64 { return int64(s.Loop.SlowMotion) }},
-	{path: "loop.task_quantum", kind: cfgDuration, value: func(s *Scenario) int64 { return int64(s.Loop.TaskQuantum) }},
-	{path: "server.protocol", kind: cfgEnum, enum: protocols, text: func(s *Scenario) string { return string(s.Server.Protocol) }},
-	intKey("server.ports", func(s *Scenario) int { return s.Server.Ports }),
-	{path: "server.reuseport", kind: cfgBool, value: func(s *Scenario) int64 {
-		if s.Server.ReusePort {
-			return 1
+func tableConfigKeys() []configKey {
+	var out []configKey
+	add := func(prefix string, specs []spec) {
+		for _, f := range specs {
+			if f.get == nil {
+				continue
+			}
+			get, kind := f.get, map[kind]configKind{kInt: cfgInt, kBool: cfgBool, kEnum: cfgEnum, kDuration: cfgDuration, kSize: cfgSize}[f.kind]
+			out = append(out, configKey{path: prefix + f.key, kind: kind, enum: f.enum,
+				text: func(s *Scenario) string { return get(s).s },
+				value: func(s *Scenario) int64 {
+					v := get(s)
+					if v.b {
+						return 1
+					}
+					return int64(v.i) + int64(v.d)
+				}})
 		}
-		return 0
-	}},
-	{path: "wheel.tick", kind: cfgDuration, value: func(s *Scenario) int64 { return int64(s.Wheel.Tick) }},
-	intKey("wheel.ticks_per_wheel", func(s *Scenario) int { return s.Wheel.TicksPerWheel }),
-	{path: "shutdown.quiet", kind: cfgDuration, value: func(s *Scenario) int64 { return int64(s.Shutdown.Quiet) }},
-	{path: "shutdown.timeout", kind: cfgDuration, value: func(s *Scenario) int64 { return int64(s.Shutdown.Timeout) }},
+	}
+	add("", specsOf(topFields))
+	add("loop.", specsOf(loopFields))
+	add("server.", specsOf(serverFields))
+	add("wheel.", specsOf(wheelFields))
+	add("shutdown.", specsOf(shutdownFields))
+	return out
 }
 
 func configKeyPaths() []string {
@@ -167,4 +167,96 @@ func evalComparison(part string, s *Scenario) (bool, *ExpectError) {
 		want = n
 	}
 	return o.holds(cmp.Compare(k.value(s), want)), nil
+}
+
+// expects decodes the expect list: clauses, and if/then/else entries whose
+// condition is decided now, against the configuration. Both branches are
+// parsed and checked for names; only the chosen one must fit the topology.
+func (d *decoder) expects(n *yaml.Node, s *Scenario) {
+	groups := s.topology(minDefaultWorkers)
+	loops := loopNames(groups)
+	var groupNames []string
+	for _, g := range groups {
+		groupNames = append(groupNames, g.Name)
+	}
+	items := d.list(n, "expect", maxExpects)
+	for _, item := range items {
+		if item.Kind == yaml.MappingNode {
+			d.conditional(item, s, loops, groupNames, groups)
+			continue
+		}
+		if e := d.clause(item, s, loops, groupNames, groups, true); e != nil {
+			s.Expect = append(s.Expect, e)
+		}
+	}
+	if len(s.Expect) > maxExpects {
+		d.errorf(n, "expect yields %d clauses; the limit is %d", len(s.Expect), maxExpects)
+	}
+}
+
+// conditionalFields are a conditional expectation's fields, read in the
+// order the condition needs.
+var conditionalFields = []field[*Scenario]{
+	{spec{key: "if", kind: kStr, hi: maxConditionLen, own: true, doc: "a condition on the configuration"}, nil},
+	{spec{key: "then", kind: kList, hi: maxExpects, own: true, doc: "the expectations that hold when it is true"}, nil},
+	{spec{key: "else", kind: kList, hi: maxExpects, own: true, doc: "the expectations that hold when it is false"}, nil},
+}
+
+func (d *decoder) conditional(item *yaml.Node, s *Scenario, loops, groupNames []string, groups []Group) {
+	m := d.mapping(item, "a conditional expectation", keysOf(conditionalFields))
+	if m == nil {
+		return
+	}
+	cond := m.get("if")
+	if cond == nil {
+		d.errorf(item, "a mapping in expect needs if: (a condition on the configuration) and then: (a list)")
+		return
+	}
+	if m.get("then") == nil {
+		d.errorf(item, "this if: needs then: (the expectations that hold when it is true)")
+	}
+	v, ok := d.read(&conditionalFields[0].spec, cond, "if")
+	if !ok {
+		return
+	}
+	holds, err := evalCondition(v.s, s)
+	if err != nil {
+		f, p := d.exprPos(cond, err.Offset)
+		d.ps.add(f, p, "%s", err.Msg)
+		return
+	}
+	for _, branch := range conditionalFields[1:] {
+		active := holds == (branch.key == "then")
+		for _, c := range d.list(m.get(branch.key), branch.key, int(branch.hi)) {
+			if e := d.clause(c, s, loops, groupNames, groups, active); e != nil && active {
+				s.Expect = append(s.Expect, e)
+			}
+		}
+	}
+}
+
+// clause parses one expectation. Loop and group names are checked only when
+// the clause is active: the inactive branch of a conditional may well name
+// loops that this configuration does not build.
+func (d *decoder) clause(n *yaml.Node, s *Scenario, loops, groupNames []string, groups []Group, active bool) *Expect {
+	text, ok := d.str(n, "an expectation", maxExpectLen)
+	if !ok {
+		return nil
+	}
+	e, err := ParseExpect(text)
+	if err != nil {
+		ee := asExpectError(err)
+		f, p := d.exprPos(n, ee.Offset)
+		d.ps.add(f, p, "%s", ee.Msg)
+		return nil
+	}
+	if active && !d.topologyBroken {
+		describeLoop := func(name string) string { return d.unknownLoop(name, s, groups) }
+		if terr := e.checkTopology(loops, groupNames, describeLoop); terr != nil {
+			f, p := d.exprPos(n, terr.Offset)
+			d.ps.add(f, p, "%s", terr.Msg)
+			return nil
+		}
+	}
+	return e
 }

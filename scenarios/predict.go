@@ -191,92 +191,84 @@ func (p *Predict) operands() []*operand {
 // the screen to point at (a loop's row, its counter), as a caption's do.
 func (p *Predict) Points(names []string) []Point { return points(p.operands(), names) }
 
-var predictKeys = []string{"at", "question", "answer", "choices", "why"}
+// predictItem is a predict: item being read: the prediction, the check of
+// its figures against the topology, and whether --set changed the run's
+// length.
+type predictItem struct {
+	Predict
+	check       func(o *operand) *ExpectError
+	durationSet bool
+}
 
-// predicts decodes the predict: items. Unlike a watch note's, a figure
-// that names a loop this topology lacks is an error, unless --set changed
-// the topology (a learner's experiment should still run), and so is a
-// moment after the run's end unless --set shortened the run.
+// predictFields are a predict: item's fields, all required but choices,
+// which answer reads. Unlike a watch note's, a figure that names a loop
+// this topology lacks is an error, unless --set changed the topology (a
+// learner's experiment should still run), and so is a moment after the
+// run's end unless --set shortened the run.
+var predictFields = []field[*predictItem]{
+	{spec{key: "at", kind: kDuration, hi: int64(maxDuration), need: "needs at", doc: "the moment, at most the duration"},
+		func(d *decoder, p *predictItem, v value) {
+			if p.At = v.d; v.d > d.s.Duration {
+				msg := "this moment, %s, is past the run's end at %s"
+				if p.durationSet {
+					d.warnf(v.n, msg, durationString(v.d), durationString(d.s.Duration))
+				} else {
+					d.errorf(v.n, msg, durationString(v.d), durationString(d.s.Duration))
+				}
+			}
+		}},
+	{spec{key: "question", kind: kStr, hi: maxQuestion, need: "needs question", doc: "plain text"}, func(_ *decoder, p *predictItem, v value) {
+		p.Question = strings.Join(strings.Fields(v.s), " ")
+	}},
+	{spec{key: "choices", kind: kList, hi: maxChoices, doc: "what the learner picks from, by number or text"},
+		func(d *decoder, p *predictItem, v value) {
+			items := d.list(v.n, "choices", maxChoices)
+			if len(items) == 1 {
+				d.errorf(v.n, "choices needs two or more")
+			}
+			for _, it := range items {
+				if c, ok := d.str(it, "a choice", maxName); ok {
+					p.Choices = append(p.Choices, c)
+				}
+			}
+		}},
+	{spec{key: "answer", kind: kStr, hi: maxExpectLen, need: "needs answer", doc: "a path or aggregate of the run's figures, or a comparison with two choices"},
+		func(d *decoder, p *predictItem, v value) { d.predictAnswer(v.n, v.s, &p.Predict, p.check) }},
+	{spec{key: "why", kind: kStr, hi: maxCaption, need: "needs why", doc: "a caption template, filled from the run at the moment"},
+		func(d *decoder, p *predictItem, v value) {
+			strict := p.check
+			if len(d.origin) > 0 {
+				strict = nil // checked below, as warnings
+			}
+			parts, err := parseCaption(v.s, strict)
+			if err != nil {
+				f, pos := d.textPos(v.n, v.s, err.Offset)
+				d.ps.add(f, pos, "%s", err.Msg)
+				return
+			}
+			if strict == nil {
+				d.checkCaptionLoops(v.n, v.s, parts, p.check)
+			}
+			p.Why = Caption{At: p.At, Text: strings.Join(strings.Fields(v.s), " "), parts: foldParts(parts)}
+		}},
+}
+
+// predicts decodes the predict: items. An item with a problem is left out;
+// the problem fails the parse.
 func (d *decoder) predicts(n *yaml.Node, durationNode *yaml.Node, s *Scenario) {
 	_, durationSet := d.origin[durationNode]
 	check := d.operandCheck(s)
 	for _, item := range d.list(n, "predict", maxPredicts) {
-		m := d.mapping(item, "a predict item", predictKeys)
-		if m == nil {
-			continue
-		}
-		var p Predict
-		good := true
-		need := func(key string) *yaml.Node {
-			v := m.get(key)
-			if v == nil {
-				d.errorf(item, "a predict item needs %s", key)
-				good = false
-			}
-			return v
-		}
-		if at := need("at"); at != nil {
-			if v, ok := d.duration(at, "at", 0, maxDuration); !ok {
-				good = false
-			} else if p.At = v; v > s.Duration {
-				msg := "this moment, %s, is past the run's end at %s"
-				if durationSet {
-					d.warnf(at, msg, durationString(v), durationString(s.Duration))
-				} else {
-					d.errorf(at, msg, durationString(v), durationString(s.Duration))
-				}
-			}
-		}
-		if q := need("question"); q != nil {
-			p.Question, _ = d.str(q, "question", maxQuestion)
-			p.Question = strings.Join(strings.Fields(p.Question), " ")
-		}
-		if c := m.get("choices"); c != nil {
-			items := d.list(c, "choices", maxChoices)
-			if len(items) == 1 {
-				d.errorf(c, "choices needs two or more")
-			}
-			for _, it := range items {
-				if v, ok := d.str(it, "a choice", maxName); ok {
-					p.Choices = append(p.Choices, v)
-				}
-			}
-		}
-		if a := need("answer"); a != nil {
-			good = d.predictAnswer(a, &p, check) && good
-		}
-		if w := need("why"); w != nil {
-			if v, ok := d.str(w, "why", maxCaption); ok {
-				strict := check
-				if len(d.origin) > 0 {
-					strict = nil // checked below, as warnings
-				}
-				parts, err := parseCaption(v, strict)
-				if err != nil {
-					f, pos := d.textPos(w, v, err.Offset)
-					d.ps.add(f, pos, "%s", err.Msg)
-					good = false
-				} else {
-					if strict == nil {
-						d.checkCaptionLoops(w, v, parts, check)
-					}
-					p.Why = Caption{At: p.At, Text: strings.Join(strings.Fields(v), " "), parts: foldParts(parts)}
-				}
-			}
-		}
-		if good {
-			s.Predict = append(s.Predict, p)
+		p := predictItem{check: check, durationSet: durationSet}
+		if fields(d, item, "a predict item", "", predictFields, &p) != nil {
+			s.Predict = append(s.Predict, p.Predict)
 		}
 	}
 }
 
 // predictAnswer parses an answer: a comparison when it holds one, else a
 // path or aggregate, checked against the topology and the choices.
-func (d *decoder) predictAnswer(a *yaml.Node, p *Predict, check func(o *operand) *ExpectError) bool {
-	text, ok := d.str(a, "answer", maxExpectLen)
-	if !ok {
-		return false
-	}
+func (d *decoder) predictAnswer(a *yaml.Node, text string, p *Predict, check func(o *operand) *ExpectError) bool {
 	fail := func(err *ExpectError) bool {
 		f, pos := d.exprPos(a, err.Offset)
 		d.ps.add(f, pos, "%s", err.Msg)

@@ -26,7 +26,7 @@ func cmdList(e *env, args []string) error {
 }
 
 func cmdShow(e *env, args []string) error {
-	f := newFlags("show", "NAME", "Print a built-in scenario's YAML, to copy and edit.")
+	f := newFlags("show", "NAME", "Print a built-in scenario's YAML, to copy and edit.\n\n"+scenarios.FieldHelp())
 	pos, err := f.parse(e, args, 1, 1)
 	if err != nil {
 		return err

@@ -91,6 +91,20 @@ func TestHelpOnEveryCommand(t *testing.T) {
 	}
 }
 
+// TestShowHelpListsTheFields: show's help is the decoder's table of
+// fields, by the paths --set takes.
+func TestShowHelpListsTheFields(t *testing.T) {
+	code, out, _ := runCLI(t, "show", "--help")
+	if code != exitOK || !strings.Contains(out, scenarios.FieldHelp()) {
+		t.Fatalf("show --help: exit %d, %q", code, out)
+	}
+	for _, path := range []string{"loop.io_ratio", "clients.N.rate", "autoscale.step_down", "timeline.N.inject"} {
+		if !strings.Contains(out, "  "+path+" ") {
+			t.Errorf("show --help does not list %s", path)
+		}
+	}
+}
+
 func TestServeBindFailureIsRuntimeError(t *testing.T) {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
