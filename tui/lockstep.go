@@ -239,20 +239,12 @@ func (ls *lockstep) draw(scr tcell.Screen, th *widgets.Theme, x, y, w, h int) {
 	if ls.source != "" && h > 5 {
 		// Whose runs these are is never cut: it is why the figures
 		// differ from the columns the learner just read.
-		lines := widgets.Wrap(ls.source, max(w-2, 10))
-		lines = lines[:min(len(lines), 2)]
-		for i, l := range lines {
-			widgets.Put(scr, x+1, y+i, w-1, l, th.Warn)
-		}
-		y, h = y+len(lines), h-len(lines)
+		n := putWrapped(scr, x, y, w, ls.source, 2, th.Warn)
+		y, h = y+n, h-n
 	}
 	if ls.caption != "" && h > 6 {
-		lines := widgets.Wrap(ls.caption, max(w-2, 10))
-		lines = lines[:min(len(lines), 5)]
-		for i, l := range lines {
-			widgets.Put(scr, x+1, y+i, w-1, l, th.Accent)
-		}
-		y, h = y+len(lines), h-len(lines)
+		n := putWrapped(scr, x, y, w, ls.caption, 5, th.Accent)
+		y, h = y+n, h-n
 	}
 	if len(ls.reps) == 0 || h <= 0 {
 		return
@@ -335,6 +327,17 @@ func (ls *lockstep) drawStats(scr tcell.Screen, th *widgets.Theme, x, y, w int, 
 		}
 		widgets.Put(scr, x+1, y+1+j, w-1, text, st)
 	}
+}
+
+// putWrapped writes text wrapped to the width from x+1, at most rows
+// lines, and returns how many it wrote.
+func putWrapped(scr tcell.Screen, x, y, w int, text string, rows int, st tcell.Style) int {
+	lines := widgets.Wrap(text, max(w-2, 10))
+	lines = lines[:min(len(lines), rows)]
+	for i, l := range lines {
+		widgets.Put(scr, x+1, y+i, w-1, l, st)
+	}
+	return len(lines)
 }
 
 // statsHead is a model's clients at the shared clock and its worst window,

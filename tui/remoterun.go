@@ -14,11 +14,7 @@ var _ Session = (*RemoteRun)(nil)
 
 // NewRemoteRun wraps s.
 func NewRemoteRun(s *remote.Session) *RemoteRun {
-	rr := &RemoteRun{Session: s}
-	for _, l := range s.Loops() {
-		rr.loops = append(rr.loops, l)
-	}
-	return rr
+	return &RemoteRun{Session: s, loops: asLoops(s.Loops())}
 }
 
 // Loops implements Session.

@@ -122,12 +122,15 @@ type LocalRun struct {
 var _ Session = (*LocalRun)(nil)
 
 // NewLocalRun wraps r.
-func NewLocalRun(r *sim.Run) *LocalRun {
-	lr := &LocalRun{Run: r}
-	for _, l := range r.Loops() {
-		lr.loops = append(lr.loops, l)
+func NewLocalRun(r *sim.Run) *LocalRun { return &LocalRun{Run: r, loops: asLoops(r.Loops())} }
+
+// asLoops is a run's loops as the Session's Loop.
+func asLoops[T Loop](ls []T) []Loop {
+	out := make([]Loop, len(ls))
+	for i, l := range ls {
+		out[i] = l
 	}
-	return lr
+	return out
 }
 
 // Loops implements Session.
