@@ -229,13 +229,30 @@ func (v *replayView) setBars() {
 		widgets.S(" event ", th.Dim), widgets.S(strconv.Itoa(pos)+"/"+strconv.Itoa(n), th.Bold),
 		widgets.S("  "+model.Clock(v.rep.Time())+"/"+model.Clock(v.rep.EndTime()), th.Base),
 		widgets.S("  "+state+" "+speedText(replaySpeeds[v.speed]), th.Accent),
-		widgets.S("  breaks: "+breaksText(v.breaks), th.Dim),
 	}
+	breaks := "  breaks: " + breaksText(v.breaks)
+	if _, _, w, _ := v.bar.GetRect(); w > 0 && widgets.SegsWidth(bl)+widgets.Width(breaks) > w {
+		// An 80-column bar has no room for the list: its count, and b
+		// shows them.
+		breaks = "  breaks: " + strconv.Itoa(breakCount(v.breaks)) + " (b)"
+	}
+	bl = append(bl, widgets.S(breaks, th.Dim))
 	v.bar.Set(bl, nil)
 }
 
 func speedText(s float64) string {
 	return strconv.FormatFloat(s, 'f', -1, 64) + "×"
+}
+
+// breakCount is how many breakpoints are on.
+func breakCount(b model.Breaks) int {
+	n := 0
+	for _, s := range counters.BreakTable() {
+		if b.Get(s.Break) > 0 {
+			n++
+		}
+	}
+	return n
 }
 
 // breaksText lists the breakpoints on, in the table's words.
