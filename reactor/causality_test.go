@@ -52,7 +52,7 @@ func TestWakeupRecordedBeforeTheSelectItEnds(t *testing.T) {
 					break
 				}
 			}
-			coll.Flush()
+			coll.Settle()
 
 			idx := loopIndex(t, coll, "worker-0")
 			wake, end, run := -1, -1, -1
@@ -114,7 +114,7 @@ func holdProducer(t *testing.T, l *EventLoop, coll *trace.Collector, armed *atom
 		t.Fatal("the task did not run while its producer was held")
 	}
 	time.Sleep(10 * time.Millisecond) // the collector drains meanwhile
-	coll.Flush()
+	coll.Settle()
 	close(h.release)
 	if err := <-submitted; err != nil {
 		t.Fatal(err)

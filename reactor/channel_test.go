@@ -24,7 +24,7 @@ func TestAcceptOnBossRegisterAsTaskOnWorker(t *testing.T) {
 	for i := 0; i < 2; i++ {
 		echoOnce(t, dial(t, s.addr()), "hi")
 	}
-	coll.Flush()
+	coll.Settle()
 	boss := loopIndex(t, coll, "boss-0")
 	accepts := rec.ofKind(boss, trace.KindAccept)
 	if len(accepts) != 2 {
@@ -62,7 +62,7 @@ func TestAcceptCarriesTheChoosersPick(t *testing.T) {
 			for range 7 {
 				echoOnce(t, dial(t, s.addr()), "hi")
 			}
-			coll.Flush()
+			coll.Settle()
 			accepts := rec.ofKind(loopIndex(t, coll, "boss-0"), trace.KindAccept)
 			if len(accepts) != 7 {
 				t.Fatalf("%d accepts, want 7", len(accepts))
@@ -98,7 +98,7 @@ func TestPartialWriteArmsAndDisarmsEpollOut(t *testing.T) {
 	w := s.worker.Loops()[0]
 	idx := loopIndex(t, coll, "worker-0")
 	waitFor(t, "EPOLLOUT armed", func() bool {
-		coll.Flush()
+		coll.Settle()
 		for _, e := range rec.ofKind(idx, trace.KindInterest) {
 			if e.C&poll.Out != 0 {
 				return true
@@ -112,7 +112,7 @@ func TestPartialWriteArmsAndDisarmsEpollOut(t *testing.T) {
 		t.Fatalf("read back %v", err)
 	}
 	waitFor(t, "EPOLLOUT disarmed", func() bool {
-		coll.Flush()
+		coll.Settle()
 		in := rec.ofKind(idx, trace.KindInterest)
 		return len(in) > 0 && in[len(in)-1].C&poll.Out == 0 && in[len(in)-1].D&poll.Out != 0
 	})
@@ -134,7 +134,7 @@ func TestEdgeTriggeredReadDrains(t *testing.T) {
 	c := dial(t, s.addr())
 	msg := string(bytes.Repeat([]byte("e"), 64*16*4)) // needs several 16-read passes
 	echoOnce(t, c, msg)
-	coll.Flush()
+	coll.Settle()
 	requeued := 0
 	for _, e := range rec.ofKind(loopIndex(t, coll, "worker-0"), trace.KindTaskRun) {
 		if e.Str == "epollInReady" {
@@ -178,7 +178,7 @@ func TestClientConnectOutThenRead(t *testing.T) {
 	if string(<-got) != "via the engine's client" || !active.Load() {
 		t.Fatal("no echo through the client channel")
 	}
-	coll.Flush()
+	coll.Settle()
 	idx := loopIndex(t, coll, "client-0")
 	regs := rec.ofKind(idx, trace.KindRegister)
 	if len(regs) != 1 {
@@ -466,7 +466,7 @@ func TestRefusedConnectionTakesNoWorkerTurn(t *testing.T) {
 			t.Fatalf("worker-%d registered %d channels, want 1 each", i, r)
 		}
 	}
-	coll.Flush()
+	coll.Settle()
 	if n := len(rec.ofKind(loopIndex(t, coll, "boss-0"), trace.KindAccept)); n != 2 || s.ch.Accepted() != 2 {
 		t.Fatalf("%d accept events, %d accepted; want 2 and 2", n, s.ch.Accepted())
 	}
@@ -489,7 +489,7 @@ func TestRegisterRunsInlineOnTheAcceptingLoop(t *testing.T) {
 		t.Fatal(err)
 	}
 	echoOnce(t, dial(t, s.addr()), "hi")
-	coll.Flush()
+	coll.Settle()
 	idx := loopIndex(t, coll, "reactor-0")
 	inIO, child, registered := false, int64(-1), false
 	for _, e := range rec.snapshot() {
@@ -561,7 +561,7 @@ func TestAcceptsPerRead(t *testing.T) {
 			}
 			close(release)
 			waitFor(t, "the burst to be accepted", func() bool { return s.ch.Accepted() == burst })
-			coll.Flush()
+			coll.Settle()
 			most, n := 0, 0
 			for _, e := range rec.snapshot() {
 				if e.Loop != loopIndex(t, coll, "boss-0") {
@@ -599,7 +599,7 @@ func TestLevelTriggeredEpollRequeuesAFullRead(t *testing.T) {
 			cfg := Config{Collector: coll, Selector: tc.sel, ReadBufferSize: 16}
 			s := startServer(t, 1, 1, cfg, echoInit)
 			echoOnce(t, dial(t, s.addr()), string(bytes.Repeat([]byte("x"), 1024)))
-			coll.Flush()
+			coll.Settle()
 			requeued := false
 			for _, e := range rec.ofKind(loopIndex(t, coll, "worker-0"), trace.KindTaskSubmit) {
 				requeued = requeued || e.Str == "epollInReady"
@@ -630,7 +630,7 @@ func TestSubmitNamesItsProducerAndShutdownItsQuietPeriod(t *testing.T) {
 	}
 	s.worker.ShutdownGracefully(30*time.Millisecond, 2*time.Second)
 	s.worker.AwaitTermination(10 * time.Second)
-	coll.Flush()
+	coll.Settle()
 	idx, boss := loopIndex(t, coll, "worker-0"), loopIndex(t, coll, "boss-0")
 	want := map[string]struct {
 		external bool

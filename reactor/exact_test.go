@@ -41,7 +41,7 @@ func TestIdleTimeoutIsNoPrematureReturn(t *testing.T) {
 				l := startedLoop(t, tc.cfg)
 				time.Sleep(schedulePurgeInterval*time.Nanosecond + 300*time.Millisecond)
 				onLoop(t, l, func() {})
-				coll.Flush()
+				coll.Settle()
 				idx := loopIndex(t, coll, "worker-0")
 				live := l.Stats().Premature
 				replay := rec.fold(idx, "worker-0").Premature
@@ -98,7 +98,7 @@ func TestPrematureReturnsTraceEqualsLive(t *testing.T) {
 			idx := loopIndex(t, coll, "worker-0")
 			if tc.epollID {
 				waitFor(t, "a select after the injection", func() bool {
-					coll.Flush()
+					coll.Settle()
 					injected := false
 					for _, e := range rec.snapshot() {
 						switch {
@@ -115,7 +115,7 @@ func TestPrematureReturnsTraceEqualsLive(t *testing.T) {
 				waitFor(t, "a rebuild", func() bool { return l.Stats().Rebuilds > 0 })
 			}
 			onLoop(t, l, func() {})
-			coll.Flush()
+			coll.Settle()
 			live := l.Stats().Premature
 			replay := rec.fold(idx, "worker-0").Premature
 			if live != replay {
@@ -166,7 +166,7 @@ func TestShutdownFromTheLoopWritesNoWakeup(t *testing.T) {
 			if d := after.WakeupsWritten + after.WakeupsCoalesced - before.WakeupsWritten - before.WakeupsCoalesced; d != 1 {
 				t.Errorf("%d wakeups from the Execute and the shutdown it ran, want 1 (the Execute's)", d)
 			}
-			coll.Flush()
+			coll.Settle()
 			external := 0
 			for _, e := range rec.ofKind(loopIndex(t, coll, "worker-0"), trace.KindWakeup) {
 				if e.Str == "external" {

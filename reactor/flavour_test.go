@@ -134,7 +134,7 @@ func TestNetty41SelectTimeoutRoundsUp(t *testing.T) {
 // selectTimeouts returns the timeouts of the blocking selects the loop
 // has announced.
 func selectTimeouts(coll *trace.Collector, rec *recorder, idx uint16) []int64 {
-	coll.Flush()
+	coll.Settle()
 	var out []int64
 	for _, e := range rec.ofKind(idx, trace.KindSelectBegin) {
 		if e.Str == "select" {
@@ -251,7 +251,7 @@ func firstBatchRan(t *testing.T, cfg Config, step time.Duration, n int) (int64, 
 	idx := loopIndex(t, coll, "worker-0")
 	var ends []trace.Event
 	waitFor(t, "a tasks_end", func() bool {
-		coll.Flush()
+		coll.Settle()
 		ends = rec.ofKind(idx, trace.KindTasksEnd)
 		return len(ends) > 0
 	})

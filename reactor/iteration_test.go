@@ -31,7 +31,7 @@ func TestTraceCountsTheEngineIterations(t *testing.T) {
 				t.Fatal(err)
 			}
 			waitFor(t, "loop parked at a gate", func() bool { return l.GateStatus().Waiting })
-			coll.Flush()
+			coll.Settle()
 			fold := ctr.NewLoop()
 			idx := loopIndex(t, coll, "worker-0")
 			selects := 0

@@ -123,7 +123,7 @@ func TestSelectTookMatchesItsEvents(t *testing.T) {
 	}
 	waitFor(t, "the loop to sleep", func() bool { return blockedInEpoll(l) })
 	onLoop(t, l, func() {})
-	coll.Flush()
+	coll.Settle()
 	var begin *trace.Event
 	checked := 0
 	for _, e := range rec.snapshot() {

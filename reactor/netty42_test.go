@@ -46,7 +46,7 @@ func frozenClock() (now func() int64, unfreeze func()) {
 // idleTimeouts returns the timeouts announced by the loop's blocking
 // selects or io_uring enters (an enter that only polls announces 0).
 func idleTimeouts(coll *trace.Collector, rec *recorder, idx uint16) []int64 {
-	coll.Flush()
+	coll.Settle()
 	var out []int64
 	for _, e := range rec.ofKind(idx, trace.KindSelectBegin) {
 		if e.Str == "select" || e.Str == "io_uring_enter" && e.A != 0 {
@@ -161,7 +161,7 @@ func TestIOUringRepliesSubmittedInTheIOPhase(t *testing.T) {
 	// that sent it: look until the I/O phase has ended.
 	var outside, entered bool
 	waitFor(t, "the I/O phase that read the request to end", func() bool {
-		coll.Flush()
+		coll.Settle()
 		var ended bool
 		outside, ended, entered = sendPhase(rec.snapshot(), w)
 		return outside || ended
@@ -229,7 +229,7 @@ func TestIOPhaseOnlyWithKeys(t *testing.T) {
 				}
 				<-done
 			}
-			coll.Flush()
+			coll.Settle()
 			idx := loopIndex(t, coll, "worker-0")
 			if n := len(rec.ofKind(idx, trace.KindTasksBegin)); n < 3 {
 				t.Fatalf("%d task batches, want at least 3", n)

@@ -95,7 +95,7 @@ func readyOpsOrder(t *testing.T, sel SelectorKind, want []trace.Kind) {
 	if s := <-heard; s != "queued" {
 		t.Fatalf("server heard %q, want the queued write", s)
 	}
-	coll.Flush()
+	coll.Settle()
 	phases := connectPhases(t, rec, loopIndex(t, coll, "client-0"), client)
 	if len(phases) != 1 {
 		t.Fatalf("%d I/O phases began with the connect, want 1", len(phases))
@@ -165,7 +165,7 @@ func connectCallWrites(t *testing.T, sel SelectorKind) {
 	case <-time.After(10 * time.Second):
 		t.Fatal("the server never read the whole write")
 	}
-	coll.Flush()
+	coll.Settle()
 	idx := loopIndex(t, coll, "client-0")
 	if w := rec.ofKind(idx, trace.KindWrite); len(w) == 0 || !w[0].Flag {
 		t.Skipf("the socket took channelActive's whole write (%+v): nothing was left for a write step", w)

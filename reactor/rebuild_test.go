@@ -163,7 +163,7 @@ func TestRebuildEvents(t *testing.T) {
 	waitFor(t, "a rebuild", func() bool { return w.Stats().Rebuilds == 1 })
 	idx := loopIndex(t, coll, "worker-0")
 	waitFor(t, "rebuild_end", func() bool {
-		coll.Flush()
+		coll.Settle()
 		return len(rec.ofKind(idx, trace.KindRebuildEnd)) == 1
 	})
 	end := rec.ofKind(idx, trace.KindRebuildEnd)[0]
@@ -212,7 +212,7 @@ func TestFailedRebuildIsTraced(t *testing.T) {
 	idx := loopIndex(t, coll, "worker-0")
 	st := w.Stats()
 	waitFor(t, "every rebuild_end", func() bool {
-		coll.Flush()
+		coll.Settle()
 		return int64(len(rec.ofKind(idx, trace.KindRebuildEnd))) == st.Rebuilds
 	})
 	ends := rec.ofKind(idx, trace.KindRebuildEnd)

@@ -104,7 +104,7 @@ func TestIOUringWorkerWhoseRingCannotStartTakesNoConnections(t *testing.T) {
 	for range 8 {
 		echoOnce(t, dial(t, s.addr()), "next")
 	}
-	coll.Flush()
+	coll.Settle()
 	idx := loopIndex(t, coll, "worker-1")
 	ex := rec.ofKind(idx, trace.KindException)
 	if len(ex) != 1 || !strings.Contains(ex[0].Str, "io_uring ring start failed") {

@@ -127,7 +127,7 @@ func TestFixedRateVersusFixedDelay(t *testing.T) {
 				<-runs
 			}
 			f.Cancel()
-			coll.Flush()
+			coll.Settle()
 			var deadlines []int64
 			for _, e := range rec.ofKind(loopIndex(t, coll, "worker-0"), trace.KindTimerSchedule) {
 				deadlines = append(deadlines, e.B)
@@ -175,7 +175,7 @@ func TestSelectTimeoutBoundedByNextDeadline(t *testing.T) {
 	done := make(chan struct{})
 	onLoop(t, l, func() { _, _ = l.Schedule("t", 300*time.Millisecond, func() { close(done) }) })
 	<-done
-	coll.Flush()
+	coll.Settle()
 	var timeouts []int64
 	for _, e := range rec.snapshot() {
 		if e.Kind == trace.KindTimerDue {
@@ -195,7 +195,7 @@ func TestSelectTimeoutBoundedByNextDeadline(t *testing.T) {
 	}
 	// Idle, with nothing scheduled, the classic loop caps select at 1 s.
 	waitFor(t, "an idle select", func() bool {
-		coll.Flush()
+		coll.Settle()
 		b := rec.ofKind(loopIndex(t, coll, "worker-0"), trace.KindSelectBegin)
 		return len(b) > 0 && b[len(b)-1].A == int64(time.Second)
 	})
@@ -218,7 +218,7 @@ func TestLoopEventsKeepEmissionOrder(t *testing.T) {
 	done := make(chan struct{})
 	onLoop(t, w, func() { _, _ = w.Schedule("t", time.Millisecond, func() { close(done) }) })
 	<-done
-	coll.Flush()
+	coll.Settle()
 	idx := loopIndex(t, coll, "worker-0")
 	inSelect, inBatch, ioPhases, timers := false, false, 0, 0
 	for _, e := range rec.snapshot() {

@@ -125,7 +125,7 @@ func TestIOUringEntersCounted(t *testing.T) {
 	if st.Reads != 0 || st.Writes != 0 || st.EpollCtl != 0 {
 		t.Errorf("a ring loop made %d reads, %d writes, %d epoll_ctl", st.Reads, st.Writes, st.EpollCtl)
 	}
-	coll.Flush()
+	coll.Settle()
 	var fold ctr.Stats
 	idx := loopIndex(t, coll, "worker-0")
 	for _, e := range rec.snapshot() {

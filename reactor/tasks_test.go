@@ -128,7 +128,7 @@ func TestRunAllTasksBudgetStopsOnlyAtMultiplesOf64(t *testing.T) {
 	}
 	defer func() { l.ShutdownGracefully(0, time.Second); <-l.Terminated() }()
 	runBatch(t, l, clk, 200)
-	coll.Flush()
+	coll.Settle()
 	idx := loopIndex(t, coll, "worker-0")
 	var hits []int64
 	for _, e := range rec.ofKind(idx, trace.KindDeadlineCheck) {
@@ -154,7 +154,7 @@ func TestRunAllTasksBudgetStopsOnlyAtMultiplesOf64(t *testing.T) {
 	// batch's tasks_end.
 	var begins, ends []trace.Event
 	waitFor(t, "the last batch's tasks_end", func() bool {
-		coll.Flush()
+		coll.Settle()
 		begins, ends = rec.ofKind(idx, trace.KindTasksBegin), rec.ofKind(idx, trace.KindTasksEnd)
 		return len(begins) == len(ends)
 	})
@@ -229,7 +229,7 @@ func TestIORatioChangeIsTraced(t *testing.T) {
 		}
 	}
 	onLoop(t, l, func() { _ = l.SetIORatio(30) })
-	coll.Flush()
+	coll.Settle()
 	var got [][2]int64
 	for _, e := range rec.ofKind(loopIndex(t, coll, "worker-0"), trace.KindIORatio) {
 		got = append(got, [2]int64{e.A, e.B})
@@ -259,7 +259,7 @@ func TestIORatioBudgetOnRealLoop(t *testing.T) {
 			echoOnce(t, c, "payload")
 		}
 		s.shutdown()
-		coll.Flush()
+		coll.Settle()
 		idx := loopIndex(t, coll, "worker-0")
 		lastIO, shuttingDown, budgeted := int64(-1), false, 0
 		for _, e := range rec.snapshot() {

@@ -216,6 +216,25 @@ func (c *Collector) Deliver(rec any) { c.flush(rec, false) }
 // later Flush: the trace never shows an effect before its cause.
 func (c *Collector) Flush() { c.flush(nil, false) }
 
+// Settle is Flush, repeated until no off-loop producer's open claim holds
+// back an event recorded before the call. A claim covers a non-blocking
+// offer and at most one eventfd write, so this is brief; it gives up after
+// a second. For a caller that must see everything recorded so far, as a
+// test reading what the loops did; the collector's own drains never wait.
+func (c *Collector) Settle() {
+	deadline := time.Now().Add(time.Second)
+	for {
+		c.Flush()
+		c.drainMu.Lock()
+		held := len(c.held)
+		c.drainMu.Unlock()
+		if held == 0 || time.Now().After(deadline) {
+			return
+		}
+		time.Sleep(20 * time.Microsecond)
+	}
+}
+
 // flush is Flush, then rec (if any) to the record sinks; the last one, when
 // the collector stops, delivers everything it drained, whatever a producer
 // still holds.

@@ -3,6 +3,7 @@ package trace
 import (
 	"sync"
 	"testing"
+	"time"
 )
 
 // A full ring drops and counts instead of blocking, and reports the drops
@@ -233,5 +234,35 @@ func TestCollectorStopDeliversBehindAReservation(t *testing.T) {
 	c.Stop()
 	if n != 1 {
 		t.Fatalf("%d events delivered at stop, want 1", n)
+	}
+}
+
+// Settle waits out a reservation a producer is about to publish: where a
+// Flush leaves the later events held, Settle returns with them delivered,
+// the published record before them.
+func TestCollectorSettleWaitsForAnOpenReservation(t *testing.T) {
+	c := NewCollector(Options{})
+	loop := c.AddLoop("worker-0", "worker")
+	var mu sync.Mutex
+	var got []Event
+	c.AddSink(SinkFunc(func(b []Event) { mu.Lock(); got = append(got, b...); mu.Unlock() }))
+	p := c.Reserve()
+	loop.Put(Event{Kind: KindSelectEnd, Time: p.Time + 10})
+	c.Flush()
+	mu.Lock()
+	n := len(got)
+	mu.Unlock()
+	if n != 0 {
+		t.Fatalf("Flush delivered %d events behind an open reservation", n)
+	}
+	go func() {
+		time.Sleep(5 * time.Millisecond)
+		c.Publish(p, Event{Kind: KindWakeup, Flag: true})
+	}()
+	c.Settle()
+	mu.Lock()
+	defer mu.Unlock()
+	if len(got) != 2 || got[0].Kind != KindWakeup || got[1].Kind != KindSelectEnd {
+		t.Fatalf("after Settle: %+v", got)
 	}
 }

@@ -55,7 +55,7 @@ func TestGateAndReplayStopOnTheSameEvents(t *testing.T) {
 	// so far has returned, so a flush delivers every event from before
 	// the breakpoints were set (an external wakeup can be stamped after
 	// the pause event although its count was in before).
-	coll.Flush()
+	coll.Settle()
 	start := rec.Len()
 
 	// Spurious wakeups: premature returns, each a stop, up to the rebuild.
@@ -88,7 +88,7 @@ func TestGateAndReplayStopOnTheSameEvents(t *testing.T) {
 	ran := l.Stats().TasksRun
 	l.Resume()
 	leaktest.WaitFor(t, "the queued tasks", func() bool { return l.Stats().TasksRun >= ran+5 })
-	coll.Flush()
+	coll.Settle()
 
 	events := rec.Events()
 	var pauses []int // event index of each breakpoint pause

@@ -28,7 +28,7 @@ func TestQueueMirrorFollowsARealLoop(t *testing.T) {
 		}
 	}
 	leaktest.WaitFor(t, "every timer's task_run", func() bool {
-		coll.Flush()
+		coll.Settle()
 		n := 0
 		for _, e := range rec.Events() {
 			if e.Kind == trace.KindTaskRun && e.Str == "tick" {

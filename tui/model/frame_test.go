@@ -67,7 +67,7 @@ func TestLiveAndReplayFramesAreEqual(t *testing.T) {
 		w.Step()
 		leaktest.WaitFor(t, "the step", func() bool { n := w.GateStatus(); return n.Waiting && n.Phase != g.Phase })
 	}
-	coll.Flush()
+	coll.Settle()
 	events := rec.Events()
 	table := coll.Loops()
 	smp := sampleOf(loops, coll.Clock().Now())

@@ -78,11 +78,11 @@ func TestWhySelectOfARealWakeup(t *testing.T) {
 	_ = l.Execute(func() {})
 	i := -1
 	for try := 0; try < 10 && i < 0; try++ {
-		leaktest.WaitFor(t, "the loop to sleep", func() bool { coll.Flush(); return sleeping(rec.Events()) })
+		leaktest.WaitFor(t, "the loop to sleep", func() bool { coll.Settle(); return sleeping(rec.Events()) })
 		ran := make(chan struct{})
 		_ = l.Execute(func() { close(ran) })
 		<-ran
-		coll.Flush()
+		coll.Settle()
 		i = selectHolding(rec.Events())
 	}
 	if i < 0 {
