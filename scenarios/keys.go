@@ -258,15 +258,16 @@ func oneOf(words []string) string {
 	return strings.Join(words, ", ")
 }
 
-// editDistance is the Levenshtein distance, on bytes; keys are ASCII. Inputs
-// are short (a key name, at most a few hundred bytes), so the O(n·m) table is
-// cheap.
+// editDistance is the edit distance with adjacent transpositions (optimal
+// string alignment), on bytes; keys are ASCII. A swapped pair, the commonest
+// typo (io_ratoi), costs one edit, as a wrong letter does. Inputs are short
+// (a key name, at most a few hundred bytes), so the O(n·m) table is cheap.
 func editDistance(a, b string) int {
 	if len(a) > 64 || len(b) > 64 {
 		return 1 << 30
 	}
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
+	// Three rows: i-2 (for a transposition), i-1 and i.
+	back, prev, cur := make([]int, len(b)+1), make([]int, len(b)+1), make([]int, len(b)+1)
 	for j := range prev {
 		prev[j] = j
 	}
@@ -278,8 +279,11 @@ func editDistance(a, b string) int {
 				cost = 0
 			}
 			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+			if i > 1 && j > 1 && a[i-1] == b[j-2] && a[i-2] == b[j-1] {
+				cur[j] = min(cur[j], back[j-2]+1)
+			}
 		}
-		prev, cur = cur, prev
+		back, prev, cur = prev, cur, back
 	}
 	return prev[len(b)]
 }
