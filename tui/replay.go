@@ -4,6 +4,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -219,6 +220,11 @@ func (v *replayView) setBars() {
 	}
 	right := []widgets.Seg{widgets.S(v.name+" ", hs)}
 	v.header.Set(left, right)
+	if v.banner != "" {
+		// A recording's name is its scenario's, already on the left: a
+		// lesson's title needs the room more.
+		v.header.SetShort(left, nil)
+	}
 
 	state := "■ stopped"
 	if v.playing.Load() {
@@ -230,14 +236,11 @@ func (v *replayView) setBars() {
 		widgets.S("  "+model.Clock(v.rep.Time())+"/"+model.Clock(v.rep.EndTime()), th.Base),
 		widgets.S("  "+state+" "+speedText(replaySpeeds[v.speed]), th.Accent),
 	}
-	breaks := "  breaks: " + breaksText(v.breaks)
-	if _, _, w, _ := v.bar.GetRect(); w > 0 && widgets.SegsWidth(bl)+widgets.Width(breaks) > w {
-		// An 80-column bar has no room for the list: its count, and b
-		// shows them.
-		breaks = "  breaks: " + strconv.Itoa(breakCount(v.breaks)) + " (b)"
-	}
-	bl = append(bl, widgets.S(breaks, th.Dim))
-	v.bar.Set(bl, nil)
+	full := append(slices.Clone(bl), widgets.S("  breaks: "+breaksText(v.breaks), th.Dim))
+	v.bar.Set(full, nil)
+	// An 80-column bar has no room for the list: its count, and b shows
+	// them.
+	v.bar.SetShort(append(bl, widgets.S("  breaks: "+strconv.Itoa(breakCount(v.breaks))+" (b)", th.Dim)), nil)
 }
 
 func speedText(s float64) string {

@@ -153,6 +153,9 @@ type Bar struct {
 	th          *Theme
 	style       tcell.Style
 	left, right []Seg
+	// short is what to draw instead when left does not fit beside right:
+	// a screen's shorter wording, so no word is cut.
+	short, shortRight []Seg
 }
 
 // NewBar returns an empty bar drawn in style.
@@ -161,7 +164,11 @@ func NewBar(th *Theme, style tcell.Style) *Bar {
 }
 
 // Set replaces the bar's content.
-func (b *Bar) Set(left, right []Seg) { b.left, b.right = left, right }
+func (b *Bar) Set(left, right []Seg) { b.left, b.right, b.short, b.shortRight = left, right, nil, nil }
+
+// SetShort gives the bar a shorter content (left and right) to draw when
+// Set's left part would be cut.
+func (b *Bar) SetShort(left, right []Seg) { b.short, b.shortRight = left, right }
 
 // Draw implements tview.Primitive. The right part is kept whole while the
 // left one keeps at least half the row; the left one is cut to fit.
@@ -172,13 +179,25 @@ func (b *Bar) Draw(scr tcell.Screen) {
 		return
 	}
 	Fill(scr, x, y, w, ' ', b.style)
-	rw := SegsWidth(b.right)
-	lw := w
-	if rw > 0 && rw+1 <= w/2 {
-		PutSegs(scr, x+w-rw, y, rw, b.right)
-		lw = w - rw - 1
+	left, right := b.left, b.right
+	if b.short != nil && SegsWidth(left) > leftWidth(w, SegsWidth(right)) {
+		left, right = b.short, b.shortRight
 	}
-	PutSegs(scr, x, y, lw, b.left)
+	rw := SegsWidth(right)
+	lw := leftWidth(w, rw)
+	if lw < w {
+		PutSegs(scr, x+w-rw, y, rw, right)
+	}
+	PutSegs(scr, x, y, lw, left)
+}
+
+// leftWidth is the room a bar w wide leaves its left part beside a right
+// part rw wide, which is drawn only while it takes at most half the row.
+func leftWidth(w, rw int) int {
+	if rw > 0 && rw+1 <= w/2 {
+		return w - rw - 1
+	}
+	return w
 }
 
 // Hint is a key and what it does, for the footer.

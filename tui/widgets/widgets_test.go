@@ -268,3 +268,35 @@ func TestOnlyWrongMarksTakeTheAlarmColour(t *testing.T) {
 		}
 	}
 }
+
+// A bar whose left part would be cut draws its short content instead,
+// and keeps the full one while it fits.
+func TestBarDrawsItsShortContentRatherThanCut(t *testing.T) {
+	scr := tcell.NewSimulationScreen("UTF-8")
+	if err := scr.Init(); err != nil {
+		t.Fatal(err)
+	}
+	defer scr.Fini()
+	row := func(w int) string {
+		scr.SetSize(w, 1)
+		b := NewBar(NewTheme(true), tcell.StyleDefault)
+		b.Set([]Seg{S("lesson 9: The epoll bug and the selector rebuild", tcell.StyleDefault)}, []Seg{S("name", tcell.StyleDefault)})
+		b.SetShort([]Seg{S("lesson 9: The epoll bug", tcell.StyleDefault)}, nil)
+		b.SetRect(0, 0, w, 1)
+		scr.Clear()
+		b.Draw(scr)
+		scr.Show()
+		cells, cw, _ := scr.GetContents()
+		var sb strings.Builder
+		for _, c := range cells[:cw] {
+			sb.WriteString(string(c.Runes))
+		}
+		return strings.TrimRight(sb.String(), " ")
+	}
+	if got := row(100); !strings.HasPrefix(got, "lesson 9: The epoll bug and the selector rebuild") || !strings.HasSuffix(got, "name") {
+		t.Errorf("wide: %q", got)
+	}
+	if got := row(40); got != "lesson 9: The epoll bug" {
+		t.Errorf("narrow: %q", got)
+	}
+}
