@@ -220,10 +220,10 @@ func (v *replayView) setBars() {
 	}
 	right := []widgets.Seg{widgets.S(v.name+" ", hs)}
 	v.header.Set(left, right)
-	if v.banner != "" {
-		// A recording's name is its scenario's, already on the left: a
-		// lesson's title needs the room more.
-		v.header.SetShort(left, nil)
+	if v.banner != "" && v.hdr.Scenario != "" {
+		// A recording's name is its scenario's, already on the left, and
+		// its banner says what ran: a lesson's title needs the room more.
+		v.header.SetShorter(left, append(slices.Clone(left[:2]), left[3:]...), left[:3])
 	}
 
 	state := "■ stopped"
@@ -240,7 +240,7 @@ func (v *replayView) setBars() {
 	v.bar.Set(full, nil)
 	// An 80-column bar has no room for the list: its count, and b shows
 	// them.
-	v.bar.SetShort(append(bl, widgets.S("  breaks: "+strconv.Itoa(breakCount(v.breaks))+" (b)", th.Dim)), nil)
+	v.bar.SetShorter(append(bl, widgets.S("  breaks: "+strconv.Itoa(breakCount(v.breaks))+" (b)", th.Dim)))
 }
 
 func speedText(s float64) string {

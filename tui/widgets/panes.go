@@ -153,9 +153,10 @@ type Bar struct {
 	th          *Theme
 	style       tcell.Style
 	left, right []Seg
-	// short is what to draw instead when left does not fit beside right:
-	// a screen's shorter wording, so no word is cut.
-	short, shortRight []Seg
+	// shorter are what to draw instead, alone, when left does not fit
+	// beside right: a screen's shorter wordings, longest first, so no
+	// word is cut while one fits.
+	shorter [][]Seg
 }
 
 // NewBar returns an empty bar drawn in style.
@@ -164,11 +165,12 @@ func NewBar(th *Theme, style tcell.Style) *Bar {
 }
 
 // Set replaces the bar's content.
-func (b *Bar) Set(left, right []Seg) { b.left, b.right, b.short, b.shortRight = left, right, nil, nil }
+func (b *Bar) Set(left, right []Seg) { b.left, b.right, b.shorter = left, right, nil }
 
-// SetShort gives the bar a shorter content (left and right) to draw when
-// Set's left part would be cut.
-func (b *Bar) SetShort(left, right []Seg) { b.short, b.shortRight = left, right }
+// SetShorter gives the bar shorter wordings, longest first, drawn without
+// the right part when Set's left part would be cut: the first that fits,
+// or the last.
+func (b *Bar) SetShorter(alts ...[]Seg) { b.shorter = alts }
 
 // Draw implements tview.Primitive. The right part is kept whole while the
 // left one keeps at least half the row; the left one is cut to fit.
@@ -180,8 +182,13 @@ func (b *Bar) Draw(scr tcell.Screen) {
 	}
 	Fill(scr, x, y, w, ' ', b.style)
 	left, right := b.left, b.right
-	if b.short != nil && SegsWidth(left) > leftWidth(w, SegsWidth(right)) {
-		left, right = b.short, b.shortRight
+	if SegsWidth(left) > leftWidth(w, SegsWidth(right)) {
+		for _, alt := range b.shorter {
+			left, right = alt, nil
+			if SegsWidth(alt) <= w {
+				break
+			}
+		}
 	}
 	rw := SegsWidth(right)
 	lw := leftWidth(w, rw)

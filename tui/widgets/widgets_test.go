@@ -281,7 +281,7 @@ func TestBarDrawsItsShortContentRatherThanCut(t *testing.T) {
 		scr.SetSize(w, 1)
 		b := NewBar(NewTheme(true), tcell.StyleDefault)
 		b.Set([]Seg{S("lesson 9: The epoll bug and the selector rebuild", tcell.StyleDefault)}, []Seg{S("name", tcell.StyleDefault)})
-		b.SetShort([]Seg{S("lesson 9: The epoll bug", tcell.StyleDefault)}, nil)
+		b.SetShorter([]Seg{S("lesson 9: The epoll bug and the", tcell.StyleDefault)}, []Seg{S("lesson 9: The epoll bug", tcell.StyleDefault)})
 		b.SetRect(0, 0, w, 1)
 		scr.Clear()
 		b.Draw(scr)
@@ -296,7 +296,10 @@ func TestBarDrawsItsShortContentRatherThanCut(t *testing.T) {
 	if got := row(100); !strings.HasPrefix(got, "lesson 9: The epoll bug and the selector rebuild") || !strings.HasSuffix(got, "name") {
 		t.Errorf("wide: %q", got)
 	}
-	if got := row(40); got != "lesson 9: The epoll bug" {
+	if got := row(40); got != "lesson 9: The epoll bug and the" {
 		t.Errorf("narrow: %q", got)
+	}
+	if got := row(25); got != "lesson 9: The epoll bug" {
+		t.Errorf("narrower: %q", got)
 	}
 }
