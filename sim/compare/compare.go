@@ -142,9 +142,9 @@ func (c *Comparison) check(clauses []*scenarios.CompareClause) {
 // Tally counts the compare clauses that name model, and those of them
 // that hold: a model's column shows them, since a model's own run has no
 // expectations (ForModel drops them).
-func (c *Comparison) Tally(model string) (ok, n int) {
-	for _, e := range c.Checks {
-		if NamesModel(e.Expr, model) {
+func (j Judgement) Tally(model string) (ok, n int) {
+	for _, e := range j.Checks {
+		if namesModel(e.Expr, model) {
 			n++
 			if e.OK {
 				ok++
@@ -154,8 +154,8 @@ func (c *Comparison) Tally(model string) (ok, n int) {
 	return ok, n
 }
 
-// NamesModel says whether a compare clause reads one of model's figures.
-func NamesModel(clause, model string) bool {
+// namesModel says whether a compare clause reads one of model's figures.
+func namesModel(clause, model string) bool {
 	for _, tok := range strings.Fields(clause) {
 		if strings.HasPrefix(tok, model+".") {
 			return true

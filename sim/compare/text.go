@@ -62,7 +62,7 @@ func (c *Comparison) text() string {
 // expectText is a model's expect cell: its own expectations and the
 // compare clauses that name it, held of asked; "-" with neither.
 func (c *Comparison) expectText(s *sim.Summary) string {
-	ok, n := c.Tally(s.Model)
+	ok, n := c.Judgement().Tally(s.Model)
 	ok, n = ok+len(s.Expect)-s.Failed(), n+len(s.Expect)
 	if n == 0 {
 		return "-"
