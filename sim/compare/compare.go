@@ -82,22 +82,17 @@ func NewWorkload(sc *scenarios.Scenario) Workload {
 }
 
 // Judge builds the comparison of summaries, the finished runs of sc under
-// each model in turn, as Run does: the figures, the verdict and the
-// compare clauses. A screen that ran the models itself calls it.
+// each model in turn: the figures, the verdict and the compare clauses.
+// Run judges its runs with it; a screen that ran the models itself calls
+// it.
 func Judge(sc *scenarios.Scenario, summaries []*sim.Summary) *Comparison {
 	c := &Comparison{Workload: NewWorkload(sc), Models: summaries}
-	c.judge(sc)
-	return c
-}
-
-func (c *Comparison) judge(sc *scenarios.Scenario) {
-	c.Figures = c.Figures[:0]
-	for _, s := range c.Models {
+	for _, s := range summaries {
 		c.Figures = append(c.Figures, figuresOf(s, sc))
 	}
-	c.MachineBusy = false
 	c.Verdict = c.verdict()
 	c.check(sc.Compare)
+	return c
 }
 
 // JudgeFlavours builds the comparison of the runs of sc under each loop
@@ -133,7 +128,6 @@ func (c *Comparison) check(clauses []*scenarios.CompareClause) {
 		}
 		return 0, false
 	}
-	c.Checks = c.Checks[:0]
 	for _, cl := range clauses {
 		c.Checks = append(c.Checks, cl.Eval(get))
 	}
