@@ -256,17 +256,21 @@ func spreadOf(ws []sim.Window, pick func(sim.Window) float64, skip func(sim.Wind
 	if len(vs) < minSpreadWindows {
 		return Spread{N: len(vs)}
 	}
+	return trimmed(vs)
+}
+
+// trimmed is the range of vs with the outer tenth on each side left out;
+// it sorts vs.
+func trimmed(vs []float64) Spread {
 	slices.Sort(vs)
 	k := len(vs) / 10
 	return Spread{Lo: vs[k], Hi: vs[len(vs)-1-k], N: len(vs)}
 }
 
-func rpsSpread(ws []sim.Window) Spread {
-	return spreadOf(ws, func(w sim.Window) float64 { return w.RPS }, nil)
-}
+func rpsSpread(ws []sim.Window) Spread { return spreadOf(ws, windowRPS, nil) }
 
 func p99Spread(ws []sim.Window) Spread {
-	return spreadOf(ws, func(w sim.Window) float64 { return w.P99US }, func(w sim.Window) bool { return w.RPS == 0 })
+	return spreadOf(ws, windowP99, func(w sim.Window) bool { return w.RPS == 0 })
 }
 
 // Shape is the topology that served a run: the loops that accepted, the

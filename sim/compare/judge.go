@@ -57,9 +57,7 @@ func pairedRatio(a, b []sim.Window, pick func(sim.Window) float64) (Spread, bool
 	if len(rs) < minSpreadWindows {
 		return Spread{}, false
 	}
-	slices.Sort(rs)
-	k := len(rs) / 10
-	return Spread{Lo: rs[k], Hi: rs[len(rs)-1-k], N: len(rs)}, true
+	return trimmed(rs), true
 }
 
 // apart says whether two ranges do not overlap; with no spread measured
