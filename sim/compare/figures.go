@@ -166,7 +166,7 @@ func figuresOf(s *sim.Summary, sc *scenarios.Scenario) Figures {
 func ioGroups(s *sim.Summary) map[string]bool {
 	out := map[string]bool{}
 	for _, g := range s.Groups {
-		if g.Name == scenarios.GroupClient || g.Name == "boss" {
+		if g.Name == scenarios.GroupClient || g.Name == scenarios.GroupBoss {
 			continue
 		}
 		out[g.Name] = true
@@ -288,7 +288,7 @@ func shapeOf(s *sim.Summary) Shape {
 	io := ioGroups(s)
 	var sh Shape
 	for _, l := range s.Loops {
-		if l.Group == "client" {
+		if l.Group == scenarios.GroupClient {
 			continue
 		}
 		if l.Accepted > 0 {
