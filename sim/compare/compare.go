@@ -71,8 +71,8 @@ type Workload struct {
 	Workers     int    `json:"workers"`
 }
 
-// NewWorkload describes sc's workload.
-func NewWorkload(sc *scenarios.Scenario) Workload {
+// newWorkload describes sc's workload.
+func newWorkload(sc *scenarios.Scenario) Workload {
 	w := Workload{Scenario: sc.Name, DurationNS: int64(sc.Duration), Protocol: string(sc.Server.Protocol),
 		Bosses: sc.Bosses, Workers: sc.Workers}
 	for _, c := range sc.Clients {
@@ -86,7 +86,7 @@ func NewWorkload(sc *scenarios.Scenario) Workload {
 // Run judges its runs with it; a screen that ran the models itself calls
 // it.
 func Judge(sc *scenarios.Scenario, summaries []*sim.Summary) *Comparison {
-	c := &Comparison{Workload: NewWorkload(sc), Models: summaries}
+	c := &Comparison{Workload: newWorkload(sc), Models: summaries}
 	for _, s := range summaries {
 		c.Figures = append(c.Figures, figuresOf(s, sc))
 	}
@@ -99,7 +99,7 @@ func Judge(sc *scenarios.Scenario, summaries []*sim.Summary) *Comparison {
 // design: the clients' figures and how far apart they are, and a cause
 // line for every counter the designs differ in.
 func JudgeFlavours(sc *scenarios.Scenario, runs []*sim.Summary) *Comparison {
-	c := &Comparison{Workload: NewWorkload(sc), Flavours: runs}
+	c := &Comparison{Workload: newWorkload(sc), Flavours: runs}
 	for _, s := range runs {
 		c.Figures = append(c.Figures, variantFigures(s.Netty, s, sc))
 		c.Totals = append(c.Totals, totalsOf(s.Netty, s))

@@ -404,7 +404,7 @@ func (t LoopTotals) WakeupsPerSubmit() (float64, bool) {
 // writes. A run without the count (a unit's figures) gets the fewest it
 // could have made: its waits and, for a readiness transport, a read and
 // a write.
-func SyscallsPerRequest(t LoopTotals) float64 {
+func (t LoopTotals) SyscallsPerRequest() float64 {
 	if c := t.Syscalls; c != nil && t.Requests > 0 {
 		return perReq(c.Total(), t.Requests)
 	}

@@ -296,10 +296,10 @@ func fewestSyscalls(ts []LoopTotals) string {
 	best := ts[0]
 	var each []string
 	for _, t := range ts {
-		if SyscallsPerRequest(t) < SyscallsPerRequest(best) {
+		if t.SyscallsPerRequest() < best.SyscallsPerRequest() {
 			best = t
 		}
-		each = append(each, fmt.Sprintf("%s %.2f", t.Name, SyscallsPerRequest(t)))
+		each = append(each, fmt.Sprintf("%s %.2f", t.Name, t.SyscallsPerRequest()))
 	}
 	return fmt.Sprintf("%s made the fewest system calls a request (%s)", best.Name, strings.Join(each, ", "))
 }
