@@ -155,8 +155,8 @@ func figuresOf(s *sim.Summary, sc *scenarios.Scenario) Figures {
 		r := func(x float64) float64 { return math.Round(x/float64(n)*10) / 10 }
 		f.Split = sim.TimeShares{Select: r(f.Split.Select), IO: r(f.Split.IO), Tasks: r(f.Split.Tasks)}
 	}
-	f.RPSSpread, f.P99Spread, f.Shape = rpsSpread(s.Windows()), p99Spread(s.Windows()), shapeOf(s)
-	f.windows = s.Windows()
+	f.RPSSpread, f.P99Spread, f.Shape = rpsSpread(s.Measured.Windows), p99Spread(s.Measured.Windows), shapeOf(s)
+	f.windows = s.Measured.Windows
 	f.Verdict = f.modelVerdict()
 	return f
 }
