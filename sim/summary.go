@@ -55,8 +55,8 @@ type Summary struct {
 // Measured is what a run measured besides its summary's keys, for a
 // comparison of runs to read; a summary read from JSON has none of it.
 type Measured struct {
-	// Windows are what the clients saw in each WindowEvery of the run
-	// (Summary.Windows).
+	// Windows are what the clients saw in each WindowEvery of the run,
+	// oldest first; a summary rebuilt from a trace has none.
 	Windows []Window
 	// Syscalls are the server loops' system calls; nil when rebuilt from
 	// a trace.
@@ -568,10 +568,6 @@ func bytesText(n int64) string {
 // ObservedText is what an expectation or compare clause read, as the
 // summary prints it after the clause: "   (single.p99_us=…)".
 func ObservedText(e scenarios.Result) string { return observed(e) }
-
-// Windows are what the clients saw in each WindowEvery of the run, oldest
-// first; a summary rebuilt from a trace has none.
-func (s *Summary) Windows() []Window { return s.Measured.Windows }
 
 // Resolver reads the summary's values by their expectation paths, as a
 // caption's placeholders and the expectations do.

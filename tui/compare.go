@@ -503,17 +503,9 @@ func (v *compareView) drawTable(scr tcell.Screen, x, y, w, h int) {
 // compare clauses that name it, held of asked; "…" until the clauses are
 // checked, "-" with neither.
 func (v *compareView) expectText(c *column) string {
-	ok, n := 0, 0
+	ok, n := v.verdictView.Tally(c.model)
 	if c.summary != nil {
-		ok, n = len(c.summary.Expect)-c.summary.Failed(), len(c.summary.Expect)
-	}
-	for _, e := range v.verdictView.Checks {
-		if compare.NamesModel(e.Expr, c.model) {
-			n++
-			if e.OK {
-				ok++
-			}
-		}
+		ok, n = ok+len(c.summary.Expect)-c.summary.Failed(), n+len(c.summary.Expect)
 	}
 	switch {
 	case n > 0:

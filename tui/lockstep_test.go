@@ -199,8 +199,8 @@ func TestBuiltinRecordingHasItsClientsWindows(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(r.windows) == 0 || !reflect.DeepEqual(r.windows, sum.Windows()) {
-		t.Errorf("%d windows; the recording's summary has %d", len(r.windows), len(sum.Windows()))
+	if len(r.windows) == 0 || !reflect.DeepEqual(r.windows, sum.Measured.Windows) {
+		t.Errorf("%d windows; the recording's summary has %d", len(r.windows), len(sum.Measured.Windows))
 	}
 	if w := sum.Clients.LatencyUS.WorstWindow; w == nil || r.worst == nil || *r.worst != *w {
 		t.Errorf("worst window %v; the recording's summary has %v", r.worst, w)

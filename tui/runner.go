@@ -490,7 +490,7 @@ func (c *compareRunner) runOne(i int) {
 	col.state, col.run = state, nil
 	col.rec = recording{model: name, loops: run.LoopTable()}
 	if col.summary != nil {
-		col.rec.windows, col.rec.worst = col.summary.Windows(), col.summary.Clients.LatencyUS.WorstWindow
+		col.rec.windows, col.rec.worst = col.summary.Measured.Windows, col.summary.Clients.LatencyUS.WorstWindow
 	}
 	col.rec.events, col.rec.samples, col.rec.cut = rec.take()
 	// The run's start on its events' clock: the lockstep replay draws the

@@ -166,10 +166,10 @@ func transportLine(t LoopTotals) string {
 	}
 	if t.Name == string(scenarios.SelectorIOUring) {
 		return fmt.Sprintf("io_uring: %.2f system calls a request, all io_uring_enter — reads and writes are submitted on the ring and their completions reaped from it, so one enter carries many; the cost is the ring's memory and a loop that must keep buffers posted",
-			SyscallsPerRequest(t))
+			t.SyscallsPerRequest())
 	}
 	return fmt.Sprintf("%s: at least %.2f system calls a request — %.2f epoll_wait (or epoll_wait(0) polls) plus a read and a write for each ready channel: readiness says a channel can be read, the loop still reads it",
-		t.Name, SyscallsPerRequest(t), t.WaitsPerReq)
+		t.Name, t.SyscallsPerRequest(), t.WaitsPerReq)
 }
 
 // countedLine is transportLine from the engine's counts.
@@ -177,10 +177,10 @@ func countedLine(t LoopTotals, c *sim.SyscallCount) string {
 	r := t.Requests
 	if t.Name == string(scenarios.SelectorIOUring) {
 		return fmt.Sprintf("io_uring: %.2f system calls a request — %.2f io_uring_enter, each carrying %.1f submissions and reaping %.1f completions, %.2f eventfd write: reads and writes go on the ring, so one enter serves many; the cost is the ring's memory, buffers kept posted, and a completion that arrives only on the next enter",
-			SyscallsPerRequest(t), perReq(c.Enters, r), perEnter(c.Submitted, c.Enters), perEnter(c.Completed, c.Enters), perReq(c.EventFD, r))
+			t.SyscallsPerRequest(), perReq(c.Enters, r), perEnter(c.Submitted, c.Enters), perEnter(c.Completed, c.Enters), perReq(c.EventFD, r))
 	}
 	return fmt.Sprintf("%s: %.2f system calls a request — %.2f epoll_wait, %.2f read (%.2f of them empty: EAGAIN), %.2f write, %.2f epoll_ctl, %.2f eventfd write: readiness says a channel can be read, the loop still reads and writes it itself",
-		t.Name, SyscallsPerRequest(t), perReq(c.Waits, r), perReq(c.Reads, r), perReq(c.EmptyReads, r), perReq(c.Writes, r), perReq(c.Ctl, r), perReq(c.EventFD, r))
+		t.Name, t.SyscallsPerRequest(), perReq(c.Waits, r), perReq(c.Reads, r), perReq(c.EmptyReads, r), perReq(c.Writes, r), perReq(c.Ctl, r), perReq(c.EventFD, r))
 }
 
 func pairOf(ts []LoopTotals, x, y string) (a, b LoopTotals, ok bool) {

@@ -71,8 +71,8 @@ type Workload struct {
 	Workers     int    `json:"workers"`
 }
 
-// NewWorkload describes sc's workload.
-func NewWorkload(sc *scenarios.Scenario) Workload {
+// newWorkload describes sc's workload.
+func newWorkload(sc *scenarios.Scenario) Workload {
 	w := Workload{Scenario: sc.Name, DurationNS: int64(sc.Duration), Protocol: string(sc.Server.Protocol),
 		Bosses: sc.Bosses, Workers: sc.Workers}
 	for _, c := range sc.Clients {
@@ -82,29 +82,24 @@ func NewWorkload(sc *scenarios.Scenario) Workload {
 }
 
 // Judge builds the comparison of summaries, the finished runs of sc under
-// each model in turn, as Run does: the figures, the verdict and the
-// compare clauses. A screen that ran the models itself calls it.
+// each model in turn: the figures, the verdict and the compare clauses.
+// Run judges its runs with it; a screen that ran the models itself calls
+// it.
 func Judge(sc *scenarios.Scenario, summaries []*sim.Summary) *Comparison {
-	c := &Comparison{Workload: NewWorkload(sc), Models: summaries}
-	c.judge(sc)
-	return c
-}
-
-func (c *Comparison) judge(sc *scenarios.Scenario) {
-	c.Figures = c.Figures[:0]
-	for _, s := range c.Models {
+	c := &Comparison{Workload: newWorkload(sc), Models: summaries}
+	for _, s := range summaries {
 		c.Figures = append(c.Figures, figuresOf(s, sc))
 	}
-	c.MachineBusy = false
 	c.Verdict = c.verdict()
 	c.check(sc.Compare)
+	return c
 }
 
 // JudgeFlavours builds the comparison of the runs of sc under each loop
 // design: the clients' figures and how far apart they are, and a cause
 // line for every counter the designs differ in.
 func JudgeFlavours(sc *scenarios.Scenario, runs []*sim.Summary) *Comparison {
-	c := &Comparison{Workload: NewWorkload(sc), Flavours: runs}
+	c := &Comparison{Workload: newWorkload(sc), Flavours: runs}
 	for _, s := range runs {
 		c.Figures = append(c.Figures, variantFigures(s.Netty, s, sc))
 		c.Totals = append(c.Totals, totalsOf(s.Netty, s))
@@ -133,7 +128,6 @@ func (c *Comparison) check(clauses []*scenarios.CompareClause) {
 		}
 		return 0, false
 	}
-	c.Checks = c.Checks[:0]
 	for _, cl := range clauses {
 		c.Checks = append(c.Checks, cl.Eval(get))
 	}
@@ -142,9 +136,9 @@ func (c *Comparison) check(clauses []*scenarios.CompareClause) {
 // Tally counts the compare clauses that name model, and those of them
 // that hold: a model's column shows them, since a model's own run has no
 // expectations (ForModel drops them).
-func (c *Comparison) Tally(model string) (ok, n int) {
-	for _, e := range c.Checks {
-		if NamesModel(e.Expr, model) {
+func (j Judgement) Tally(model string) (ok, n int) {
+	for _, e := range j.Checks {
+		if namesModel(e.Expr, model) {
 			n++
 			if e.OK {
 				ok++
@@ -154,8 +148,8 @@ func (c *Comparison) Tally(model string) (ok, n int) {
 	return ok, n
 }
 
-// NamesModel says whether a compare clause reads one of model's figures.
-func NamesModel(clause, model string) bool {
+// namesModel says whether a compare clause reads one of model's figures.
+func namesModel(clause, model string) bool {
 	for _, tok := range strings.Fields(clause) {
 		if strings.HasPrefix(tok, model+".") {
 			return true

@@ -155,8 +155,8 @@ func figuresOf(s *sim.Summary, sc *scenarios.Scenario) Figures {
 		r := func(x float64) float64 { return math.Round(x/float64(n)*10) / 10 }
 		f.Split = sim.TimeShares{Select: r(f.Split.Select), IO: r(f.Split.IO), Tasks: r(f.Split.Tasks)}
 	}
-	f.RPSSpread, f.P99Spread, f.Shape = rpsSpread(s.Windows()), p99Spread(s.Windows()), shapeOf(s)
-	f.windows = s.Windows()
+	f.RPSSpread, f.P99Spread, f.Shape = rpsSpread(s.Measured.Windows), p99Spread(s.Measured.Windows), shapeOf(s)
+	f.windows = s.Measured.Windows
 	f.Verdict = f.modelVerdict()
 	return f
 }
@@ -166,7 +166,7 @@ func figuresOf(s *sim.Summary, sc *scenarios.Scenario) Figures {
 func ioGroups(s *sim.Summary) map[string]bool {
 	out := map[string]bool{}
 	for _, g := range s.Groups {
-		if g.Name == scenarios.GroupClient || g.Name == "boss" {
+		if g.Name == scenarios.GroupClient || g.Name == scenarios.GroupBoss {
 			continue
 		}
 		out[g.Name] = true
@@ -256,17 +256,21 @@ func spreadOf(ws []sim.Window, pick func(sim.Window) float64, skip func(sim.Wind
 	if len(vs) < minSpreadWindows {
 		return Spread{N: len(vs)}
 	}
+	return trimmed(vs)
+}
+
+// trimmed is the range of vs with the outer tenth on each side left out;
+// it sorts vs.
+func trimmed(vs []float64) Spread {
 	slices.Sort(vs)
 	k := len(vs) / 10
 	return Spread{Lo: vs[k], Hi: vs[len(vs)-1-k], N: len(vs)}
 }
 
-func rpsSpread(ws []sim.Window) Spread {
-	return spreadOf(ws, func(w sim.Window) float64 { return w.RPS }, nil)
-}
+func rpsSpread(ws []sim.Window) Spread { return spreadOf(ws, windowRPS, nil) }
 
 func p99Spread(ws []sim.Window) Spread {
-	return spreadOf(ws, func(w sim.Window) float64 { return w.P99US }, func(w sim.Window) bool { return w.RPS == 0 })
+	return spreadOf(ws, windowP99, func(w sim.Window) bool { return w.RPS == 0 })
 }
 
 // Shape is the topology that served a run: the loops that accepted, the
@@ -284,7 +288,7 @@ func shapeOf(s *sim.Summary) Shape {
 	io := ioGroups(s)
 	var sh Shape
 	for _, l := range s.Loops {
-		if l.Group == "client" {
+		if l.Group == scenarios.GroupClient {
 			continue
 		}
 		if l.Accepted > 0 {
@@ -400,7 +404,7 @@ func (t LoopTotals) WakeupsPerSubmit() (float64, bool) {
 // writes. A run without the count (a unit's figures) gets the fewest it
 // could have made: its waits and, for a readiness transport, a read and
 // a write.
-func SyscallsPerRequest(t LoopTotals) float64 {
+func (t LoopTotals) SyscallsPerRequest() float64 {
 	if c := t.Syscalls; c != nil && t.Requests > 0 {
 		return perReq(c.Total(), t.Requests)
 	}

@@ -57,9 +57,7 @@ func pairedRatio(a, b []sim.Window, pick func(sim.Window) float64) (Spread, bool
 	if len(rs) < minSpreadWindows {
 		return Spread{}, false
 	}
-	slices.Sort(rs)
-	k := len(rs) / 10
-	return Spread{Lo: rs[k], Hi: rs[len(rs)-1-k], N: len(rs)}, true
+	return trimmed(rs), true
 }
 
 // apart says whether two ranges do not overlap; with no spread measured
@@ -123,13 +121,19 @@ const worstWindowStall = 50_000
 func worstApart(fs []Figures) bool {
 	lo := slices.MinFunc(fs, func(a, b Figures) int { return cmp.Compare(a.WorstWindowP99US, b.WorstWindowP99US) })
 	hi := slices.MaxFunc(fs, func(a, b Figures) int { return cmp.Compare(a.WorstWindowP99US, b.WorstWindowP99US) })
-	return lo.WorstWindowP99US > 0 && hi.WorstWindowP99US >= 3*lo.WorstWindowP99US && hi.WorstWindowP99US-lo.WorstWindowP99US >= worstWindowStall
+	return farApart(lo.WorstWindowP99US, hi.WorstWindowP99US, 3, worstWindowStall)
 }
 
-// differ says whether two counts differ by at least by and by a quarter
+// farApart says whether hi is at least times lo and by at least by,
+// lo measured.
+func farApart(lo, hi, times, by float64) bool {
+	return lo > 0 && hi >= times*lo && hi-lo >= by
+}
+
+// differ says whether two figures differ by at least by and by a quarter
 // of the larger: a few more batches cut in one run than another is the
 // scheduler's doing, not the design's.
-func differ(a, b, by int64) bool {
+func differ[T int64 | float64](a, b, by T) bool {
 	d := max(a-b, b-a)
 	return d >= by && 4*d >= max(a, b)
 }
@@ -159,17 +163,13 @@ func p99Ranked(fs []Figures, high, low Figures) bool {
 // worstFarApart says whether two runs' worst windows are far apart: five
 // times and more than noiseUS.
 func worstFarApart(a, b LoopTotals) bool {
-	lo, hi := min(a.WorstP99US, b.WorstP99US), max(a.WorstP99US, b.WorstP99US)
-	return lo > 0 && hi >= 5*lo && hi-lo >= noiseUS
+	return farApart(min(a.WorstP99US, b.WorstP99US), max(a.WorstP99US, b.WorstP99US), 5, noiseUS)
 }
 
 // emptyReadsApart says whether two runs' empty reads a request differ by
 // a twentieth of a read and a quarter of the larger: one reads until
 // EAGAIN, the other does not.
-func emptyReadsApart(ea, eb float64) bool {
-	d := max(ea-eb, eb-ea)
-	return d >= 0.05 && 4*d >= max(ea, eb)
-}
+func emptyReadsApart(ea, eb float64) bool { return differ(ea, eb, 0.05) }
 
 // capacityRanked reads the models' capacities: the best and the worst,
 // whether every model's was measured, and whether the best is

@@ -27,9 +27,7 @@ func Run(sc *scenarios.Scenario, models []string, o Options) (*Comparison, error
 	if err != nil {
 		return nil, err
 	}
-	c := &Comparison{Workload: NewWorkload(sc), Models: runs}
-	c.judge(sc)
-	return c, nil
+	return Judge(sc, runs), nil
 }
 
 // RunFlavours runs sc under each loop design in turn, as Run does

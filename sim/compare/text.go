@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/reactorviz/reactorviz/internal/textwidth"
-	"github.com/reactorviz/reactorviz/scenarios"
 	"github.com/reactorviz/reactorviz/sim"
 )
 
@@ -62,7 +61,7 @@ func (c *Comparison) text() string {
 // expectText is a model's expect cell: its own expectations and the
 // compare clauses that name it, held of asked; "-" with neither.
 func (c *Comparison) expectText(s *sim.Summary) string {
-	ok, n := c.Tally(s.Model)
+	ok, n := c.Judgement().Tally(s.Model)
 	ok, n = ok+len(s.Expect)-s.Failed(), n+len(s.Expect)
 	if n == 0 {
 		return "-"
@@ -85,12 +84,11 @@ func (c *Comparison) flavourText() string {
 	tw := textwidth.NewTable(&b)
 	fmt.Fprintln(tw, "netty\treq/s\tp99 µs\terrors\twakeups\tselects\tpolls\titerations\tpremature\trebuilds\ttasks\tcut\tidle timeout\twake/ext task\tmax batch\t")
 	for i, s := range c.Flavours {
-		t := totalsOf(s.Netty, s) // the server's loops, as the causes read them
+		t := c.Totals[i] // the server's loops, as the causes read them
 		timeout, wake, batch := "-", "-", "-"
-		if i < len(c.Totals) && c.Totals[i].Design != nil {
-			d := c.Totals[i].Design
+		if d := t.Design; d != nil {
 			timeout, batch = idleTimeoutCell(d), strconv.FormatInt(d.MaxBatch, 10)
-			if w, ok := c.Totals[i].WakeupsPerSubmit(); ok {
+			if w, ok := t.WakeupsPerSubmit(); ok {
 				wake = strconv.FormatFloat(w, 'f', 2, 64)
 			}
 		}
@@ -128,24 +126,11 @@ func (c *TransportComparison) Text() string {
 	tw := textwidth.NewTable(&b)
 	fmt.Fprintln(tw, "transport\treq/s\tp50 µs\tp99 µs\terrors\titerations\twaits\tpolls\twaits/req\treads/req\tempty/req\tsyscalls/req\twakeups\t")
 	for i, s := range c.Runs {
-		var it, waits, polls, wakeups int64
-		for _, l := range s.Loops {
-			if l.Group == scenarios.GroupClient {
-				continue // the engine's clients stay on epoll whatever is compared
-			}
-			it += l.Iterations
-			waits += l.Selects
-			polls += l.SelectNows
-			wakeups += l.WakeupsWritten
-		}
-		perReq := 0.0
-		if n := s.Clients.Requests; n > 0 {
-			perReq = float64(waits+polls) / float64(n)
-		}
-		reads, empty := c.readCells(i)
+		t := c.Totals[i] // the server's loops: the engine's clients stay on epoll whatever is compared
+		reads, empty := readCells(t)
 		fmt.Fprintf(tw, "%s\t%.0f\t%.0f\t%.0f\t%d\t%d\t%d\t%d\t%.3f\t%s\t%s\t%.2f\t%d\t\n", c.Transports[i],
 			s.Clients.ThroughputRPS, s.Clients.LatencyUS.P50, s.Clients.LatencyUS.P99, s.Clients.Errors,
-			it, waits, polls, perReq, reads, empty, c.syscalls(i), wakeups)
+			t.Iterations, t.Selects, t.SelectNows, t.WaitsPerReq, reads, empty, t.SyscallsPerRequest(), t.WakeupsWritten)
 	}
 	tw.Flush()
 	// One paragraph: Text wraps it to the headless width.
@@ -160,19 +145,11 @@ func (c *TransportComparison) Text() string {
 
 // readCells are a transport's reads and empty reads a request, "-" on a
 // ring (its reads are completions) or when not counted.
-func (c *TransportComparison) readCells(i int) (reads, empty string) {
-	if i >= len(c.Totals) || c.Totals[i].ReadsPerRequest() < 0 {
+func readCells(t LoopTotals) (reads, empty string) {
+	if t.ReadsPerRequest() < 0 {
 		return "-", "-"
 	}
-	t := c.Totals[i]
 	return fmt.Sprintf("%.2f", t.ReadsPerRequest()), fmt.Sprintf("%.3f", t.EmptyReadsPerRequest())
-}
-
-func (c *TransportComparison) syscalls(i int) float64 {
-	if i < len(c.Totals) {
-		return SyscallsPerRequest(c.Totals[i])
-	}
-	return 0
 }
 
 // writeConclusion writes the verdict and the cause lines under a table.
@@ -232,5 +209,5 @@ func idleTimeoutCell(d *sim.DesignCount) string {
 	if d.UntimedSelects > 0 {
 		return "none"
 	}
-	return usText(float64(d.LongestTimeoutNS) / 1000)
+	return nsText(d.LongestTimeoutNS)
 }

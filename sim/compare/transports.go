@@ -27,7 +27,7 @@ type TransportComparison struct {
 // transport: the clients' figures, the system calls a request cost on
 // each, and why.
 func JudgeTransports(sc *scenarios.Scenario, transports []string, runs []*sim.Summary) *TransportComparison {
-	c := &TransportComparison{Workload: NewWorkload(sc), Transports: transports, Runs: runs}
+	c := &TransportComparison{Workload: newWorkload(sc), Transports: transports, Runs: runs}
 	for i, s := range runs {
 		c.Figures = append(c.Figures, variantFigures(transports[i], s, sc))
 		c.Totals = append(c.Totals, totalsOf(transports[i], s))

@@ -65,14 +65,11 @@ func (c *Comparison) headline() (string, bool) {
 	fs := c.Figures
 	best, worst, low, high := extremes(fs)
 	if rpsRanked(fs, best, worst) {
-		return fmt.Sprintf("%s served %.1f× %s's requests (%.0f vs %.0f req/s%s) at p99 %s vs %s: %s",
-			names(alikeWith(fs, best)), best.RPS/worst.RPS, worst.Model, best.RPS, worst.RPS, pairedText(best, worst, windowRPS),
+		return fmt.Sprintf("%s at p99 %s vs %s: %s", moreRPSText(fs, best, worst),
 			usText(best.P99US), usText(worst.P99US), reason(worst, best, alikeWith(fs, best))), true
 	}
 	if p99Ranked(fs, high, low) {
-		return fmt.Sprintf("same throughput, but %s's p99 is %.1f× %s's (%s vs %s%s): %s",
-			high.Model, high.P99US/low.P99US, names(alikeWith(fs, low)), usText(high.P99US), usText(low.P99US), pairedText(high, low, windowP99),
-			reason(high, low, alikeWith(fs, low))), true
+		return slowerP99Text(fs, high, low) + ": " + reason(high, low, alikeWith(fs, low)), true
 	}
 	busiest := slices.MaxFunc(fs, func(a, b Figures) int { return cmp.Compare(a.BusyMax, b.BusyMax) })
 	if idlest := slices.MinFunc(fs, func(a, b Figures) int { return cmp.Compare(a.BusyMax, b.BusyMax) }); idlest.BusyMax >= 90 {
@@ -85,6 +82,20 @@ func (c *Comparison) headline() (string, bool) {
 	}
 	return fmt.Sprintf("the models perform about the same (about %.0f req/s, p99 %s to %s, within the runs' noise): no loop is busy enough for the model to matter (busiest: %s's %s, %.0f%% of the run)",
 		best.RPS, usText(low.P99US), usText(high.P99US), busiest.Model, busiest.BusiestLoop, busiest.BusyMax), false
+}
+
+// moreRPSText says best (and those alike with it) served more than
+// worst, for a verdict that ranks them on it (rpsRanked).
+func moreRPSText(fs []Figures, best, worst Figures) string {
+	return fmt.Sprintf("%s served %.1f× %s's requests (%.0f vs %.0f req/s%s)", names(alikeWith(fs, best)),
+		best.RPS/worst.RPS, worst.Model, best.RPS, worst.RPS, pairedText(best, worst, windowRPS))
+}
+
+// slowerP99Text says high's p99 is worse than low's (and those alike
+// with it), for a verdict that ranks them on it (p99Ranked).
+func slowerP99Text(fs []Figures, high, low Figures) string {
+	return fmt.Sprintf("same throughput, but %s's p99 is %.1f× %s's (%s vs %s%s)", high.Model,
+		high.P99US/low.P99US, names(alikeWith(fs, low)), usText(high.P99US), usText(low.P99US), pairedText(high, low, windowP99))
 }
 
 // machineBound is the verdict of runs the machine's other work starved:
@@ -244,11 +255,9 @@ func variantVerdict(fs []Figures, axis string, causes bool) string {
 	var head string
 	switch {
 	case rpsRanked(fs, best, worst):
-		head = fmt.Sprintf("%s served %.1f× %s's requests (%.0f vs %.0f req/s%s)", names(alikeWith(fs, best)),
-			best.RPS/worst.RPS, worst.Model, best.RPS, worst.RPS, pairedText(best, worst, windowRPS))
+		head = moreRPSText(fs, best, worst)
 	case p99Ranked(fs, high, low):
-		head = fmt.Sprintf("same throughput, but %s's p99 is %.1f× %s's (%s vs %s%s)", high.Model,
-			high.P99US/low.P99US, names(alikeWith(fs, low)), usText(high.P99US), usText(low.P99US), pairedText(high, low, windowP99))
+		head = slowerP99Text(fs, high, low)
 	case worstApart(fs):
 		head = fmt.Sprintf("the clients' req/s and run p99 were about the same under every %s (about %.0f req/s, p99 %s to %s), but not their worst %s: %s",
 			axis, best.RPS, usText(low.P99US), usText(high.P99US), sim.WindowEvery, worstWindows(fs))
@@ -296,10 +305,10 @@ func fewestSyscalls(ts []LoopTotals) string {
 	best := ts[0]
 	var each []string
 	for _, t := range ts {
-		if SyscallsPerRequest(t) < SyscallsPerRequest(best) {
+		if t.SyscallsPerRequest() < best.SyscallsPerRequest() {
 			best = t
 		}
-		each = append(each, fmt.Sprintf("%s %.2f", t.Name, SyscallsPerRequest(t)))
+		each = append(each, fmt.Sprintf("%s %.2f", t.Name, t.SyscallsPerRequest()))
 	}
 	return fmt.Sprintf("%s made the fewest system calls a request (%s)", best.Name, strings.Join(each, ", "))
 }
