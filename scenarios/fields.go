@@ -154,9 +154,9 @@ func (d *decoder) read(f *spec, n *yaml.Node, name string) (value, bool) {
 	case kEnum:
 		v.s, ok = d.enum(n, name, f.enum)
 	case kDuration:
-		v.d, ok = d.duration(n, name, time.Duration(f.lo), time.Duration(f.hi))
+		v.d, ok = measure(d, f, n, name, "a duration such as 2s or 500ms", parseDuration)
 	case kSize:
-		v.i, ok = d.size(n, name, int(f.lo), int(f.hi))
+		v.i, ok = measure(d, f, n, name, "a size such as 64B or 4KiB", parseSize)
 	case kRate:
 		v.rate, ok = d.rate(n, name)
 	case kFraction:
@@ -289,35 +289,20 @@ func (d *decoder) boolean(n *yaml.Node, name string) (bool, bool) {
 	return strings.EqualFold(n.Value, "true"), true
 }
 
-func (d *decoder) duration(n *yaml.Node, name string, lo, hi time.Duration) (time.Duration, bool) {
-	s, ok := d.scalar(n, name, "a duration such as 2s or 500ms")
+// measure reads a quantity written with a unit, a duration or a size:
+// parse turns the text into a value, which must lie in f's range.
+func measure[T ~int | ~int64](d *decoder, f *spec, n *yaml.Node, name, want string, parse func(string) (T, error)) (T, bool) {
+	s, ok := d.scalar(n, name, want)
 	if !ok {
 		return 0, false
 	}
-	v, err := parseDuration(s)
+	v, err := parse(s)
 	if err != nil {
 		d.errorf(n, "%s must be %v, got %s", name, err, describe(n))
 		return 0, false
 	}
-	if v < lo || v > hi {
-		d.errorf(n, "%s must be %s..%s, got %s", name, durationString(lo), durationString(hi), clip(s))
-		return 0, false
-	}
-	return v, true
-}
-
-func (d *decoder) size(n *yaml.Node, name string, lo, hi int) (int, bool) {
-	s, ok := d.scalar(n, name, "a size such as 64B or 4KiB")
-	if !ok {
-		return 0, false
-	}
-	v, err := parseSize(s)
-	if err != nil {
-		d.errorf(n, "%s must be %v, got %s", name, err, describe(n))
-		return 0, false
-	}
-	if v < lo || v > hi {
-		d.errorf(n, "%s must be %s..%s, got %s", name, formatSize(lo), formatSize(hi), clip(s))
+	if int64(v) < f.lo || int64(v) > f.hi {
+		d.errorf(n, "%s must be %s, got %s", name, f.rangeText(), clip(s))
 		return 0, false
 	}
 	return v, true
