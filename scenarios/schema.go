@@ -374,7 +374,10 @@ func pDuration(def string) field[*params] {
 }
 
 var verbs = []verb{
-	{key: "inject", want: "a fault"}, // its parameters are its fault's: faultVerbs
+	{key: "inject", want: "a fault", // its parameters are its fault's: faultVerbs
+		build: func(_ *decoder, step Step, _ string, p *params) Action {
+			return Inject{Step: step, Fault: p.fault, Loop: p.loop, Duration: p.dur, Count: p.count}
+		}},
 	{key: "submit", want: "tasks or tail-tasks", init: params{count: 1, from: FromExternal},
 		params: []field[*params]{pLoop, pCount(maxCount), pCost, pFrom},
 		build: func(_ *decoder, step Step, value string, p *params) Action {
