@@ -447,8 +447,8 @@ func timelineKeyList() []string {
 		}
 	}
 	for _, v := range verbs {
-		for _, f := range faults {
-			if v.key == "inject" {
+		if v.key == "inject" {
+			for _, f := range faults {
 				add(keysOf(faultVerbs[Fault(f)].params))
 			}
 		}
