@@ -78,6 +78,10 @@ func dur[T any](key string, lo, hi time.Duration, def, doc string, set func(d *d
 	return field[T]{spec{key: key, kind: kDuration, lo: int64(lo), hi: int64(hi), def: def, doc: doc}, set}
 }
 
+func sized[T any](key string, lo, hi int, def, doc string, set func(d *decoder, t T, v value)) field[T] {
+	return field[T]{spec{key: key, kind: kSize, lo: int64(lo), hi: int64(hi), def: def, doc: doc}, set}
+}
+
 func oneof[T any](key string, options []string, def, doc string, set func(d *decoder, t T, v value)) field[T] {
 	return field[T]{spec{key: key, kind: kEnum, enum: options, def: def, doc: doc}, set}
 }
