@@ -150,7 +150,7 @@ func (d *decoder) read(f *spec, n *yaml.Node, name string) (value, bool) {
 	v, ok := value{n: n}, false
 	switch f.kind {
 	case kInt:
-		v.i, ok = d.integer(n, name, int(f.lo), int(f.hi))
+		v.i, ok = d.integer(f, n, name)
 	case kBool:
 		v.b, ok = d.boolean(n, name)
 	case kStr:
@@ -268,9 +268,10 @@ func (d *decoder) str(n *yaml.Node, name string, limit int) (string, bool) {
 // reads as a float; it deserves a range message, not a type one.
 var bigInt = regexp.MustCompile(`^[-+]?[0-9][0-9_]*$`)
 
-func (d *decoder) integer(n *yaml.Node, name string, lo, hi int) (int, bool) {
+// integer reads a whole number in f's range.
+func (d *decoder) integer(f *spec, n *yaml.Node, name string) (int, bool) {
 	if n.Kind == yaml.ScalarNode && n.ShortTag() == "!!float" && bigInt.MatchString(n.Value) {
-		d.errorf(n, "%s must be %d..%d, got %s", name, lo, hi, clip(n.Value))
+		d.errorf(n, "%s must be %s, got %s", name, f.rangeText(), clip(n.Value))
 		return 0, false
 	}
 	if n.Kind != yaml.ScalarNode || n.ShortTag() != "!!int" {
@@ -278,8 +279,8 @@ func (d *decoder) integer(n *yaml.Node, name string, lo, hi int) (int, bool) {
 		return 0, false
 	}
 	v, err := strconv.ParseInt(strings.ReplaceAll(n.Value, "_", ""), 0, 64)
-	if err != nil || v < int64(lo) || v > int64(hi) {
-		d.errorf(n, "%s must be %d..%d, got %s", name, lo, hi, clip(n.Value))
+	if err != nil || v < f.lo || v > f.hi {
+		d.errorf(n, "%s must be %s, got %s", name, f.rangeText(), clip(n.Value))
 		return 0, false
 	}
 	return int(v), true
