@@ -377,7 +377,7 @@ func (d *decoder) action(item *yaml.Node, m *mapping, s *Scenario) Action {
 			return nil
 		}
 		fv := faultVerbs[Fault(value)]
-		fv.key, fv.init.fault = "inject", Fault(value)
+		fv.key, fv.init.fault, fv.build = v.key, Fault(value), v.build
 		takes, v = keysOf(fv.params), &fv
 	case "submit":
 		if value != "tasks" && value != "tail-tasks" {
@@ -427,9 +427,6 @@ func (d *decoder) action(item *yaml.Node, m *mapping, s *Scenario) Action {
 	walk(d, m, what, "", v.params, &p)
 	if v.key == "set" && s.Netty == Netty42 {
 		d.warnf(m.node, "set io_ratio has no effect under netty 4.2 (setIoRatio is a no-op there)")
-	}
-	if v.key == "inject" {
-		return Inject{Step: step, Fault: p.fault, Loop: p.loop, Duration: p.dur, Count: p.count}
 	}
 	return v.build(d, step, value, &p)
 }

@@ -133,8 +133,12 @@ func TestDocsListFields(t *testing.T) {
 		}
 	}
 	faultRows := docRows(t, doc, "## Faults")
-	for f, v := range faultVerbs {
-		cells, ok := faultRows[string(f)]
+	for _, f := range faults {
+		v, ok := faultVerbs[Fault(f)]
+		if !ok {
+			t.Errorf("fault %s has no parameters' table in faultVerbs", f)
+		}
+		cells, ok := faultRows[f]
 		if !ok {
 			t.Errorf("docs/scenarios.md, Faults: no row for %s", f)
 			continue

@@ -78,6 +78,10 @@ func dur[T any](key string, lo, hi time.Duration, def, doc string, set func(d *d
 	return field[T]{spec{key: key, kind: kDuration, lo: int64(lo), hi: int64(hi), def: def, doc: doc}, set}
 }
 
+func sized[T any](key string, lo, hi int, def, doc string, set func(d *decoder, t T, v value)) field[T] {
+	return field[T]{spec{key: key, kind: kSize, lo: int64(lo), hi: int64(hi), def: def, doc: doc}, set}
+}
+
 func oneof[T any](key string, options []string, def, doc string, set func(d *decoder, t T, v value)) field[T] {
 	return field[T]{spec{key: key, kind: kEnum, enum: options, def: def, doc: doc}, set}
 }
@@ -146,7 +150,7 @@ func (d *decoder) read(f *spec, n *yaml.Node, name string) (value, bool) {
 	v, ok := value{n: n}, false
 	switch f.kind {
 	case kInt:
-		v.i, ok = d.integer(n, name, int(f.lo), int(f.hi))
+		v.i, ok = d.integer(f, n, name)
 	case kBool:
 		v.b, ok = d.boolean(n, name)
 	case kStr:
@@ -154,9 +158,9 @@ func (d *decoder) read(f *spec, n *yaml.Node, name string) (value, bool) {
 	case kEnum:
 		v.s, ok = d.enum(n, name, f.enum)
 	case kDuration:
-		v.d, ok = d.duration(n, name, time.Duration(f.lo), time.Duration(f.hi))
+		v.d, ok = measure(d, f, n, name, "a duration such as 2s or 500ms", parseDuration)
 	case kSize:
-		v.i, ok = d.size(n, name, int(f.lo), int(f.hi))
+		v.i, ok = measure(d, f, n, name, "a size such as 64B or 4KiB", parseSize)
 	case kRate:
 		v.rate, ok = d.rate(n, name)
 	case kFraction:
@@ -264,9 +268,10 @@ func (d *decoder) str(n *yaml.Node, name string, limit int) (string, bool) {
 // reads as a float; it deserves a range message, not a type one.
 var bigInt = regexp.MustCompile(`^[-+]?[0-9][0-9_]*$`)
 
-func (d *decoder) integer(n *yaml.Node, name string, lo, hi int) (int, bool) {
+// integer reads a whole number in f's range.
+func (d *decoder) integer(f *spec, n *yaml.Node, name string) (int, bool) {
 	if n.Kind == yaml.ScalarNode && n.ShortTag() == "!!float" && bigInt.MatchString(n.Value) {
-		d.errorf(n, "%s must be %d..%d, got %s", name, lo, hi, clip(n.Value))
+		d.errorf(n, "%s must be %s, got %s", name, f.rangeText(), clip(n.Value))
 		return 0, false
 	}
 	if n.Kind != yaml.ScalarNode || n.ShortTag() != "!!int" {
@@ -274,8 +279,8 @@ func (d *decoder) integer(n *yaml.Node, name string, lo, hi int) (int, bool) {
 		return 0, false
 	}
 	v, err := strconv.ParseInt(strings.ReplaceAll(n.Value, "_", ""), 0, 64)
-	if err != nil || v < int64(lo) || v > int64(hi) {
-		d.errorf(n, "%s must be %d..%d, got %s", name, lo, hi, clip(n.Value))
+	if err != nil || v < f.lo || v > f.hi {
+		d.errorf(n, "%s must be %s, got %s", name, f.rangeText(), clip(n.Value))
 		return 0, false
 	}
 	return int(v), true
@@ -289,35 +294,20 @@ func (d *decoder) boolean(n *yaml.Node, name string) (bool, bool) {
 	return strings.EqualFold(n.Value, "true"), true
 }
 
-func (d *decoder) duration(n *yaml.Node, name string, lo, hi time.Duration) (time.Duration, bool) {
-	s, ok := d.scalar(n, name, "a duration such as 2s or 500ms")
+// measure reads a quantity written with a unit, a duration or a size:
+// parse turns the text into a value, which must lie in f's range.
+func measure[T ~int | ~int64](d *decoder, f *spec, n *yaml.Node, name, want string, parse func(string) (T, error)) (T, bool) {
+	s, ok := d.scalar(n, name, want)
 	if !ok {
 		return 0, false
 	}
-	v, err := parseDuration(s)
+	v, err := parse(s)
 	if err != nil {
 		d.errorf(n, "%s must be %v, got %s", name, err, describe(n))
 		return 0, false
 	}
-	if v < lo || v > hi {
-		d.errorf(n, "%s must be %s..%s, got %s", name, durationString(lo), durationString(hi), clip(s))
-		return 0, false
-	}
-	return v, true
-}
-
-func (d *decoder) size(n *yaml.Node, name string, lo, hi int) (int, bool) {
-	s, ok := d.scalar(n, name, "a size such as 64B or 4KiB")
-	if !ok {
-		return 0, false
-	}
-	v, err := parseSize(s)
-	if err != nil {
-		d.errorf(n, "%s must be %v, got %s", name, err, describe(n))
-		return 0, false
-	}
-	if v < lo || v > hi {
-		d.errorf(n, "%s must be %s..%s, got %s", name, formatSize(lo), formatSize(hi), clip(s))
+	if int64(v) < f.lo || int64(v) > f.hi {
+		d.errorf(n, "%s must be %s, got %s", name, f.rangeText(), clip(s))
 		return 0, false
 	}
 	return v, true

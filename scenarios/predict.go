@@ -253,8 +253,8 @@ var predictFields = []field[*predictItem]{
 		}},
 }
 
-// predicts decodes the predict: items. An item with a problem is left out;
-// the problem fails the parse.
+// predicts decodes the predict: items. Every item is kept: a problem in
+// one fails the parse.
 func (d *decoder) predicts(n *yaml.Node, durationNode *yaml.Node, s *Scenario) {
 	_, durationSet := d.origin[durationNode]
 	check := d.operandCheck(s)
@@ -268,15 +268,15 @@ func (d *decoder) predicts(n *yaml.Node, durationNode *yaml.Node, s *Scenario) {
 
 // predictAnswer parses an answer: a comparison when it holds one, else a
 // path or aggregate, checked against the topology and the choices.
-func (d *decoder) predictAnswer(a *yaml.Node, text string, p *Predict, check func(o *operand) *ExpectError) bool {
-	fail := func(err *ExpectError) bool {
+func (d *decoder) predictAnswer(a *yaml.Node, text string, p *Predict, check func(o *operand) *ExpectError) {
+	fail := func(err *ExpectError) {
 		f, pos := d.exprPos(a, err.Offset)
 		d.ps.add(f, pos, "%s", err.Msg)
-		return false
 	}
 	toks, err := lex(text)
 	if err != nil {
-		return fail(asExpectError(err))
+		fail(asExpectError(err))
+		return
 	}
 	isClause := false
 	for _, t := range toks {
@@ -287,11 +287,12 @@ func (d *decoder) predictAnswer(a *yaml.Node, text string, p *Predict, check fun
 		if err != nil {
 			ee := asExpectError(err)
 			ee.Msg = oneLine(ee.Msg)
-			return fail(ee)
+			fail(ee)
+			return
 		}
 		if len(p.Choices) != 2 {
 			d.errorf(a, "a comparison as the answer picks one of two choices: the first when it holds, the second when not; give choices: with two")
-			return false
+			return
 		}
 		p.clause = e
 	} else {
@@ -300,17 +301,19 @@ func (d *decoder) predictAnswer(a *yaml.Node, text string, p *Predict, check fun
 			if err.Msg == "" || strings.HasPrefix(err.Msg, "a placeholder") {
 				err.Msg = "an answer is one path or aggregate of the run's figures, as in worker-0.registered or sum(boss-*.accepted), or a comparison with two choices"
 			}
-			return fail(err)
+			fail(err)
+			return
 		}
 		if part.val == nil {
-			return fail(&ExpectError{Msg: "an answer reads the run's figures; " + text + " is a --set key, the same whatever happens"})
+			fail(&ExpectError{Msg: "an answer reads the run's figures; " + text + " is a --set key, the same whatever happens"})
+			return
 		}
 		p.val = part.val
 		if len(p.Choices) > 0 {
 			for _, v := range part.val.vals {
 				if p.ChoiceOf(v) == 0 {
 					d.errorf(a, "%s may be %s, which is none of the choices", text, v)
-					return false
+					return
 				}
 			}
 		}
@@ -324,8 +327,7 @@ func (d *decoder) predictAnswer(a *yaml.Node, text string, p *Predict, check fun
 				continue
 			}
 			d.ps.add(f, pos, "%s", err.Msg)
-			return false
+			return
 		}
 	}
-	return true
 }

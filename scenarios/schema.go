@@ -203,8 +203,9 @@ var loopFields = []field[*Scenario]{
 			}
 			s.Loop.TaskQueue = v.i
 		}).is(func(s *Scenario) value { return value{i: s.Loop.TaskQueue} }),
-	field[*Scenario]{spec{key: "read_buffer", kind: kSize, lo: minReadBuffer, hi: maxReadBuffer, def: "64KiB", doc: "bytes read per read call",
-		get: func(s *Scenario) value { return value{i: s.Loop.ReadBuffer} }}, func(_ *decoder, s *Scenario, v value) { s.Loop.ReadBuffer = v.i }},
+	sized("read_buffer", minReadBuffer, maxReadBuffer, "64KiB", "bytes read per read call",
+		func(_ *decoder, s *Scenario, v value) { s.Loop.ReadBuffer = v.i }).
+		is(func(s *Scenario) value { return value{i: s.Loop.ReadBuffer} }),
 	dur("slow_motion", 0, maxSlowMotion, "0", "a delay at every phase boundary",
 		func(_ *decoder, s *Scenario, v value) { s.Loop.SlowMotion = v.d }).
 		is(func(s *Scenario) value { return value{d: s.Loop.SlowMotion} }),
@@ -260,13 +261,12 @@ var clientFields = []field[*Client]{
 		}),
 	num("connections", 1, maxConnections, "1", "connections; at most 10000 over all entries",
 		func(_ *decoder, c *Client, v value) { c.Connections = v.i }),
-	field[*Client]{spec{key: "payload", kind: kSize, lo: 1, hi: maxPayload, def: "64B", doc: "the request size of echo clients"},
-		func(d *decoder, c *Client, v value) {
-			c.Payload = v.i
-			if c.Protocol != ProtocolEcho {
-				d.warnf(v.n, "payload applies to echo clients only; %s clients send fixed requests", c.Protocol)
-			}
-		}},
+	sized("payload", 1, maxPayload, "64B", "the request size of echo clients", func(d *decoder, c *Client, v value) {
+		c.Payload = v.i
+		if c.Protocol != ProtocolEcho {
+			d.warnf(v.n, "payload applies to echo clients only; %s clients send fixed requests", c.Protocol)
+		}
+	}),
 	of("rate", kRate, 0, "max", "requests per second per connection", func(_ *decoder, c *Client, v value) { c.Rate = v.rate }),
 	oneof("load", loads, "closed", "closed waits for answers; open sends on the rate's schedule",
 		func(d *decoder, c *Client, v value) {
@@ -374,7 +374,10 @@ func pDuration(def string) field[*params] {
 }
 
 var verbs = []verb{
-	{key: "inject", want: "a fault"}, // its parameters are its fault's: faultVerbs
+	{key: "inject", want: "a fault", // its parameters are its fault's: faultVerbs
+		build: func(_ *decoder, step Step, _ string, p *params) Action {
+			return Inject{Step: step, Fault: p.fault, Loop: p.loop, Duration: p.dur, Count: p.count}
+		}},
 	{key: "submit", want: "tasks or tail-tasks", init: params{count: 1, from: FromExternal},
 		params: []field[*params]{pLoop, pCount(maxCount), pCost, pFrom},
 		build: func(_ *decoder, step Step, value string, p *params) Action {
@@ -444,8 +447,8 @@ func timelineKeyList() []string {
 		}
 	}
 	for _, v := range verbs {
-		for _, f := range faults {
-			if v.key == "inject" {
+		if v.key == "inject" {
+			for _, f := range faults {
 				add(keysOf(faultVerbs[Fault(f)].params))
 			}
 		}
