@@ -230,11 +230,15 @@ func (v *replayView) setBars() {
 		widgets.S("  "+model.Clock(v.rep.Time())+"/"+model.Clock(v.rep.EndTime()), th.Base),
 		widgets.S("  "+state+" "+speedText(replaySpeeds[v.speed]), th.Accent),
 	}
-	breaks := "  breaks: " + breaksText(v.breaks)
+	on := breakWords(v.breaks)
+	breaks := "  breaks: none"
+	if len(on) > 0 {
+		breaks = "  breaks: " + strings.Join(on, ",")
+	}
 	if _, _, w, _ := v.bar.GetRect(); w > 0 && widgets.SegsWidth(bl)+widgets.Width(breaks) > w {
 		// An 80-column bar has no room for the list: its count, and b
 		// shows them.
-		breaks = "  breaks: " + strconv.Itoa(breakCount(v.breaks)) + " (b)"
+		breaks = "  breaks: " + strconv.Itoa(len(on)) + " (b)"
 	}
 	bl = append(bl, widgets.S(breaks, th.Dim))
 	v.bar.Set(bl, nil)
@@ -244,32 +248,18 @@ func speedText(s float64) string {
 	return strconv.FormatFloat(s, 'f', -1, 64) + "×"
 }
 
-// breakCount is how many breakpoints are on.
-func breakCount(b model.Breaks) int {
-	n := 0
-	for _, s := range counters.BreakTable() {
-		if b.Get(s.Break) > 0 {
-			n++
-		}
-	}
-	return n
-}
-
-// breaksText lists the breakpoints on, in the table's words.
-func breaksText(b model.Breaks) string {
-	var parts []string
+// breakWords lists the breakpoints on, in the table's words.
+func breakWords(b model.Breaks) []string {
+	var on []string
 	for _, s := range counters.BreakTable() {
 		switch v := b.Get(s.Break); {
 		case s.Numeric && v > 0:
-			parts = append(parts, s.Word+strconv.Itoa(v))
+			on = append(on, s.Word+strconv.Itoa(v))
 		case !s.Numeric && v > 0:
-			parts = append(parts, s.Word)
+			on = append(on, s.Word)
 		}
 	}
-	if len(parts) == 0 {
-		return "none"
-	}
-	return strings.Join(parts, ",")
+	return on
 }
 
 func (v *replayView) draw(scr tcell.Screen, x, y, w, h int) {
