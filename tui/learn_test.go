@@ -1,7 +1,6 @@
 package tui
 
 import (
-	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -52,7 +51,7 @@ func TestLearnAsksThenShows(t *testing.T) {
 	if learn.Path[start].Name != "chooser" {
 		t.Fatalf("lesson %d is %s", start, learn.Path[start].Name)
 	}
-	progress := &learn.Progress{Lessons: map[string]learn.Outcome{}}
+	progress := learn.NewProgress()
 	saved := 0
 	cfg := LearnConfig{Start: start, Progress: progress, Save: func() error { saved++; return nil }, Open: openBuiltinRecording}
 	hs := newHarness(t, 120, 40, func(o Options) error { return RunLearn(cfg, o) })
@@ -86,8 +85,7 @@ func TestLearnAsksThenShows(t *testing.T) {
 // 1s, with the flood's writes still to come; its second question, about
 // the flood at 2s, stops before 2s, though the first was read at 1.5s.
 func TestLearnHoldsBeforeTheAction(t *testing.T) {
-	start := slices.IndexFunc(learn.Path, func(l learn.Lesson) bool { return l.Name == "wakeups" })
-	cfg := LearnConfig{Start: start, Progress: &learn.Progress{Lessons: map[string]learn.Outcome{}}, Open: openBuiltinRecording}
+	cfg := LearnConfig{Start: learn.Index("wakeups"), Progress: learn.NewProgress(), Open: openBuiltinRecording}
 	hs := newHarness(t, 120, 40, func(o Options) error { return RunLearn(cfg, o) })
 	f := waitFrame(t, hs, "How many eventfd writes will worker-0")
 	// The replay's clock reads its last event: the loops sleep from the

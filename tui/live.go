@@ -131,14 +131,6 @@ func flooding(n uint64, d time.Duration) bool {
 	return n < 1<<62 && float64(n) >= floodRate*max(d.Seconds(), 1e-3)
 }
 
-func (v *liveView) loops() []Loop {
-	run, _, _, _ := v.r.current()
-	if run == nil {
-		return nil
-	}
-	return run.Loops()
-}
-
 // refresh takes a frame and hands it to the widgets. Nothing here acts on
 // the run: settings go to a run when it starts, and the run holds its own
 // clock while its loops are paused.
@@ -432,23 +424,12 @@ func (v *liveView) mouse(action tview.MouseAction, ev *tcell.EventMouse, setFocu
 	return v.body.mouse(action, ev, setFocus)
 }
 
-// focused is the focused loop and its index; nil when none is.
-func (v *liveView) focused() (Loop, int) {
-	loops := v.loops()
-	if v.focus >= 0 && v.focus < len(loops) {
-		return loops[v.focus], v.focus
-	}
-	return nil, -1
-}
-
 func (v *liveView) act(a action) {
 	switch a {
 	case actPauseAll:
 		v.r.pauseAll()
 	case actStep, actStepIter:
-		if l, i := v.focused(); l != nil {
-			v.r.stepOrPause(i, a == actStepIter)
-		}
+		v.r.stepOrPause(v.focus, a == actStepIter) // no loop focused: nothing
 	case actStepAll:
 		v.r.stepAll()
 	case actBreaks:

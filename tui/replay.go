@@ -236,43 +236,33 @@ func (v *replayView) setBars() {
 		widgets.S("  "+model.Clock(v.rep.Time())+"/"+model.Clock(v.rep.EndTime()), th.Base),
 		widgets.S("  "+state+" "+speedText(replaySpeeds[v.speed]), th.Accent),
 	}
-	full := append(slices.Clone(bl), widgets.S("  breaks: "+breaksText(v.breaks), th.Dim))
-	v.bar.Set(full, nil)
+	on := breakWords(v.breaks)
+	breaks := "  breaks: none"
+	if len(on) > 0 {
+		breaks = "  breaks: " + strings.Join(on, ",")
+	}
+	v.bar.Set(append(slices.Clone(bl), widgets.S(breaks, th.Dim)), nil)
 	// An 80-column bar has no room for the list: its count, and b shows
 	// them.
-	v.bar.SetShorter(append(bl, widgets.S("  breaks: "+strconv.Itoa(breakCount(v.breaks))+" (b)", th.Dim)))
+	v.bar.SetShorter(append(bl, widgets.S("  breaks: "+strconv.Itoa(len(on))+" (b)", th.Dim)))
 }
 
 func speedText(s float64) string {
 	return strconv.FormatFloat(s, 'f', -1, 64) + "×"
 }
 
-// breakCount is how many breakpoints are on.
-func breakCount(b model.Breaks) int {
-	n := 0
-	for _, s := range counters.BreakTable() {
-		if b.Get(s.Break) > 0 {
-			n++
-		}
-	}
-	return n
-}
-
-// breaksText lists the breakpoints on, in the table's words.
-func breaksText(b model.Breaks) string {
-	var parts []string
+// breakWords lists the breakpoints on, in the table's words.
+func breakWords(b model.Breaks) []string {
+	var on []string
 	for _, s := range counters.BreakTable() {
 		switch v := b.Get(s.Break); {
 		case s.Numeric && v > 0:
-			parts = append(parts, s.Word+strconv.Itoa(v))
+			on = append(on, s.Word+strconv.Itoa(v))
 		case !s.Numeric && v > 0:
-			parts = append(parts, s.Word)
+			on = append(on, s.Word)
 		}
 	}
-	if len(parts) == 0 {
-		return "none"
-	}
-	return strings.Join(parts, ",")
+	return on
 }
 
 func (v *replayView) draw(scr tcell.Screen, x, y, w, h int) {

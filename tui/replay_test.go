@@ -94,6 +94,28 @@ func TestReplayScreen(t *testing.T) {
 	}
 }
 
+// The status bar lists the breakpoints on where it has room; at 80
+// columns, where the list would be cut mid-word, it counts them.
+func TestReplayBarCountsTheBreakpointsWhenNarrow(t *testing.T) {
+	checkGoroutines(t)
+	path := writeTrace(t, replayScript())
+	for _, c := range []struct {
+		w, h int
+		want string
+	}{
+		{w: 100, h: 34, want: "breaks: rebuild,premature,deadline,panic"},
+		{w: 80, h: 24, want: "breaks: 4 (b)"},
+	} {
+		hs := startReplay(t, path, c.w, c.h)
+		if got := hs.frame(); !strings.Contains(got, c.want) {
+			t.Errorf("at %d columns the bar lacks %q:\n%s", c.w, c.want, got)
+		}
+		if err := hs.quit(); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
 func TestReplayStepsBackwardsToTheSameScreen(t *testing.T) {
 	checkGoroutines(t)
 	hs := startReplay(t, writeTrace(t, replayScript()), 100, 34)

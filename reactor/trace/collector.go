@@ -216,29 +216,28 @@ func (c *Collector) Deliver(rec any) { c.flush(rec, false) }
 // later Flush: the trace never shows an effect before its cause.
 func (c *Collector) Flush() { c.flush(nil, false) }
 
-// Settle is Flush, repeated until no off-loop producer's open claim holds
-// back an event recorded before the call. A claim covers a non-blocking
-// offer and at most one eventfd write, so this is brief; it gives up after
-// a second. For a caller that must see everything recorded so far, as a
-// test reading what the loops did; the collector's own drains never wait.
+// Settle is Flush, repeated until every off-loop claim made before the
+// call (Reserve) is published and delivered, with what it held back: the
+// caller then sees every event recorded before it, as a test reading what
+// the loops did must. Claims made after the call are not waited for. A
+// claim covers a non-blocking offer and at most one eventfd write, so
+// this is brief; it gives up after a second. The collector's own drains
+// never wait.
 func (c *Collector) Settle() {
+	from := c.clock.Now()
 	deadline := time.Now().Add(time.Second)
-	for {
-		c.Flush()
-		c.drainMu.Lock()
-		held := len(c.held)
-		c.drainMu.Unlock()
-		if held == 0 || time.Now().After(deadline) {
-			return
-		}
+	// A claim stamped at from may predate the call: a held clock stands.
+	for c.flush(nil, false) <= from && time.Now().Before(deadline) {
 		time.Sleep(20 * time.Microsecond)
 	}
 }
 
 // flush is Flush, then rec (if any) to the record sinks; the last one, when
 // the collector stops, delivers everything it drained, whatever a producer
-// still holds.
-func (c *Collector) flush(rec any, last bool) {
+// still holds. It returns the off-loop ring's watermark after the drain
+// (MPRing.DrainWatermark): the earliest time an event still held or to
+// come from an open claim may carry.
+func (c *Collector) flush(rec any, last bool) (wm int64) {
 	c.mu.Lock()
 	rings := c.rings
 	sinks := c.sinks
@@ -254,7 +253,7 @@ func (c *Collector) flush(rec any, last bool) {
 	for _, r := range rings {
 		b = r.Drain(b)
 	}
-	b, wm := c.ext.DrainWatermark(b)
+	b, wm = c.ext.DrainWatermark(b)
 	defer func() {
 		if rec == nil {
 			return
@@ -267,7 +266,7 @@ func (c *Collector) flush(rec any, last bool) {
 	}()
 	if len(b) == 0 {
 		c.batch = b
-		return
+		return wm
 	}
 	// A drain is most often one busy loop's events, already in time
 	// order: checking costs a comparison an event, a stable sort many.
@@ -282,7 +281,7 @@ func (c *Collector) flush(rec any, last bool) {
 		b = b[:i]
 		if len(b) == 0 {
 			c.batch = b
-			return
+			return wm
 		}
 	}
 	for i := range b {
@@ -294,6 +293,7 @@ func (c *Collector) flush(rec any, last bool) {
 		s.Consume(b)
 	}
 	c.batch = b
+	return wm
 }
 
 // byTime orders events by their time.

@@ -266,3 +266,56 @@ func TestCollectorSettleWaitsForAnOpenReservation(t *testing.T) {
 		t.Fatalf("after Settle: %+v", got)
 	}
 }
+
+// Settle waits for a claim made before it even when the claim holds
+// nothing back: the claim's own event was recorded before the call.
+func TestCollectorSettleWaitsForAnOpenClaimsEvent(t *testing.T) {
+	c := NewCollector(Options{})
+	c.AddLoop("worker-0", "worker")
+	var mu sync.Mutex
+	var got []Event
+	c.AddSink(SinkFunc(func(b []Event) { mu.Lock(); got = append(got, b...); mu.Unlock() }))
+	p := c.Reserve()
+	go func() {
+		time.Sleep(5 * time.Millisecond)
+		c.Publish(p, Event{Kind: KindWakeup, Flag: true})
+	}()
+	c.Settle()
+	mu.Lock()
+	defer mu.Unlock()
+	if len(got) != 1 || got[0].Kind != KindWakeup {
+		t.Fatalf("after Settle: %+v, want the claim's wakeup", got)
+	}
+}
+
+// Settle does not wait for a claim made after the call: a producer that
+// keeps claiming does not keep it flushing until it gives up.
+func TestCollectorSettleLeavesLaterClaims(t *testing.T) {
+	c := NewCollector(Options{})
+	loop := c.AddLoop("worker-0", "worker")
+	var later Pending
+	c.AddSink(SinkFunc(func([]Event) {
+		if !later.Claimed() {
+			// A producer claims after the call, and the loop records an
+			// event the claim holds back.
+			later = c.Reserve()
+			loop.Put(Event{Kind: KindSelectEnd, Time: later.Time + 1})
+		}
+	}))
+	// Two claims before the call, published in turn: the first delivery
+	// comes while the second still holds the loop's event back.
+	p, q := c.Reserve(), c.Reserve()
+	loop.Put(Event{Kind: KindSelectBegin, Time: q.Time + 1})
+	go func() {
+		time.Sleep(5 * time.Millisecond)
+		c.Publish(p, Event{Kind: KindWakeup})
+		time.Sleep(5 * time.Millisecond)
+		c.Publish(q, Event{Kind: KindWakeup})
+	}()
+	start := time.Now()
+	c.Settle()
+	if d := time.Since(start); d >= 500*time.Millisecond {
+		t.Errorf("Settle took %v: it waited for a claim made after the call", d)
+	}
+	c.Publish(later, Event{Kind: KindWakeup})
+}

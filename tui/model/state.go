@@ -190,9 +190,7 @@ func (s *State) apply(e *trace.Event) (m move, moved bool) {
 	l := s.loop(e.Loop)
 	l.last = max(l.last, e.Time)
 	l.fold.Fold(e, l.info.Name)
-	if moves(e.Kind) {
-		m, moved = l.stand.fold(e, l.info.Name)
-	}
+	m, moved = l.stand.fold(e, l.info.Name)
 	l.keys.apply(e)
 	l.shutdown.apply(e)
 	switch e.Kind {
