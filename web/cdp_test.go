@@ -75,29 +75,47 @@ func startBrowser(t testing.TB, exe string) *browser {
 			t.Logf("page console:\n%s", b.consoleText())
 		}
 	})
-	var targets struct {
-		TargetInfos []struct {
-			TargetID string `json:"targetId"`
-			Type     string `json:"type"`
-		} `json:"targetInfos"`
-	}
-	b.call("", "Target.getTargets", nil, &targets)
-	for _, ti := range targets.TargetInfos {
-		if ti.Type == "page" {
-			var att struct {
-				SessionID string `json:"sessionId"`
-			}
-			b.call("", "Target.attachToTarget", map[string]any{"targetId": ti.TargetID, "flatten": true}, &att)
-			b.session = att.SessionID
-			break
-		}
-	}
+	b.session = b.attachPage(30 * time.Second)
 	if b.session == "" {
-		t.Fatalf("chromium shows no page; its stderr:\n%s", stderr.String())
+		t.Fatalf("chromium shows no page in 30s; its stderr:\n%s", stderr.String())
 	}
 	b.do("Runtime.enable", nil)
 	b.do("Page.enable", nil)
 	return b
+}
+
+// attachPage attaches to the browser's page and returns its session, or ""
+// if none appears in time. Chromium answers on its pipe before it has made
+// the about:blank page, so the first list of targets may hold none.
+func (b *browser) attachPage(timeout time.Duration) string {
+	deadline := time.Now().Add(timeout)
+	for {
+		var targets struct {
+			TargetInfos []struct {
+				TargetID string `json:"targetId"`
+				Type     string `json:"type"`
+			} `json:"targetInfos"`
+		}
+		if err := b.call("", "Target.getTargets", nil, &targets); err != nil {
+			b.t.Logf("chromium: %v", err)
+			return ""
+		}
+		for _, ti := range targets.TargetInfos {
+			if ti.Type == "page" {
+				var att struct {
+					SessionID string `json:"sessionId"`
+				}
+				if err := b.call("", "Target.attachToTarget", map[string]any{"targetId": ti.TargetID, "flatten": true}, &att); err != nil {
+					b.t.Logf("chromium: %v", err)
+				}
+				return att.SessionID
+			}
+		}
+		if time.Now().After(deadline) {
+			return ""
+		}
+		time.Sleep(50 * time.Millisecond) // polling the browser, not proving an absence
+	}
 }
 
 // read delivers replies to their callers and keeps the page's console.
