@@ -125,7 +125,7 @@ func New(sc *scenarios.Scenario, opts Options) (*Run, error) {
 		stop:     make(chan struct{}), done: make(chan struct{})}
 	r.coll = trace.NewCollector(opts.collectorOptions())
 	if err := r.build(); err != nil {
-		r.teardown()
+		r.Discard()
 		return nil, err
 	}
 	r.served = newServedBy(len(r.loops), r.runNow)
@@ -312,7 +312,7 @@ func (r *Run) Err() error {
 // until the scenario's duration has passed or Stop is called.
 func (r *Run) Start() error {
 	if err := r.attachSinks(); err != nil {
-		r.teardown()
+		r.Discard()
 		close(r.done)
 		return err
 	}
@@ -437,10 +437,7 @@ func (r *Run) finish(cause error) {
 }
 
 // Discard releases what New built, for a run that will not start.
-func (r *Run) Discard() { r.teardown() }
-
-// teardown releases what New built when the run never starts.
-func (r *Run) teardown() {
+func (r *Run) Discard() {
 	for _, g := range r.groups {
 		g.ShutdownGracefully(0, 0)
 		g.AwaitTermination(5 * time.Second)
