@@ -22,23 +22,26 @@ type NewRun func(traceTo io.Writer) (*sim.Run, error)
 // reload is the common case).
 type Host struct {
 	newRun NewRun
-	// StateEvery is how often a state goes out while a run runs; default
-	// 50 ms, about the live screen's frame rate.
-	StateEvery time.Duration
-	// StopTimeout bounds the wait for a run's graceful shutdown; default
-	// 30 s, as the terminal's.
-	StopTimeout time.Duration
-	// MaxQueued bounds what waits to be sent to a page that reads slower
-	// than the run makes events; past it the page is cut off, with a close
-	// that says why, rather than the host holding the run's events without
-	// bound. Default 64 MiB.
-	MaxQueued int
 
 	mu      sync.Mutex
 	current context.CancelCauseFunc // the connection being served
 	served  chan struct{}           // closed when it has been served
 	last    *sim.Summary            // of the last run that ended, for the command to print
 }
+
+const (
+	// stateEvery is how often a state goes out while a run runs: about
+	// the live screen's frame rate.
+	stateEvery = 50 * time.Millisecond
+	// stopTimeout bounds the wait for a run's graceful shutdown, as the
+	// terminal's.
+	stopTimeout = 30 * time.Second
+	// maxQueued bounds what waits to be sent to a page that reads slower
+	// than the run makes events; past it the page is cut off, with a close
+	// that says why, rather than the host holding the run's events without
+	// bound.
+	maxQueued = 64 << 20
+)
 
 // NewHost returns a host whose runs newRun builds.
 func NewHost(newRun NewRun) *Host { return &Host{newRun: newRun} }
@@ -55,7 +58,7 @@ func (h *Host) LastSummary() *sim.Summary {
 var ErrTakenOver error = &closeError{1000, "another page took over the live run"}
 
 // ErrFellBehind is why a page is cut off: it read slower than the run made
-// events, and MaxQueued bytes waited for it (close code 1008, policy).
+// events, and maxQueued bytes waited for it (close code 1008, policy).
 var ErrFellBehind error = &closeError{1008, "the page fell behind the run"}
 
 // closeError is why the host lets a page go, with the WebSocket close code
@@ -85,29 +88,8 @@ func (h *Host) Serve(ctx context.Context, c Conn) error {
 		prevCancel(ErrTakenOver)
 		<-prevServed
 	}
-	p := &page{h: h, c: c, out: newOutbox(h.maxQueued())}
+	p := &page{h: h, c: c, out: newOutbox(maxQueued)}
 	return p.serve(ctx)
-}
-
-func (h *Host) stateEvery() time.Duration {
-	if h.StateEvery <= 0 {
-		return 50 * time.Millisecond
-	}
-	return h.StateEvery
-}
-
-func (h *Host) stopTimeout() time.Duration {
-	if h.StopTimeout <= 0 {
-		return 30 * time.Second
-	}
-	return h.StopTimeout
-}
-
-func (h *Host) maxQueued() int {
-	if h.MaxQueued <= 0 {
-		return 64 << 20
-	}
-	return h.MaxQueued
 }
 
 // page is the host's side of one connection.
@@ -386,7 +368,7 @@ func (p *page) discard(r *sim.Run, started bool) {
 	r.Stop()
 	select {
 	case <-r.Done():
-	case <-time.After(p.h.stopTimeout()):
+	case <-time.After(stopTimeout):
 	}
 }
 
@@ -405,7 +387,7 @@ func (p *page) stopRun() {
 		defer func() {
 			select {
 			case <-told:
-			case <-time.After(p.h.stopTimeout()):
+			case <-time.After(stopTimeout):
 			}
 		}()
 	}
@@ -414,7 +396,7 @@ func (p *page) stopRun() {
 
 // tick sends the state while a run runs.
 func (p *page) tick(ctx context.Context) {
-	t := time.NewTicker(p.h.stateEvery())
+	t := time.NewTicker(stateEvery)
 	defer t.Stop()
 	for {
 		select {
