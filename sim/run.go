@@ -163,14 +163,8 @@ func (r *Run) runNow() time.Time {
 // TraceNow reads the clock the run's events are stamped with.
 func (r *Run) TraceNow() int64 { return r.coll.Clock().Now() }
 
-// Groups returns the run's event loop groups, boss (or reactor) first.
-func (r *Run) Groups() []*reactor.EventLoopGroup { return r.groups }
-
 // Loops returns every loop; Loops()[i] emits as trace loop index i.
 func (r *Run) Loops() []*reactor.EventLoop { return r.loops }
-
-// Wheel returns the run's HashedWheelTimer.
-func (r *Run) Wheel() *wheel.Timer { return r.wheel }
 
 // Duration returns how long the run lasts; 0 for a run that lasts until
 // Stop.
