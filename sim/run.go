@@ -6,6 +6,7 @@
 package sim
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"io"
@@ -110,11 +111,7 @@ func (o Options) collectorOptions() trace.Options {
 	// A flood submitted from outside raises its task_submit and wakeup
 	// events off the loops, into the shared ring: it needs the room of a
 	// loop's ring as much as the loop that runs the tasks does.
-	external := o.ExternalRingSize
-	if external == 0 {
-		external = o.RingSize
-	}
-	return trace.Options{RingSize: o.RingSize, ExternalSize: external}
+	return trace.Options{RingSize: o.RingSize, ExternalSize: cmp.Or(o.ExternalRingSize, o.RingSize)}
 }
 
 // New prepares a run; nothing starts until Start.
