@@ -293,15 +293,7 @@ func (s *Session) Sample() {}
 
 // ClockMap puts an event's time on the run clock, from the run clock's origin the host
 // reported.
-func (s *Session) ClockMap() func(int64) time.Duration {
-	origin := s.state().Origin
-	return func(t int64) time.Duration {
-		if origin == 0 {
-			return 0
-		}
-		return max(time.Duration(t-origin), 0)
-	}
-}
+func (s *Session) ClockMap() func(int64) time.Duration { return sim.ClockFrom(s.state().Origin) }
 
 // setState takes a state from the host; seq is the number of ops it had
 // applied, which answers the gate controls sent up to it.
