@@ -103,8 +103,8 @@ func (c *Client) Run(sink trace.Sink) (*Session, error) {
 	if err != nil {
 		return nil, fmt.Errorf("remote: the run's scenario: %w", err)
 	}
-	s := &Session{c: c, sc: sc, built: m, sink: sink, done: make(chan struct{}), decoded: make(chan struct{})}
-	s.trace = newChunks()
+	s := &Session{c: c, sc: sc, built: m, sink: sink, trace: newChunks(),
+		done: make(chan struct{}), decoded: make(chan struct{})}
 	if m.Controls < 0 || m.Controls > len(m.Loops) {
 		return nil, fmt.Errorf("remote: %d loops in a table of %d", m.Controls, len(m.Loops))
 	}
@@ -234,13 +234,6 @@ func (s *Session) Summary() *sim.Summary {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.summary
-}
-
-// TraceErr is what was wrong with the trace, if anything.
-func (s *Session) TraceErr() error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.traceErr
 }
 
 func (s *Session) Scenario() *scenarios.Scenario { return s.sc }
