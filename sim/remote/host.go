@@ -190,24 +190,19 @@ func readOp(binary bool, data []byte) (op, error) {
 // apply carries out one op and answers it with a state, so the page sees
 // its effect on the gates without waiting for the next tick.
 func (p *page) apply(o op) {
-	switch o.Op {
-	case opNew:
+	switch r := p.current(); {
+	case o.Op == opNew:
 		p.build()
-	case opStart:
+	case o.Op == opStart:
 		p.start()
-	case opStop:
-		if r := p.current(); r != nil {
-			r.Stop()
-		}
-	case opHold:
-		if r := p.current(); r != nil {
-			r.HoldClock(o.On)
-		}
+	case r == nil: // no run yet: nothing to stop, hold or control
+	case o.Op == opStop:
+		r.Stop()
+	case o.Op == opHold:
+		r.HoldClock(o.On)
 	default:
-		p.control(o)
-		if r := p.current(); r != nil {
-			r.Sample() // the gate changed: the stream says so soon
-		}
+		control(r, o)
+		r.Sample() // the gate changed: the stream says so soon
 	}
 	p.mu.Lock()
 	p.seq++
@@ -221,12 +216,8 @@ func (p *page) current() *sim.Run {
 	return p.run
 }
 
-// control sends a gate control to one loop.
-func (p *page) control(o op) {
-	r := p.current()
-	if r == nil {
-		return
-	}
+// control sends a gate control to one loop of r.
+func control(r *sim.Run, o op) {
 	loops := r.Loops()
 	if o.Loop < 0 || o.Loop >= len(loops) {
 		return
