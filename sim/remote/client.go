@@ -276,7 +276,7 @@ func (s *Session) HoldClock(hold bool) {
 func (s *Session) ClockHeld() bool { return s.state().Held }
 
 // Step runs step, a step of loop i. The host steps through its run, which lets
-// a held clock run for the step (see page.control), so step, the loop's
+// a held clock run for the step (see control in host.go), so step, the loop's
 // own Step or StepIteration, is all there is to send.
 func (s *Session) Step(_ int, step func()) { step() }
 
