@@ -18,6 +18,7 @@ import (
 	"github.com/reactorviz/reactorviz/reactor/trace/sample"
 	"github.com/reactorviz/reactorviz/reactor/wheel"
 	"github.com/reactorviz/reactorviz/scenarios"
+	"github.com/reactorviz/reactorviz/sim/load"
 )
 
 // Options adjusts a run. The zero value runs the scenario with no trace.
@@ -82,8 +83,8 @@ type Run struct {
 	files    *traceFiles
 
 	mu         sync.Mutex
-	clients    []*clientGroup
-	started    int64 // on the run clock (the collector's); 0 until Start
+	clients    []*load.Group // started so far
+	started    int64         // on the run clock (the collector's); 0 until Start
 	offloading bool
 	ended      int64  // when the clients were stopped, on the run clock
 	holding    bool   // HoldClock's last word: the whole run is paused
