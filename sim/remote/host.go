@@ -441,11 +441,11 @@ func readState(r *sim.Run) *state {
 
 // traceStream is the run's JSONL trace on its way to the page. The writer
 // calls Write on the collector's goroutine, with whole lines: it must not
-// wait for the page, so the bytes are queued.
+// wait for the page, so a copy of the bytes is queued.
 type traceStream struct{ out *outbox }
 
 func (t traceStream) Write(b []byte) (int, error) {
-	if err := t.out.binary(b); err != nil {
+	if err := t.out.push(item{binary: true, data: b}); err != nil {
 		return 0, err
 	}
 	return len(b), nil

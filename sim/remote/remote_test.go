@@ -574,7 +574,7 @@ func TestSlowPageIsCutOffAtTheCap(t *testing.T) {
 	line := make([]byte, 1000)
 	held := 0
 	for i := 0; ; i++ {
-		if err := o.binary(line); err != nil {
+		if _, err := (traceStream{o}).Write(line); err != nil {
 			if !errors.Is(err, ErrFellBehind) {
 				t.Fatal(err)
 			}
