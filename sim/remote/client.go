@@ -338,27 +338,25 @@ func (s *Session) decode() {
 	s.trace.onIdle = flush
 	rs, _ := s.sink.(trace.RecordSink)
 	r, err := jsonl.NewReader(s.trace, "live run")
-	if err == nil {
-		for {
-			var ev trace.Event
-			var sm *sample.Sample
-			ev, sm, err = r.NextRecord()
-			if err != nil {
-				break
+	for err == nil {
+		var ev trace.Event
+		var sm *sample.Sample
+		ev, sm, err = r.NextRecord()
+		if err != nil {
+			break
+		}
+		if sm != nil {
+			// After the events before it, as the host's collector
+			// delivered it: the page's model folds the one stream.
+			flush()
+			if rs != nil {
+				rs.ConsumeRecord(sm)
 			}
-			if sm != nil {
-				// After the events before it, as the host's collector
-				// delivered it: the page's model folds the one stream.
-				flush()
-				if rs != nil {
-					rs.ConsumeRecord(sm)
-				}
-				continue
-			}
-			batch = append(batch, ev)
-			if len(batch) >= decodeBatch {
-				flush()
-			}
+			continue
+		}
+		batch = append(batch, ev)
+		if len(batch) >= decodeBatch {
+			flush()
 		}
 	}
 	flush()
