@@ -184,7 +184,6 @@ type Session struct {
 	mu       sync.Mutex
 	addrs    []string
 	st       state
-	seq      uint64    // the ops the host had applied at st
 	gates    []pending // what the page asked of each gate, until a state answers it
 	summary  *sim.Summary
 	ended    bool
@@ -293,7 +292,7 @@ func (s *Session) ClockMap() func(int64) time.Duration { return sim.ClockFrom(s.
 func (s *Session) setState(seq uint64, st *state) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.st, s.seq = *st, seq
+	s.st = *st
 	for i := range s.gates {
 		if s.gates[i].seq != 0 && s.gates[i].seq <= seq {
 			s.gates[i] = pending{}
