@@ -363,9 +363,8 @@ func (p *page) discard(r *sim.Run, started bool) {
 	}
 }
 
-// stopRun stops the current run, if it runs, and waits for its end (up to
-// the stop timeout); a run built and never started is torn down by
-// starting and stopping it, the one way sim offers.
+// stopRun discards the current run, if any, and waits (up to the stop
+// timeout) until the page has heard of the end of one that started.
 func (p *page) stopRun() {
 	p.mu.Lock()
 	r, live, told := p.run, p.live, p.told
