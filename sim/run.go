@@ -127,7 +127,7 @@ func New(sc *scenarios.Scenario, opts Options) (*Run, error) {
 		return nil, err
 	}
 	r.served = newServedBy(len(r.loops), r.runNow)
-	r.sampler = newSampler(r)
+	r.sampler = &sampler{r: r, nudge: make(chan sample.Reason, 1)}
 	r.stepping = make([]bool, len(r.loops))
 	for i, l := range r.loops {
 		l.SetOnPark(func() { r.parked(i) })
