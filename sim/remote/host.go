@@ -406,9 +406,7 @@ func (p *page) tick(ctx context.Context) {
 // sendState queues the probe's reading of the run now, unless one is
 // queued already and not yet sent.
 func (p *page) sendState() {
-	p.mu.Lock()
-	r := p.run
-	p.mu.Unlock()
+	r := p.current()
 	if r == nil {
 		return
 	}
