@@ -10,12 +10,6 @@ import (
 	"github.com/reactorviz/reactorviz/sim/load"
 )
 
-// clientGroup is one scenario client entry and its running load.
-type clientGroup struct {
-	spec scenarios.Client
-	g    *load.Group
-}
-
 // driveClients opens each client group at its start time and closes it at
 // its stop time (or when the run stops).
 func (r *Run) driveClients() {
@@ -30,7 +24,7 @@ func (r *Run) driveClients() {
 	}
 	// Stable by time: a group's start precedes its own stop.
 	slices.SortStableFunc(edges, func(a, b edge) int { return cmp.Compare(a.at, b.at) })
-	groups := make([]*clientGroup, len(r.sc.Clients))
+	groups := make([]*load.Group, len(r.sc.Clients))
 	first := 0
 	for _, e := range edges {
 		if e.at < r.sc.Duration && !r.sleepUntil(e.at) {
@@ -40,12 +34,14 @@ func (r *Run) driveClients() {
 			groups[e.i] = r.startClients(r.sc.Clients[e.i], first)
 			first += r.sc.Clients[e.i].Connections
 		} else if g := groups[e.i]; g != nil && e.at < r.sc.Duration {
-			g.g.Stop()
+			g.Stop()
 		}
 	}
 }
 
-func (r *Run) startClients(c scenarios.Client, first int) *clientGroup {
+// startClients starts the load of one scenario client entry; nil if it
+// could not.
+func (r *Run) startClients(c scenarios.Client, first int) *load.Group {
 	spec := load.Spec{
 		Protocol: string(c.Protocol), Addrs: r.Addrs(), Connections: c.Connections,
 		Payload: c.Payload, Interval: c.Rate.Interval(), Pipeline: c.Pipeline,
@@ -63,19 +59,18 @@ func (r *Run) startClients(c scenarios.Client, first int) *clientGroup {
 	if err != nil {
 		return nil
 	}
-	cg := &clientGroup{spec: c, g: g}
 	r.mu.Lock()
-	r.clients = append(r.clients, cg)
+	r.clients = append(r.clients, g)
 	r.mu.Unlock()
-	return cg
+	return g
 }
 
 func (r *Run) stopClients() {
 	r.mu.Lock()
-	cs := append([]*clientGroup(nil), r.clients...)
+	cs := append([]*load.Group(nil), r.clients...)
 	r.mu.Unlock()
 	for _, c := range cs {
-		c.g.Stop()
+		c.Stop()
 	}
 }
 
@@ -83,18 +78,18 @@ func (r *Run) stopClients() {
 // carries it. Any goroutine.
 func (r *Run) clientSample() sample.Clients {
 	r.mu.Lock()
-	cs := append([]*clientGroup(nil), r.clients...)
+	cs := append([]*load.Group(nil), r.clients...)
 	r.mu.Unlock()
 	var out sample.Clients
 	var lat, acc load.Histogram
 	for _, c := range cs {
-		acc.Merge(c.g.AcceptLatency())
-		s := c.g.Stats()
+		acc.Merge(c.AcceptLatency())
+		s := c.Stats()
 		out.Connections += s.Connections
 		out.Requests += s.Requests
 		out.Errors += s.Errors
 		out.BytesVerified += s.BytesVerified
-		lat.Merge(c.g.Latency())
+		lat.Merge(c.Latency())
 	}
 	out.Latency, out.Accept = lat.Hist(), acc.Hist()
 	return out

@@ -8,12 +8,17 @@ import "time"
 // while the run is held, so the map only moves the origin to Start.
 func (r *Run) ClockMap() func(eventTime int64) time.Duration {
 	r.mu.Lock()
-	started := r.started
-	r.mu.Unlock()
+	defer r.mu.Unlock()
+	return ClockFrom(r.started)
+}
+
+// ClockFrom is ClockMap of a run that started at origin, an event time; 0
+// for a run not started, whose clock reads 0.
+func ClockFrom(origin int64) func(eventTime int64) time.Duration {
 	return func(t int64) time.Duration {
-		if started == 0 {
+		if origin == 0 {
 			return 0
 		}
-		return max(time.Duration(t-started), 0)
+		return max(time.Duration(t-origin), 0)
 	}
 }

@@ -74,18 +74,11 @@ func readCPUTicks() cpuTicks {
 	if len(f) < 9 || f[0] != "cpu" {
 		return cpuTicks{}
 	}
-	var t cpuTicks
 	// user nice system idle iowait irq softirq steal: all but idle and
 	// iowait are time a CPU was taken.
-	for i, v := range f[1:9] {
-		if i == 3 || i == 4 {
-			continue
-		}
-		n, err := strconv.ParseInt(v, 10, 64)
-		if err != nil {
-			return cpuTicks{}
-		}
-		t.machine += n
+	machine, ok := sumTicks(append(f[1:4:4], f[6:9]...))
+	if !ok {
+		return cpuTicks{}
 	}
 	self, err := os.ReadFile("/proc/self/stat")
 	if err != nil {
@@ -100,15 +93,21 @@ func readCPUTicks() cpuTicks {
 	if len(sf) < 13 {
 		return cpuTicks{}
 	}
-	for _, v := range sf[11:13] { // utime, stime
+	own, ok := sumTicks(sf[11:13]) // utime, stime
+	return cpuTicks{machine: machine, self: own, ok: ok}
+}
+
+// sumTicks adds up the tick counts of fields; ok is false if one is not a
+// number.
+func sumTicks(fields []string) (sum int64, ok bool) {
+	for _, v := range fields {
 		n, err := strconv.ParseInt(v, 10, 64)
 		if err != nil {
-			return cpuTicks{}
+			return 0, false
 		}
-		t.self += n
+		sum += n
 	}
-	t.ok = true
-	return t
+	return sum, true
 }
 
 // otherShare is the share (%) of the machine's CPUs that other processes

@@ -31,7 +31,9 @@ func (r *Run) childInit(proto string) (func(*reactor.Channel), error) {
 		spins = spinsFor(r.sc.Server.Cost)
 	}
 	return func(ch *reactor.Channel) {
-		r.served.note(ch.RemotePort(), r.loopIndex(ch.EventLoop()))
+		if i, ok := r.index[ch.EventLoop()]; ok {
+			r.served.note(ch.RemotePort(), i)
+		}
 		ch.Pipeline().AddLast("faults", &faultStage{run: r, f: r.faults[ch.EventLoop()]})
 		if spins > 0 {
 			ch.Pipeline().AddLast("cost", &costStage{spins: spins, reqSize: reqSize})

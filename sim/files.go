@@ -36,7 +36,8 @@ func (r *Run) attachSinks() error {
 		r.coll.AddSink(s)
 	}
 	if p := r.opts.TracePath; p != "" {
-		if err := r.files.openJSONL(r, p); err != nil {
+		err := r.files.open(p, func(file *os.File) io.Closer { return r.jsonlWriter(file, traceFlushInterval) })
+		if err != nil {
 			return err
 		}
 	}
@@ -45,7 +46,12 @@ func (r *Run) attachSinks() error {
 		r.files.closers = append(r.files.closers, jw.Close)
 	}
 	if p := r.opts.ChromePath; p != "" {
-		if err := r.files.openChrome(r, p); err != nil {
+		err := r.files.open(p, func(file *os.File) io.Closer {
+			x := chrome.New(file, chrome.Options{Process: string(r.sc.Model), Loops: r.coll})
+			r.coll.AddSink(x)
+			return x
+		})
+		if err != nil {
 			// Start gives up without reaching finish, which is what
 			// closes the files, so close the JSONL file opened above now.
 			// The open error is the one to report.
@@ -67,16 +73,14 @@ func (f *traceFiles) close() error {
 	return err
 }
 
-func create(path string) (*os.File, error) {
-	return os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
-}
-
-func (f *traceFiles) openJSONL(r *Run, path string) error {
-	file, err := create(path)
+// open creates the file at path and the sink that writes it, which
+// closes before the file.
+func (f *traceFiles) open(path string, sink func(*os.File) io.Closer) error {
+	file, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
 	if err != nil {
 		return err
 	}
-	w := r.jsonlWriter(file, traceFlushInterval)
+	w := sink(file)
 	f.closers = append(f.closers, func() error {
 		return errors.Join(w.Close(), file.Close())
 	})
@@ -102,17 +106,4 @@ func (r *Run) jsonlWriter(out io.Writer, flush time.Duration) *jsonl.Writer {
 		Started: r.coll.Clock().Epoch(), Config: cfg, Engine: reactor.EngineVersion}, jsonl.Options{Source: r.coll, FlushInterval: flush})
 	r.coll.AddSink(w)
 	return w
-}
-
-func (f *traceFiles) openChrome(r *Run, path string) error {
-	file, err := create(path)
-	if err != nil {
-		return err
-	}
-	x := chrome.New(file, chrome.Options{Process: string(r.sc.Model), Loops: r.coll})
-	r.coll.AddSink(x)
-	f.closers = append(f.closers, func() error {
-		return errors.Join(x.Close(), file.Close())
-	})
-	return nil
 }

@@ -48,8 +48,12 @@ func TestTallyFollowsIORatioEvents(t *testing.T) {
 	} {
 		tl.Add(&e)
 	}
-	if got := tl.IORatios(); len(got) != 3 || got[0] != 0 || got[1] != 80 || got[2] != 0 {
-		t.Fatalf("IORatios %v, want [0 80 0]", got)
+	var got []int64
+	for _, c := range tl.Counters {
+		got = append(got, c.IORatio)
+	}
+	if len(got) != 3 || got[0] != 0 || got[1] != 80 || got[2] != 0 {
+		t.Fatalf("ioRatios %v, want [0 80 0]", got)
 	}
 	if tl.Counters[1].Stats != (reactor.Stats{}) {
 		t.Fatalf("an io_ratio event counted as %+v", tl.Counters[1].Stats)

@@ -27,26 +27,9 @@ func (r *Run) noteFired(i int, a scenarios.Action) {
 
 // loopsOf returns the trace indexes of the loops an action names.
 func (r *Run) loopsOf(a scenarios.Action) []int {
-	names := make([]string, len(r.loops))
-	for i, l := range r.loops {
-		names[i] = l.Name()
-	}
-	return actionLoops(r.sc, a, names)
-}
-
-// actionLoops returns the indexes in names of the loops an action names.
-func actionLoops(sc *scenarios.Scenario, a scenarios.Action, names []string) []int {
-	pattern := actionLoop(a)
-	if pattern == "" {
-		return nil
-	}
 	var out []int
-	for _, name := range sc.MatchLoops(pattern) {
-		for i, n := range names {
-			if n == name {
-				out = append(out, i)
-			}
-		}
+	for _, l := range r.matching(actionLoop(a)) {
+		out = append(out, r.index[l])
 	}
 	return out
 }

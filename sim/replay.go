@@ -48,16 +48,6 @@ func (t *Tally) Add(e *trace.Event) {
 	t.Counters[i].Fold(e, name)
 }
 
-// IORatios returns each loop's ioRatio as its io_ratio events left it; 0
-// where it never changed, and the trace header's io_ratio holds.
-func (t *Tally) IORatios() []int {
-	out := make([]int, len(t.Counters))
-	for i := range t.Counters {
-		out[i] = int(t.Counters[i].IORatio)
-	}
-	return out
-}
-
 // Replay reads a JSONL trace and rebuilds the run's summary from it: the
 // figures of its last sample, taken at the run's end, as the run's own
 // summary read them, and the groups from its loop table. A trace without

@@ -6,6 +6,7 @@
 package sim
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"io"
@@ -17,6 +18,7 @@ import (
 	"github.com/reactorviz/reactorviz/reactor/trace/sample"
 	"github.com/reactorviz/reactorviz/reactor/wheel"
 	"github.com/reactorviz/reactorviz/scenarios"
+	"github.com/reactorviz/reactorviz/sim/load"
 )
 
 // Options adjusts a run. The zero value runs the scenario with no trace.
@@ -81,8 +83,8 @@ type Run struct {
 	files    *traceFiles
 
 	mu         sync.Mutex
-	clients    []*clientGroup
-	started    int64 // on the run clock (the collector's); 0 until Start
+	clients    []*load.Group // started so far
+	started    int64         // on the run clock (the collector's); 0 until Start
 	offloading bool
 	ended      int64  // when the clients were stopped, on the run clock
 	holding    bool   // HoldClock's last word: the whole run is paused
@@ -110,11 +112,7 @@ func (o Options) collectorOptions() trace.Options {
 	// A flood submitted from outside raises its task_submit and wakeup
 	// events off the loops, into the shared ring: it needs the room of a
 	// loop's ring as much as the loop that runs the tasks does.
-	external := o.ExternalRingSize
-	if external == 0 {
-		external = o.RingSize
-	}
-	return trace.Options{RingSize: o.RingSize, ExternalSize: external}
+	return trace.Options{RingSize: o.RingSize, ExternalSize: cmp.Or(o.ExternalRingSize, o.RingSize)}
 }
 
 // New prepares a run; nothing starts until Start.
@@ -125,11 +123,11 @@ func New(sc *scenarios.Scenario, opts Options) (*Run, error) {
 		stop:     make(chan struct{}), done: make(chan struct{})}
 	r.coll = trace.NewCollector(opts.collectorOptions())
 	if err := r.build(); err != nil {
-		r.teardown()
+		r.Discard()
 		return nil, err
 	}
 	r.served = newServedBy(len(r.loops), r.runNow)
-	r.sampler = newSampler(r)
+	r.sampler = &sampler{r: r, nudge: make(chan sample.Reason, 1)}
 	r.stepping = make([]bool, len(r.loops))
 	for i, l := range r.loops {
 		l.SetOnPark(func() { r.parked(i) })
@@ -163,14 +161,8 @@ func (r *Run) runNow() time.Time {
 // TraceNow reads the clock the run's events are stamped with.
 func (r *Run) TraceNow() int64 { return r.coll.Clock().Now() }
 
-// Groups returns the run's event loop groups, boss (or reactor) first.
-func (r *Run) Groups() []*reactor.EventLoopGroup { return r.groups }
-
 // Loops returns every loop; Loops()[i] emits as trace loop index i.
 func (r *Run) Loops() []*reactor.EventLoop { return r.loops }
-
-// Wheel returns the run's HashedWheelTimer.
-func (r *Run) Wheel() *wheel.Timer { return r.wheel }
 
 // Duration returns how long the run lasts; 0 for a run that lasts until
 // Stop.
@@ -312,7 +304,7 @@ func (r *Run) Err() error {
 // until the scenario's duration has passed or Stop is called.
 func (r *Run) Start() error {
 	if err := r.attachSinks(); err != nil {
-		r.teardown()
+		r.Discard()
 		close(r.done)
 		return err
 	}
@@ -437,10 +429,7 @@ func (r *Run) finish(cause error) {
 }
 
 // Discard releases what New built, for a run that will not start.
-func (r *Run) Discard() { r.teardown() }
-
-// teardown releases what New built when the run never starts.
-func (r *Run) teardown() {
+func (r *Run) Discard() {
 	for _, g := range r.groups {
 		g.ShutdownGracefully(0, 0)
 		g.AwaitTermination(5 * time.Second)

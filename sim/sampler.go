@@ -226,10 +226,6 @@ func (s *sampler) fire(f sample.Fired) {
 	s.soon(sample.Fire)
 }
 
-func newSampler(r *Run) *sampler {
-	return &sampler{r: r, nudge: make(chan sample.Reason, 1)}
-}
-
 // run samples every SampleEvery, and when nudged, until stop is closed.
 func (s *sampler) run(stop <-chan struct{}) {
 	s.take(sample.Tick)

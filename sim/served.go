@@ -4,7 +4,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/reactorviz/reactorviz/reactor"
 	"github.com/reactorviz/reactorviz/sim/load"
 )
 
@@ -44,12 +43,4 @@ func (s *servedBy) route(localPort int) (*load.Histogram, time.Time) {
 		return &s.hists[i], time.Unix(0, s.at[localPort].Load())
 	}
 	return nil, time.Time{}
-}
-
-// loopIndex returns l's index in r.loops, or -1.
-func (r *Run) loopIndex(l *reactor.EventLoop) int {
-	if i, ok := r.index[l]; ok {
-		return i
-	}
-	return -1
 }

@@ -41,11 +41,10 @@ type Summary struct {
 	Warnings     []string           `json:"warnings,omitempty"`
 	Error        string             `json:"error,omitempty"`
 	// Measured is what only the run itself holds, kept out of the JSON.
-	Measured   Measured `json:"-"`
-	resolved   map[string]scenarios.Value
-	loopNames  []string
-	expectFail int
-	fromTrace  bool // rebuilt by Replay: no client figures, no wheel cancellations
+	Measured  Measured `json:"-"`
+	resolved  map[string]scenarios.Value
+	loopNames []string
+	fromTrace bool // rebuilt by Replay: no client figures, no wheel cancellations
 	// outside is set for a run with no clients of its own (serve): what
 	// outside clients got is counted by the server, not by clients.
 	outside  bool
@@ -184,7 +183,15 @@ type PoolSummary struct {
 }
 
 // Failed reports how many expectations failed.
-func (s *Summary) Failed() int { return s.expectFail }
+func (s *Summary) Failed() int {
+	n := 0
+	for _, e := range s.Expect {
+		if !e.OK {
+			n++
+		}
+	}
+	return n
+}
 
 // loopCPU is a loop's CPU figures from its thread's schedstat (the end
 // sample's), per request of the clients it served; nil without them.
@@ -285,14 +292,9 @@ func (s *Summary) check(exps []*scenarios.Expect) {
 		s.Warnings = append(s.Warnings, "summary key "+k+" has no expectation key: expectations cannot name it")
 	}
 	s.Expect = s.Expect[:0]
-	s.expectFail = 0
 	rv := resolver{s}
 	for _, e := range exps {
-		res := e.Eval(rv)
-		if !res.OK {
-			s.expectFail++
-		}
-		s.Expect = append(s.Expect, res)
+		s.Expect = append(s.Expect, e.Eval(rv))
 	}
 }
 
@@ -327,43 +329,30 @@ func flatten(s *Summary) (values map[string]scenarios.Value, unknown []string) {
 		types[k.Path] = k.Type
 	}
 	missing := map[string]bool{}
-	put := func(path, typeKey string, v any) {
-		t, ok := types[typeKey]
-		if !ok {
-			missing[typeKey] = true
-			return
-		}
-		if val, ok := toValue(v, t); ok {
-			out[path] = val
-		}
-	}
-	var walkLoop func(name, prefix string, m map[string]any)
-	walkLoop = func(name, prefix string, m map[string]any) {
+	// walk puts each value of m at its path under prefix, typed by the
+	// key of the same path under typePrefix.
+	var walk func(prefix, typePrefix string, m map[string]any)
+	walk = func(prefix, typePrefix string, m map[string]any) {
 		for k, v := range m {
 			if sub, ok := v.(map[string]any); ok {
-				walkLoop(name, prefix+k+".", sub)
+				walk(prefix+k+".", typePrefix+k+".", sub)
 				continue
 			}
-			put(name+"."+prefix+k, "loop."+prefix+k, v)
+			t, ok := types[typePrefix+k]
+			if !ok {
+				missing[typePrefix+k] = true
+				continue
+			}
+			if val, ok := toValue(v, t); ok {
+				out[prefix+k] = val
+			}
 		}
 	}
 	for _, l := range s.Loops {
-		walkLoop(l.Name, "", asMap(l))
+		walk(l.Name+".", "loop.", asMap(l))
 	}
 	for _, g := range s.Groups {
-		for k, v := range asMap(g) {
-			put("groups."+g.Name+"."+k, "groups.GROUP."+k, v)
-		}
-	}
-	var walk func(prefix string, m map[string]any)
-	walk = func(prefix string, m map[string]any) {
-		for k, v := range m {
-			if sub, ok := v.(map[string]any); ok {
-				walk(prefix+k+".", sub)
-				continue
-			}
-			put(prefix+k, prefix+k, v)
-		}
+		walk("groups."+g.Name+".", "groups.GROUP.", asMap(g))
 	}
 	top := asMap(s)
 	delete(top, "loops")
@@ -371,7 +360,7 @@ func flatten(s *Summary) (values map[string]scenarios.Value, unknown []string) {
 	for k := range notExpectable {
 		delete(top, k)
 	}
-	walk("", top)
+	walk("", "", top)
 	for k := range missing {
 		unknown = append(unknown, k)
 	}
@@ -469,13 +458,13 @@ func (s *Summary) Text() string {
 		fmt.Fprintf(&b, "warning: %s\n", line(w))
 	}
 	if len(s.Expect) > 0 {
-		fmt.Fprintf(&b, "\nexpectations (%d of %d hold):\n", len(s.Expect)-s.expectFail, len(s.Expect))
+		fmt.Fprintf(&b, "\nexpectations (%d of %d hold):\n", len(s.Expect)-s.Failed(), len(s.Expect))
 		for _, e := range s.Expect {
 			mark := "ok  "
 			if !e.OK {
 				mark = "FAIL"
 			}
-			fmt.Fprintf(&b, "  %s %s%s\n", mark, line(e.Expr), line(observed(e)))
+			fmt.Fprintf(&b, "  %s %s%s\n", mark, line(e.Expr), line(ObservedText(e)))
 		}
 	}
 	if s.Error != "" {
@@ -532,7 +521,9 @@ func (s *Summary) timeText(b *strings.Builder) {
 	tw.Flush()
 }
 
-func observed(e scenarios.Result) string {
+// ObservedText is what an expectation or compare clause read, as the
+// summary prints it after the clause: "   (single.p99_us=…)".
+func ObservedText(e scenarios.Result) string {
 	if len(e.Observed) == 0 {
 		if e.Reason != "" {
 			return "   (" + e.Reason + ")"
@@ -565,10 +556,6 @@ func bytesText(n int64) string {
 	return fmt.Sprintf("%dB", n)
 }
 
-// ObservedText is what an expectation or compare clause read, as the
-// summary prints it after the clause: "   (single.p99_us=…)".
-func ObservedText(e scenarios.Result) string { return observed(e) }
-
 // Resolver reads the summary's values by their expectation paths, as a
 // caption's placeholders and the expectations do.
 func (s *Summary) Resolver() scenarios.Resolver {
@@ -586,11 +573,6 @@ func SummaryFromJSON(data []byte) (*Summary, error) {
 	var s Summary
 	if err := json.Unmarshal(data, &s); err != nil {
 		return nil, err
-	}
-	for _, r := range s.Expect {
-		if !r.OK {
-			s.expectFail++
-		}
 	}
 	return &s, nil
 }

@@ -16,12 +16,13 @@ import (
 // loopConfig turns the scenario's loop settings into the engine's.
 func loopConfig(sc *scenarios.Scenario, r *Run) reactor.Config {
 	cfg := reactor.Config{
-		IORatio:        sc.Loop.IORatio,
-		QueueCapacity:  sc.Loop.TaskQueue,
-		ReadBufferSize: sc.Loop.ReadBuffer,
-		Collector:      r.coll,
+		IORatio:          sc.Loop.IORatio,
+		QueueCapacity:    sc.Loop.TaskQueue,
+		ReadBufferSize:   sc.Loop.ReadBuffer,
+		TaskQuantum:      sc.Loop.TaskQuantum,
+		Collector:        r.coll,
+		RebuildThreshold: sc.Loop.RebuildThreshold,
 	}
-	cfg.RebuildThreshold = sc.Loop.RebuildThreshold
 	if !sc.Loop.RebuildEnabled() {
 		cfg.RebuildThreshold = -1 // below 3: disabled, as in Netty
 	}
@@ -38,7 +39,6 @@ func loopConfig(sc *scenarios.Scenario, r *Run) reactor.Config {
 	}
 	// The scenario parser accepts only the three names ParseFlavour knows.
 	cfg.Netty, _ = reactor.ParseFlavour(string(sc.Netty))
-	cfg.TaskQuantum = sc.Loop.TaskQuantum
 	return cfg
 }
 

@@ -53,7 +53,7 @@ const (
 
 // wsWrite bounds one write: a page that takes nothing of a message in this
 // long is gone. A page that reads, however slowly, is not cut off by it but
-// by the queue's cap (sim/remote's Host.MaxQueued): a busy tab may be many
+// by the queue's cap (sim/remote's Host): a busy tab may be many
 // seconds behind the run and catch up. A variable so tests can shorten it.
 var wsWrite = 60 * time.Second
 

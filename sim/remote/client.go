@@ -65,16 +65,22 @@ func (c *Client) send(o op) uint64 {
 // in milliseconds and binds it in a second at most.
 const replyTimeout = 30 * time.Second
 
-// reply waits for the answer of type t.
-func (c *Client) reply(t string) (message, error) {
+// request sends o and waits for its answer, of type t; an answer that
+// carries an error is that error.
+func (c *Client) request(o op, t string) (message, error) {
+	c.send(o)
 	timer := time.NewTimer(replyTimeout)
 	defer timer.Stop()
 	for {
 		select {
 		case m := <-c.replies:
-			if m.T == t {
-				return m, nil
+			if m.T != t {
+				continue
 			}
+			if m.Err != "" {
+				return message{}, errors.New(m.Err)
+			}
+			return m, nil
 		case <-c.gone:
 			return message{}, c.Err()
 		case <-timer.C:
@@ -86,13 +92,9 @@ func (c *Client) reply(t string) (message, error) {
 // Run asks the host for a run and returns it as a session, not yet
 // started, whose events go to sink.
 func (c *Client) Run(sink trace.Sink) (*Session, error) {
-	c.send(op{Op: opNew})
-	m, err := c.reply(msgBuilt)
+	m, err := c.request(op{Op: opNew}, msgBuilt)
 	if err != nil {
 		return nil, err
-	}
-	if m.Err != "" {
-		return nil, errors.New(m.Err)
 	}
 	if m.Scenario == nil {
 		return nil, errors.New("remote: the run came without its scenario")
@@ -101,9 +103,8 @@ func (c *Client) Run(sink trace.Sink) (*Session, error) {
 	if err != nil {
 		return nil, fmt.Errorf("remote: the run's scenario: %w", err)
 	}
-	s := &Session{c: c, sc: sc, table: m.Loops, duration: m.Duration, threshold: m.Threshold, warnings: m.Warnings,
-		sink: sink, done: make(chan struct{}), decoded: make(chan struct{})}
-	s.trace = newChunks()
+	s := &Session{c: c, sc: sc, built: m, sink: sink, trace: newChunks(),
+		done: make(chan struct{}), decoded: make(chan struct{})}
 	if m.Controls < 0 || m.Controls > len(m.Loops) {
 		return nil, fmt.Errorf("remote: %d loops in a table of %d", m.Controls, len(m.Loops))
 	}
@@ -173,20 +174,16 @@ func (c *Client) read() {
 // figures from the last state, the events from the trace, the controls
 // sent to the host.
 type Session struct {
-	c         *Client
-	sc        *scenarios.Scenario
-	table     []trace.LoopInfo
-	duration  time.Duration
-	threshold int
-	warnings  []string // the host's scenario's, as it sent them
-	sink      trace.Sink
-	loops     []*Loop
-	trace     *chunks
+	c     *Client
+	sc    *scenarios.Scenario
+	built message // the host's answer to new: the run's loop table, duration, threshold, warnings
+	sink  trace.Sink
+	loops []*Loop
+	trace *chunks
 
 	mu       sync.Mutex
 	addrs    []string
 	st       state
-	seq      uint64    // the ops the host had applied at st
 	gates    []pending // what the page asked of each gate, until a state answers it
 	summary  *sim.Summary
 	ended    bool
@@ -198,7 +195,7 @@ type Session struct {
 
 // Warnings are what the run's scenario sets to no effect, as the host
 // read them (its --set overrides included), for the page's status line.
-func (s *Session) Warnings() []string { return append([]string(nil), s.warnings...) }
+func (s *Session) Warnings() []string { return append([]string(nil), s.built.Warnings...) }
 
 // pending is a gate control sent and not yet answered.
 type pending struct {
@@ -209,13 +206,9 @@ type pending struct {
 
 // Start has the host start the run and waits until it has.
 func (s *Session) Start() error {
-	s.c.send(op{Op: opStart})
-	m, err := s.c.reply(msgStarted)
+	m, err := s.c.request(op{Op: opStart}, msgStarted)
 	if err != nil {
 		return err
-	}
-	if m.Err != "" {
-		return errors.New(m.Err)
 	}
 	s.mu.Lock()
 	s.addrs = m.Addrs
@@ -242,18 +235,13 @@ func (s *Session) Summary() *sim.Summary {
 	return s.summary
 }
 
-// TraceErr is what was wrong with the trace, if anything.
-func (s *Session) TraceErr() error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.traceErr
-}
-
 func (s *Session) Scenario() *scenarios.Scenario { return s.sc }
 func (s *Session) Loops() []*Loop                { return s.loops }
-func (s *Session) LoopTable() []trace.LoopInfo   { return append([]trace.LoopInfo(nil), s.table...) }
-func (s *Session) RebuildThreshold() int         { return s.threshold }
-func (s *Session) Duration() time.Duration       { return s.duration }
+func (s *Session) LoopTable() []trace.LoopInfo {
+	return append([]trace.LoopInfo(nil), s.built.Loops...)
+}
+func (s *Session) RebuildThreshold() int   { return s.built.Threshold }
+func (s *Session) Duration() time.Duration { return s.built.Duration }
 
 func (s *Session) Addrs() []string {
 	s.mu.Lock()
@@ -261,23 +249,16 @@ func (s *Session) Addrs() []string {
 	return s.addrs
 }
 
-func (s *Session) Answered() int64 {
+// state is the host's last state, with the page's own hold.
+func (s *Session) state() state {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.st.Answered
+	return s.st
 }
 
-func (s *Session) Elapsed() time.Duration {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.st.Elapsed
-}
-
-func (s *Session) TraceNow() int64 {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.st.Now
-}
+func (s *Session) Answered() int64        { return s.state().Answered }
+func (s *Session) Elapsed() time.Duration { return s.state().Elapsed }
+func (s *Session) TraceNow() int64        { return s.state().Now }
 
 // HoldClock has the host hold (or let go) its run's clock.
 // The page takes the hold at once, as it takes a pause, and the host's
@@ -291,14 +272,10 @@ func (s *Session) HoldClock(hold bool) {
 
 // ClockHeld reports whether the run clock is held, from the last state or the page's own
 // hold.
-func (s *Session) ClockHeld() bool {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.st.Held
-}
+func (s *Session) ClockHeld() bool { return s.state().Held }
 
 // Step runs step, a step of loop i. The host steps through its run, which lets
-// a held clock run for the step (see page.control), so step, the loop's
+// a held clock run for the step (see control in host.go), so step, the loop's
 // own Step or StepIteration, is all there is to send.
 func (s *Session) Step(_ int, step func()) { step() }
 
@@ -308,24 +285,14 @@ func (s *Session) Sample() {}
 
 // ClockMap puts an event's time on the run clock, from the run clock's origin the host
 // reported.
-func (s *Session) ClockMap() func(int64) time.Duration {
-	s.mu.Lock()
-	origin := s.st.Origin
-	s.mu.Unlock()
-	return func(t int64) time.Duration {
-		if origin == 0 {
-			return 0
-		}
-		return max(time.Duration(t-origin), 0)
-	}
-}
+func (s *Session) ClockMap() func(int64) time.Duration { return sim.ClockFrom(s.state().Origin) }
 
 // setState takes a state from the host; seq is the number of ops it had
 // applied, which answers the gate controls sent up to it.
 func (s *Session) setState(seq uint64, st *state) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.st, s.seq = *st, seq
+	s.st = *st
 	for i := range s.gates {
 		if s.gates[i].seq != 0 && s.gates[i].seq <= seq {
 			s.gates[i] = pending{}
@@ -370,27 +337,25 @@ func (s *Session) decode() {
 	s.trace.onIdle = flush
 	rs, _ := s.sink.(trace.RecordSink)
 	r, err := jsonl.NewReader(s.trace, "live run")
-	if err == nil {
-		for {
-			var ev trace.Event
-			var sm *sample.Sample
-			ev, sm, err = r.NextRecord()
-			if err != nil {
-				break
+	for err == nil {
+		var ev trace.Event
+		var sm *sample.Sample
+		ev, sm, err = r.NextRecord()
+		if err != nil {
+			break
+		}
+		if sm != nil {
+			// After the events before it, as the host's collector
+			// delivered it: the page's model folds the one stream.
+			flush()
+			if rs != nil {
+				rs.ConsumeRecord(sm)
 			}
-			if sm != nil {
-				// After the events before it, as the host's collector
-				// delivered it: the page's model folds the one stream.
-				flush()
-				if rs != nil {
-					rs.ConsumeRecord(sm)
-				}
-				continue
-			}
-			batch = append(batch, ev)
-			if len(batch) >= decodeBatch {
-				flush()
-			}
+			continue
+		}
+		batch = append(batch, ev)
+		if len(batch) >= decodeBatch {
+			flush()
 		}
 	}
 	flush()
@@ -416,18 +381,15 @@ func (l *Loop) ls() loopState {
 	return loopState{}
 }
 
-func (l *Loop) Name() string { return l.s.table[l.i].Name }
+func (l *Loop) Name() string       { return l.s.built.Loops[l.i].Name }
+func (l *Loop) State() trace.State { return l.reported().State }
+func (l *Loop) TID() int           { return l.reported().TID }
 
-func (l *Loop) State() trace.State {
+// reported is the loop's life and gate as the host last reported them.
+func (l *Loop) reported() loopState {
 	l.s.mu.Lock()
 	defer l.s.mu.Unlock()
-	return l.ls().State
-}
-
-func (l *Loop) TID() int {
-	l.s.mu.Lock()
-	defer l.s.mu.Unlock()
-	return l.ls().TID
+	return l.ls()
 }
 
 // GateStatus is the host's last word on the gate, or what the page asked

@@ -22,23 +22,26 @@ type NewRun func(traceTo io.Writer) (*sim.Run, error)
 // reload is the common case).
 type Host struct {
 	newRun NewRun
-	// StateEvery is how often a state goes out while a run runs; default
-	// 50 ms, about the live screen's frame rate.
-	StateEvery time.Duration
-	// StopTimeout bounds the wait for a run's graceful shutdown; default
-	// 30 s, as the terminal's.
-	StopTimeout time.Duration
-	// MaxQueued bounds what waits to be sent to a page that reads slower
-	// than the run makes events; past it the page is cut off, with a close
-	// that says why, rather than the host holding the run's events without
-	// bound. Default 64 MiB.
-	MaxQueued int
 
 	mu      sync.Mutex
 	current context.CancelCauseFunc // the connection being served
 	served  chan struct{}           // closed when it has been served
 	last    *sim.Summary            // of the last run that ended, for the command to print
 }
+
+const (
+	// stateEvery is how often a state goes out while a run runs: about
+	// the live screen's frame rate.
+	stateEvery = 50 * time.Millisecond
+	// stopTimeout bounds the wait for a run's graceful shutdown, as the
+	// terminal's.
+	stopTimeout = 30 * time.Second
+	// maxQueued bounds what waits to be sent to a page that reads slower
+	// than the run makes events; past it the page is cut off, with a close
+	// that says why, rather than the host holding the run's events without
+	// bound.
+	maxQueued = 64 << 20
+)
 
 // NewHost returns a host whose runs newRun builds.
 func NewHost(newRun NewRun) *Host { return &Host{newRun: newRun} }
@@ -55,7 +58,7 @@ func (h *Host) LastSummary() *sim.Summary {
 var ErrTakenOver error = &closeError{1000, "another page took over the live run"}
 
 // ErrFellBehind is why a page is cut off: it read slower than the run made
-// events, and MaxQueued bytes waited for it (close code 1008, policy).
+// events, and maxQueued bytes waited for it (close code 1008, policy).
 var ErrFellBehind error = &closeError{1008, "the page fell behind the run"}
 
 // closeError is why the host lets a page go, with the WebSocket close code
@@ -85,29 +88,8 @@ func (h *Host) Serve(ctx context.Context, c Conn) error {
 		prevCancel(ErrTakenOver)
 		<-prevServed
 	}
-	p := &page{h: h, c: c, out: newOutbox(h.maxQueued())}
+	p := &page{h: h, c: c, out: newOutbox(maxQueued)}
 	return p.serve(ctx)
-}
-
-func (h *Host) stateEvery() time.Duration {
-	if h.StateEvery <= 0 {
-		return 50 * time.Millisecond
-	}
-	return h.StateEvery
-}
-
-func (h *Host) stopTimeout() time.Duration {
-	if h.StopTimeout <= 0 {
-		return 30 * time.Second
-	}
-	return h.StopTimeout
-}
-
-func (h *Host) maxQueued() int {
-	if h.MaxQueued <= 0 {
-		return 64 << 20
-	}
-	return h.MaxQueued
 }
 
 // page is the host's side of one connection.
@@ -208,24 +190,19 @@ func readOp(binary bool, data []byte) (op, error) {
 // apply carries out one op and answers it with a state, so the page sees
 // its effect on the gates without waiting for the next tick.
 func (p *page) apply(o op) {
-	switch o.Op {
-	case opNew:
+	switch r := p.current(); {
+	case o.Op == opNew:
 		p.build()
-	case opStart:
+	case o.Op == opStart:
 		p.start()
-	case opStop:
-		if r := p.current(); r != nil {
-			r.Stop()
-		}
-	case opHold:
-		if r := p.current(); r != nil {
-			r.HoldClock(o.On)
-		}
+	case r == nil: // no run yet: nothing to stop, hold or control
+	case o.Op == opStop:
+		r.Stop()
+	case o.Op == opHold:
+		r.HoldClock(o.On)
 	default:
-		p.control(o)
-		if r := p.current(); r != nil {
-			r.Sample() // the gate changed: the stream says so soon
-		}
+		control(r, o)
+		r.Sample() // the gate changed: the stream says so soon
 	}
 	p.mu.Lock()
 	p.seq++
@@ -239,12 +216,8 @@ func (p *page) current() *sim.Run {
 	return p.run
 }
 
-// control sends a gate control to one loop.
-func (p *page) control(o op) {
-	r := p.current()
-	if r == nil {
-		return
-	}
+// control sends a gate control to one loop of r.
+func control(r *sim.Run, o op) {
 	loops := r.Loops()
 	if o.Loop < 0 || o.Loop >= len(loops) {
 		return
@@ -386,13 +359,12 @@ func (p *page) discard(r *sim.Run, started bool) {
 	r.Stop()
 	select {
 	case <-r.Done():
-	case <-time.After(p.h.stopTimeout()):
+	case <-time.After(stopTimeout):
 	}
 }
 
-// stopRun stops the current run, if it runs, and waits for its end (up to
-// the stop timeout); a run built and never started is torn down by
-// starting and stopping it, the one way sim offers.
+// stopRun discards the current run, if any, and waits (up to the stop
+// timeout) until the page has heard of the end of one that started.
 func (p *page) stopRun() {
 	p.mu.Lock()
 	r, live, told := p.run, p.live, p.told
@@ -405,7 +377,7 @@ func (p *page) stopRun() {
 		defer func() {
 			select {
 			case <-told:
-			case <-time.After(p.h.stopTimeout()):
+			case <-time.After(stopTimeout):
 			}
 		}()
 	}
@@ -414,7 +386,7 @@ func (p *page) stopRun() {
 
 // tick sends the state while a run runs.
 func (p *page) tick(ctx context.Context) {
-	t := time.NewTicker(p.h.stateEvery())
+	t := time.NewTicker(stateEvery)
 	defer t.Stop()
 	for {
 		select {
@@ -434,9 +406,7 @@ func (p *page) tick(ctx context.Context) {
 // sendState queues the probe's reading of the run now, unless one is
 // queued already and not yet sent.
 func (p *page) sendState() {
-	p.mu.Lock()
-	r := p.run
-	p.mu.Unlock()
+	r := p.current()
 	if r == nil {
 		return
 	}
@@ -468,11 +438,11 @@ func readState(r *sim.Run) *state {
 
 // traceStream is the run's JSONL trace on its way to the page. The writer
 // calls Write on the collector's goroutine, with whole lines: it must not
-// wait for the page, so the bytes are queued.
+// wait for the page, so a copy of the bytes is queued.
 type traceStream struct{ out *outbox }
 
 func (t traceStream) Write(b []byte) (int, error) {
-	if err := t.out.binary(b); err != nil {
+	if err := t.out.push(item{binary: true, data: b}); err != nil {
 		return 0, err
 	}
 	return len(b), nil

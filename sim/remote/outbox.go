@@ -84,11 +84,6 @@ func (o *outbox) signal() {
 	}
 }
 
-// binary queues a copy of trace bytes.
-func (o *outbox) binary(b []byte) error {
-	return o.push(item{binary: true, data: b})
-}
-
 // text queues a message.
 func (o *outbox) text(m message) {
 	b, _ := json.Marshal(m)

@@ -224,7 +224,7 @@ func TestControlsReachTheEngine(t *testing.T) {
 	if sum == nil {
 		t.Fatal("no summary")
 	}
-	if err := s.TraceErr(); err != nil {
+	if err := traceErr(s); err != nil {
 		t.Fatalf("trace: %v", err)
 	}
 	if got, want := sink.n.Load(), int64(run.Summary().Events.Emitted-run.Summary().Events.Dropped); got != want || got == 0 {
@@ -259,7 +259,7 @@ func TestRestartStartsAFreshRun(t *testing.T) {
 		case <-time.After(30 * time.Second):
 			t.Fatalf("run %d did not stop", i)
 		}
-		if err := s.TraceErr(); err != nil {
+		if err := traceErr(s); err != nil {
 			t.Errorf("run %d: trace: %v", i, err)
 		}
 		if s.Summary() == nil || lastRun().Summary() == nil {
@@ -470,7 +470,7 @@ func TestNewRunWhileOneRuns(t *testing.T) {
 	}
 	s2.Stop()
 	<-s2.Done()
-	if err := s2.TraceErr(); err != nil {
+	if err := traceErr(s2); err != nil {
 		t.Errorf("the second run's trace: %v", err)
 	}
 }
@@ -574,7 +574,7 @@ func TestSlowPageIsCutOffAtTheCap(t *testing.T) {
 	line := make([]byte, 1000)
 	held := 0
 	for i := 0; ; i++ {
-		if err := o.binary(line); err != nil {
+		if _, err := (traceStream{o}).Write(line); err != nil {
 			if !errors.Is(err, ErrFellBehind) {
 				t.Fatal(err)
 			}
@@ -631,4 +631,11 @@ func TestBuiltCarriesTheScenarioWarnings(t *testing.T) {
 			t.Errorf("%s: warnings on the page %q, the host's %v", c.sc.Name, ws, c.sc.Warnings())
 		}
 	}
+}
+
+// traceErr is what was wrong with the trace s decoded, if anything.
+func traceErr(s *Session) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.traceErr
 }
