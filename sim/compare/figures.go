@@ -74,35 +74,29 @@ type Figures struct {
 	windows          []sim.Window
 }
 
+// clauseFigures are the figures a compare clause may read, by name.
+var clauseFigures = map[string]func(*Figures) float64{
+	"rps":                 func(f *Figures) float64 { return f.RPS },
+	"p50_us":              func(f *Figures) float64 { return f.P50US },
+	"p99_us":              func(f *Figures) float64 { return f.P99US },
+	"p999_us":             func(f *Figures) float64 { return f.P999US },
+	"errors":              func(f *Figures) float64 { return float64(f.Errors) },
+	"accept_p99_us":       func(f *Figures) float64 { return f.AcceptP99US },
+	"accept_loops":        func(f *Figures) float64 { return float64(f.AcceptLoops) },
+	"busy_max":            func(f *Figures) float64 { return f.BusyMax },
+	"served_loops":        func(f *Figures) float64 { return float64(f.ServedLoops) },
+	"stalled_loops":       func(f *Figures) float64 { return float64(f.StalledLoops) },
+	"capacity_rps":        func(f *Figures) float64 { return f.CapacityRPS },
+	"worst_window_p99_us": func(f *Figures) float64 { return f.WorstWindowP99US },
+}
+
 // figure returns the compare figure of that name.
 func (f *Figures) figure(name string) (float64, bool) {
-	switch name {
-	case "rps":
-		return f.RPS, true
-	case "p50_us":
-		return f.P50US, true
-	case "p99_us":
-		return f.P99US, true
-	case "p999_us":
-		return f.P999US, true
-	case "errors":
-		return float64(f.Errors), true
-	case "accept_p99_us":
-		return f.AcceptP99US, true
-	case "accept_loops":
-		return float64(f.AcceptLoops), true
-	case "busy_max":
-		return f.BusyMax, true
-	case "served_loops":
-		return float64(f.ServedLoops), true
-	case "stalled_loops":
-		return float64(f.StalledLoops), true
-	case "capacity_rps":
-		return f.CapacityRPS, true
-	case "worst_window_p99_us":
-		return f.WorstWindowP99US, true
+	read, ok := clauseFigures[name]
+	if !ok {
+		return 0, false
 	}
-	return 0, false
+	return read(f), true
 }
 
 // figuresOf reads one model's figures from its summary.
