@@ -104,7 +104,7 @@ func figuresOf(s *sim.Summary, sc *scenarios.Scenario) Figures {
 	f := Figures{Model: s.Model, OfferedRPS: offered(sc), CPUWaitMax: -1, OtherCPU: s.Measured.OtherCPU, RPS: s.Clients.ThroughputRPS,
 		P50US: s.Clients.LatencyUS.P50, P99US: s.Clients.LatencyUS.P99, P999US: s.Clients.LatencyUS.P999,
 		Errors: s.Clients.Errors, AcceptP99US: s.Clients.AcceptUS.P99,
-		StallUS: float64(stallThreshold(sc) / time.Microsecond), blocking: blocks(sc),
+		StallUS: float64(stallThreshold(sc) / time.Microsecond), blocking: longestBlock(sc) > 0,
 		Listening: listening(sc), CapacityRPS: s.CapacityRPS, CapacityLoop: s.CapacityLoop}
 	if w := s.Clients.LatencyUS.WorstWindow; w != nil {
 		f.WorstWindowP99US, f.WorstWindowAtNS = w.P99US, w.AtNS
@@ -114,6 +114,9 @@ func figuresOf(s *sim.Summary, sc *scenarios.Scenario) Figures {
 	for _, l := range s.Loops {
 		if l.Accepted > 0 {
 			f.AcceptLoops++
+		}
+		if l.Name == f.CapacityLoop && l.LoopCPU != nil {
+			f.CPUPerReqUS = float64(l.CPUNanosPerRequest) / 1000
 		}
 		if !io[l.Group] || l.Time == nil {
 			continue
@@ -140,17 +143,13 @@ func figuresOf(s *sim.Summary, sc *scenarios.Scenario) Figures {
 			}
 		}
 	}
-	for _, l := range s.Loops {
-		if l.Name == f.CapacityLoop && l.LoopCPU != nil {
-			f.CPUPerReqUS = float64(l.CPUNanosPerRequest) / 1000
-		}
-	}
 	if n > 0 {
 		r := func(x float64) float64 { return math.Round(x/float64(n)*10) / 10 }
 		f.Split = sim.TimeShares{Select: r(f.Split.Select), IO: r(f.Split.IO), Tasks: r(f.Split.Tasks)}
 	}
-	f.RPSSpread, f.P99Spread, f.Shape = rpsSpread(s.Measured.Windows), p99Spread(s.Measured.Windows), shapeOf(s)
-	f.windows = s.Measured.Windows
+	f.windows, f.Shape = s.Measured.Windows, shapeOf(s)
+	f.RPSSpread = spreadOf(f.windows, windowRPS, nil)
+	f.P99Spread = spreadOf(f.windows, windowP99, func(w sim.Window) bool { return w.RPS == 0 })
 	f.Verdict = f.modelVerdict()
 	return f
 }
@@ -178,29 +177,25 @@ func listening(sc *scenarios.Scenario) string {
 	return fmt.Sprintf("%d ports", sc.Server.Ports)
 }
 
-// blocks reports whether the timeline makes a handler block.
-func blocks(sc *scenarios.Scenario) bool {
-	for _, a := range sc.Timeline {
-		if in, ok := a.(scenarios.Inject); ok && in.Fault == scenarios.FaultBlockingHandler {
-			return true
-		}
-	}
-	return false
-}
-
-// stallThreshold is the client p99 that marks a loop's clients as
-// stalled: half the longest blocking handler of the timeline, or 100 ms.
-func stallThreshold(sc *scenarios.Scenario) time.Duration {
+// longestBlock is the longest blocking handler the timeline injects, 0
+// when it makes no handler block (a blocking handler blocks 1 ms or more).
+func longestBlock(sc *scenarios.Scenario) time.Duration {
 	block := time.Duration(0)
 	for _, a := range sc.Timeline {
 		if in, ok := a.(scenarios.Inject); ok && in.Fault == scenarios.FaultBlockingHandler {
 			block = max(block, in.Duration)
 		}
 	}
-	if block == 0 {
-		return 100 * time.Millisecond
+	return block
+}
+
+// stallThreshold is the client p99 that marks a loop's clients as
+// stalled: half the longest blocking handler of the timeline, or 100 ms.
+func stallThreshold(sc *scenarios.Scenario) time.Duration {
+	if block := longestBlock(sc); block > 0 {
+		return block / 2
 	}
-	return block / 2
+	return 100 * time.Millisecond
 }
 
 // offered is the request rate the scenario's clients ask for, 0 when one
@@ -259,12 +254,6 @@ func trimmed(vs []float64) Spread {
 	slices.Sort(vs)
 	k := len(vs) / 10
 	return Spread{Lo: vs[k], Hi: vs[len(vs)-1-k], N: len(vs)}
-}
-
-func rpsSpread(ws []sim.Window) Spread { return spreadOf(ws, windowRPS, nil) }
-
-func p99Spread(ws []sim.Window) Spread {
-	return spreadOf(ws, windowP99, func(w sim.Window) bool { return w.RPS == 0 })
 }
 
 // Shape is the topology that served a run: the loops that accepted, the
@@ -364,22 +353,15 @@ func totalsOf(name string, s *sim.Summary) LoopTotals {
 // deadline: a flood cut at every 64-task check shows about 64.
 func (t LoopTotals) TasksPerBatch() float64 { return float64(t.TasksRun) / float64(t.DeadlineHits+1) }
 
-// EmptyReadsPerRequest is the reads that found nothing (EAGAIN) a
-// request; -1 when not counted.
-func (t LoopTotals) EmptyReadsPerRequest() float64 {
-	if t.Syscalls == nil || t.Requests <= 0 || t.Syscalls.Enters > 0 {
-		return -1
+// readsPerRequest is the read(2) calls a request, those that found
+// nothing included, and those that found nothing (EAGAIN); ok is false
+// when not counted or on a ring.
+func (t LoopTotals) readsPerRequest() (reads, empty float64, ok bool) {
+	c := t.Syscalls
+	if c == nil || t.Requests <= 0 || c.Enters > 0 {
+		return 0, 0, false
 	}
-	return perReq(t.Syscalls.EmptyReads, t.Requests)
-}
-
-// ReadsPerRequest is the read(2) calls a request, those that found
-// nothing included; -1 when not counted or on a ring.
-func (t LoopTotals) ReadsPerRequest() float64 {
-	if t.Syscalls == nil || t.Requests <= 0 || t.Syscalls.Enters > 0 {
-		return -1
-	}
-	return perReq(t.Syscalls.Reads, t.Requests)
+	return per(c.Reads, t.Requests), per(c.EmptyReads, t.Requests), true
 }
 
 // WakeupsPerSubmit is the eventfd writes per task submitted from outside
@@ -400,7 +382,7 @@ func (t LoopTotals) WakeupsPerSubmit() (float64, bool) {
 // a write.
 func (t LoopTotals) SyscallsPerRequest() float64 {
 	if c := t.Syscalls; c != nil && t.Requests > 0 {
-		return perReq(c.Total(), t.Requests)
+		return per(c.Total(), t.Requests)
 	}
 	if t.Name == string(scenarios.SelectorIOUring) {
 		return t.WaitsPerReq
@@ -408,18 +390,10 @@ func (t LoopTotals) SyscallsPerRequest() float64 {
 	return t.WaitsPerReq + 2
 }
 
-// perReq is n a request.
-func perReq(n, reqs int64) float64 {
-	if reqs <= 0 {
+// per is n each of count (a request, an enter); 0 with none.
+func per(n, count int64) float64 {
+	if count <= 0 {
 		return 0
 	}
-	return float64(n) / float64(reqs)
-}
-
-// perEnter is n an enter.
-func perEnter(n, enters int64) float64 {
-	if enters <= 0 {
-		return 0
-	}
-	return float64(n) / float64(enters)
+	return float64(n) / float64(count)
 }

@@ -145,11 +145,12 @@ func (c *TransportComparison) Text() string {
 
 // readCells are a transport's reads and empty reads a request, "-" on a
 // ring (its reads are completions) or when not counted.
-func readCells(t LoopTotals) (reads, empty string) {
-	if t.ReadsPerRequest() < 0 {
+func readCells(t LoopTotals) (string, string) {
+	reads, empty, ok := t.readsPerRequest()
+	if !ok {
 		return "-", "-"
 	}
-	return fmt.Sprintf("%.2f", t.ReadsPerRequest()), fmt.Sprintf("%.3f", t.EmptyReadsPerRequest())
+	return fmt.Sprintf("%.2f", reads), fmt.Sprintf("%.3f", empty)
 }
 
 // writeConclusion writes the verdict and the cause lines under a table.
