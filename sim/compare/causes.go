@@ -98,7 +98,7 @@ func worstLine(a, b LoopTotals) string {
 // budget against 4.2's task quantum.
 func batchLine(a, b LoopTotals) string {
 	head := fmt.Sprintf("%s: task batches cut by their deadline %d times under %s (%.0f tasks a batch), %d under %s (%.0f)%s",
-		pairName(a, b), a.DeadlineHits, a.Name, a.TasksPerBatch(), b.DeadlineHits, b.Name, b.TasksPerBatch(), endingsText(a, b))
+		pairName(a, b), a.DeadlineHits, a.Name, a.tasksPerBatch(), b.DeadlineHits, b.Name, b.tasksPerBatch(), endingsText(a, b))
 	if a.Name == string(scenarios.Netty42) || b.Name == string(scenarios.Netty42) {
 		return head + " — 4.2 (SingleThreadIoEventLoop) replaced ioRatio with a task quantum (maxTaskProcessingQuantumMs, 1 s), so a flood runs unbroken; under 4.1 an iteration with next to no I/O gives its tasks a budget of next to nothing, and the batch is cut at the first 64-task check"
 	}
@@ -166,10 +166,10 @@ func transportLine(t LoopTotals) string {
 	}
 	if t.Name == string(scenarios.SelectorIOUring) {
 		return fmt.Sprintf("io_uring: %.2f system calls a request, all io_uring_enter — reads and writes are submitted on the ring and their completions reaped from it, so one enter carries many; the cost is the ring's memory and a loop that must keep buffers posted",
-			t.SyscallsPerRequest())
+			t.syscallsPerRequest())
 	}
 	return fmt.Sprintf("%s: at least %.2f system calls a request — %.2f epoll_wait (or epoll_wait(0) polls) plus a read and a write for each ready channel: readiness says a channel can be read, the loop still reads it",
-		t.Name, t.SyscallsPerRequest(), t.WaitsPerReq)
+		t.Name, t.syscallsPerRequest(), t.WaitsPerReq)
 }
 
 // countedLine is transportLine from the engine's counts.
@@ -177,10 +177,10 @@ func countedLine(t LoopTotals, c *sim.SyscallCount) string {
 	r := t.Requests
 	if t.Name == string(scenarios.SelectorIOUring) {
 		return fmt.Sprintf("io_uring: %.2f system calls a request — %.2f io_uring_enter, each carrying %.1f submissions and reaping %.1f completions, %.2f eventfd write: reads and writes go on the ring, so one enter serves many; the cost is the ring's memory, buffers kept posted, and a completion that arrives only on the next enter",
-			t.SyscallsPerRequest(), per(c.Enters, r), per(c.Submitted, c.Enters), per(c.Completed, c.Enters), per(c.EventFD, r))
+			t.syscallsPerRequest(), per(c.Enters, r), per(c.Submitted, c.Enters), per(c.Completed, c.Enters), per(c.EventFD, r))
 	}
 	return fmt.Sprintf("%s: %.2f system calls a request — %.2f epoll_wait, %.2f read (%.2f of them empty: EAGAIN), %.2f write, %.2f epoll_ctl, %.2f eventfd write: readiness says a channel can be read, the loop still reads and writes it itself",
-		t.Name, t.SyscallsPerRequest(), per(c.Waits, r), per(c.Reads, r), per(c.EmptyReads, r), per(c.Writes, r), per(c.Ctl, r), per(c.EventFD, r))
+		t.Name, t.syscallsPerRequest(), per(c.Waits, r), per(c.Reads, r), per(c.EmptyReads, r), per(c.Writes, r), per(c.Ctl, r), per(c.EventFD, r))
 }
 
 func pairOf(ts []LoopTotals, x, y string) (a, b LoopTotals, ok bool) {

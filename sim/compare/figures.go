@@ -349,9 +349,9 @@ func totalsOf(name string, s *sim.Summary) LoopTotals {
 	return t
 }
 
-// TasksPerBatch is how many tasks ran between two cuts of a batch by its
+// tasksPerBatch is how many tasks ran between two cuts of a batch by its
 // deadline: a flood cut at every 64-task check shows about 64.
-func (t LoopTotals) TasksPerBatch() float64 { return float64(t.TasksRun) / float64(t.DeadlineHits+1) }
+func (t LoopTotals) tasksPerBatch() float64 { return float64(t.TasksRun) / float64(t.DeadlineHits+1) }
 
 // readsPerRequest is the read(2) calls a request, those that found
 // nothing included, and those that found nothing (EAGAIN); ok is false
@@ -364,23 +364,23 @@ func (t LoopTotals) readsPerRequest() (reads, empty float64, ok bool) {
 	return per(c.Reads, t.Requests), per(c.EmptyReads, t.Requests), true
 }
 
-// WakeupsPerSubmit is the eventfd writes per task submitted from outside
+// wakeupsPerSubmit is the eventfd writes per task submitted from outside
 // the loop: at most one wakes a sleeping loop, and a loop already awake
 // needs none.
-func (t LoopTotals) WakeupsPerSubmit() (float64, bool) {
+func (t LoopTotals) wakeupsPerSubmit() (float64, bool) {
 	if t.Design == nil || t.Design.ExternalSubmits == 0 {
 		return 0, false
 	}
 	return float64(t.WakeupsWritten) / float64(t.Design.ExternalSubmits), true
 }
 
-// SyscallsPerRequest is the system calls a request cost, as the engine
+// syscallsPerRequest is the system calls a request cost, as the engine
 // counted them: a readiness loop's waits, reads (the empty ones too),
 // writes, epoll_ctl and eventfd writes, a ring's enters and eventfd
 // writes. A run without the count (a unit's figures) gets the fewest it
 // could have made: its waits and, for a readiness transport, a read and
 // a write.
-func (t LoopTotals) SyscallsPerRequest() float64 {
+func (t LoopTotals) syscallsPerRequest() float64 {
 	if c := t.Syscalls; c != nil && t.Requests > 0 {
 		return per(c.Total(), t.Requests)
 	}

@@ -15,9 +15,6 @@ type Options struct {
 	// ChromePath, if set, records one Chrome/Perfetto trace with one
 	// process (pid) per model.
 	ChromePath string
-	// Each, if set, is called with every run before it starts (the TUI
-	// watches it live).
-	Each func(model string, r *sim.Run)
 }
 
 // Run runs sc under each model in turn, so the runs do not compete for
@@ -133,7 +130,7 @@ func compareAll(sc *scenarios.Scenario, what axis, variants []string, o Options,
 		defer func() { err = errors.Join(err, x.Close(), f.Close()) }()
 	}
 	for i, v := range variants {
-		s, err := compareOne(sc, what, v, i+1, x, o.Each, derive)
+		s, err := compareOne(sc, what, v, i+1, x, derive)
 		if err != nil {
 			return nil, fmt.Errorf("%s %s: %w", what.name, v, err)
 		}
@@ -142,7 +139,7 @@ func compareAll(sc *scenarios.Scenario, what axis, variants []string, o Options,
 	return runs, nil
 }
 
-func compareOne(sc *scenarios.Scenario, what axis, variant string, pid int, x *chrome.Exporter, each func(string, *sim.Run),
+func compareOne(sc *scenarios.Scenario, what axis, variant string, pid int, x *chrome.Exporter,
 	derive func(*scenarios.Scenario, string) (*scenarios.Scenario, error)) (*sim.Summary, error) {
 	msc, err := derive(sc, variant)
 	if err != nil {
@@ -162,9 +159,6 @@ func compareOne(sc *scenarios.Scenario, what axis, variant string, pid int, x *c
 	}
 	if what.countDesign {
 		r.CountDesign()
-	}
-	if each != nil {
-		each(variant, r)
 	}
 	return r.Wait()
 }

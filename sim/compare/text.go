@@ -88,7 +88,7 @@ func (c *Comparison) flavourText() string {
 		timeout, wake, batch := "-", "-", "-"
 		if d := t.Design; d != nil {
 			timeout, batch = idleTimeoutCell(d), strconv.FormatInt(d.MaxBatch, 10)
-			if w, ok := t.WakeupsPerSubmit(); ok {
+			if w, ok := t.wakeupsPerSubmit(); ok {
 				wake = strconv.FormatFloat(w, 'f', 2, 64)
 			}
 		}
@@ -130,7 +130,7 @@ func (c *TransportComparison) Text() string {
 		reads, empty := readCells(t)
 		fmt.Fprintf(tw, "%s\t%.0f\t%.0f\t%.0f\t%d\t%d\t%d\t%d\t%.3f\t%s\t%s\t%.2f\t%d\t\n", c.Transports[i],
 			s.Clients.ThroughputRPS, s.Clients.LatencyUS.P50, s.Clients.LatencyUS.P99, s.Clients.Errors,
-			t.Iterations, t.Selects, t.SelectNows, t.WaitsPerReq, reads, empty, t.SyscallsPerRequest(), t.WakeupsWritten)
+			t.Iterations, t.Selects, t.SelectNows, t.WaitsPerReq, reads, empty, t.syscallsPerRequest(), t.WakeupsWritten)
 	}
 	tw.Flush()
 	// One paragraph: Text wraps it to the headless width.

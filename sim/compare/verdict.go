@@ -305,10 +305,10 @@ func fewestSyscalls(ts []LoopTotals) string {
 	best := ts[0]
 	var each []string
 	for _, t := range ts {
-		if t.SyscallsPerRequest() < best.SyscallsPerRequest() {
+		if t.syscallsPerRequest() < best.syscallsPerRequest() {
 			best = t
 		}
-		each = append(each, fmt.Sprintf("%s %.2f", t.Name, t.SyscallsPerRequest()))
+		each = append(each, fmt.Sprintf("%s %.2f", t.Name, t.syscallsPerRequest()))
 	}
 	return fmt.Sprintf("%s made the fewest system calls a request (%s)", best.Name, strings.Join(each, ", "))
 }
