@@ -227,9 +227,6 @@ const minSpreadWindows = 3
 // known says whether the spread was measured.
 func (s Spread) known() bool { return s.N >= minSpreadWindows }
 
-// overlaps says whether two measured ranges share a value.
-func (s Spread) overlaps(o Spread) bool { return s.Lo <= o.Hi && o.Lo <= s.Hi }
-
 // spreadOf reads the spread of one figure of the windows; skip drops a
 // window (one with no answer has no latency).
 func spreadOf(ws []sim.Window, pick func(sim.Window) float64, skip func(sim.Window) bool) Spread {

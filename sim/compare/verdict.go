@@ -114,16 +114,13 @@ func (c *Comparison) machineBound(w Figures) string {
 	}
 	head := fmt.Sprintf("the machine was busy: other processes used %.0f%% of its CPUs during %s's run%s, so what the clients saw (req/s, latency) measures the machine, not the models, and is not ranked",
 		w.OtherCPU, w.Model, waited)
-	switch {
-	case w.blocking:
+	if w.blocking {
 		// A blocked handler sleeps: it takes no CPU, so capacity does not
 		// tell the models apart; whose clients it held does, busy machine
 		// or not (stalled is read from their median).
 		head += "; what the load does not change: " + stalledRank(c.Figures)
-	default:
-		if rank := c.capacityRank(); rank != "" {
-			head += "; ranked instead on each loop's own CPU per request, which the machine's load does not change: " + rank
-		}
+	} else if rank := c.capacityRank(); rank != "" {
+		head += "; ranked instead on each loop's own CPU per request, which the machine's load does not change: " + rank
 	}
 	return head + "; what holds regardless — " + strings.Join(shapes, "; ")
 }
@@ -133,10 +130,9 @@ func (c *Comparison) machineBound(w Figures) string {
 func stalledRank(fs []Figures) string {
 	var parts []string
 	for _, f := range fs {
-		switch {
-		case f.ServedLoops > 0 && f.StalledLoops >= f.ServedLoops:
+		if f.ServedLoops > 0 && f.StalledLoops >= f.ServedLoops {
 			parts = append(parts, fmt.Sprintf("under %s the blocked handler stalled the clients of every loop (%d of %d)", f.Model, f.StalledLoops, f.ServedLoops))
-		default:
+		} else {
 			parts = append(parts, fmt.Sprintf("under %s those of %d of %d loops", f.Model, f.StalledLoops, f.ServedLoops))
 		}
 	}
@@ -204,13 +200,12 @@ func sameShapeLine(a, b Figures) string {
 	if b.Model == string(scenarios.ModelMasterSlave) {
 		a, b = b, a
 	}
-	line := fmt.Sprintf("%s and %s have the same shape here (%s), so their difference is the runs' noise (p99 %s vs %s)",
-		a.Model, b.Model, a.Shape, usText(a.P99US), usText(b.P99US))
 	if a.Model == string(scenarios.ModelMasterSlave) && a.Shape.Accepting == 1 {
-		line = fmt.Sprintf("%s with %s is %s: %s, so any difference between them is the runs' noise (p99 %s vs %s)",
+		return fmt.Sprintf("%s with %s is %s: %s, so any difference between them is the runs' noise (p99 %s vs %s)",
 			a.Model, a.Listening, b.Model, a.Shape, usText(a.P99US), usText(b.P99US))
 	}
-	return line
+	return fmt.Sprintf("%s and %s have the same shape here (%s), so their difference is the runs' noise (p99 %s vs %s)",
+		a.Model, b.Model, a.Shape, usText(a.P99US), usText(b.P99US))
 }
 
 // spreadText is a figure's range over the windows, or the figure itself
@@ -330,11 +325,8 @@ func names(fs []Figures) string {
 	for _, f := range fs {
 		ns = append(ns, f.Model)
 	}
-	switch len(ns) {
-	case 0:
-		return ""
-	case 1:
-		return ns[0]
+	if len(ns) < 2 {
+		return strings.Join(ns, "")
 	}
 	return strings.Join(ns[:len(ns)-1], ", ") + " and " + ns[len(ns)-1]
 }
@@ -346,7 +338,7 @@ func (s Shape) String() string {
 	case s.Shared:
 		return fmt.Sprintf("%s accept and serve", plural(s.Serving, "loop"))
 	}
-	return fmt.Sprintf("%s, %d %s serve", acceptText(s.Accepting), s.Serving, pick(s.Serving == 1, "worker", "workers"))
+	return fmt.Sprintf("%s, %s serve", acceptText(s.Accepting), plural(s.Serving, "worker"))
 }
 
 func acceptText(n int) string {
@@ -361,13 +353,6 @@ func plural(n int, what string) string {
 		return "1 " + what
 	}
 	return fmt.Sprintf("%d %ss", n, what)
-}
-
-func pick(c bool, a, b string) string {
-	if c {
-		return a
-	}
-	return b
 }
 
 // usText formats microseconds for a sentence.
