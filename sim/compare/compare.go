@@ -171,9 +171,23 @@ func (c *Comparison) failedChecks() int {
 // Failed reports how many expectations and compare clauses failed across
 // the runs.
 func (c *Comparison) Failed() int {
-	n := c.failedChecks()
-	for _, s := range append(c.Models, c.Flavours...) {
+	return c.failedChecks() + failedRuns(c.Models) + failedRuns(c.Flavours)
+}
+
+// failedRuns counts the runs' failed expectations.
+func failedRuns(runs []*sim.Summary) int {
+	n := 0
+	for _, s := range runs {
 		n += s.Failed()
 	}
 	return n
+}
+
+// first is a comparison's first run, whose model (and, comparing
+// variants, whose design) every run shares; an empty summary without runs.
+func first(runs []*sim.Summary) *sim.Summary {
+	if len(runs) == 0 {
+		return &sim.Summary{}
+	}
+	return runs[0]
 }
