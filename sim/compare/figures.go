@@ -361,16 +361,6 @@ func (t LoopTotals) readsPerRequest() (reads, empty float64, ok bool) {
 	return per(c.Reads, t.Requests), per(c.EmptyReads, t.Requests), true
 }
 
-// wakeupsPerSubmit is the eventfd writes per task submitted from outside
-// the loop: at most one wakes a sleeping loop, and a loop already awake
-// needs none.
-func (t LoopTotals) wakeupsPerSubmit() (float64, bool) {
-	if t.Design == nil || t.Design.ExternalSubmits == 0 {
-		return 0, false
-	}
-	return float64(t.WakeupsWritten) / float64(t.Design.ExternalSubmits), true
-}
-
 // syscallsPerRequest is the system calls a request cost, as the engine
 // counted them: a readiness loop's waits, reads (the empty ones too),
 // writes, epoll_ctl and eventfd writes, a ring's enters and eventfd

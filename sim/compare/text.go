@@ -46,9 +46,7 @@ func (c *Comparison) text() string {
 	for _, f := range c.Figures {
 		fmt.Fprintf(&b, "%s: %s\n", f.Model, f.Verdict)
 	}
-	if c.Verdict != "" {
-		fmt.Fprintf(&b, "\nverdict: %s\n", c.Verdict)
-	}
+	writeConclusion(&b, c.Verdict, c.Causes)
 	if len(c.Checks) > 0 {
 		fmt.Fprintf(&b, "\ncompare (%d of %d hold):\n", len(c.Checks)-c.failedChecks(), len(c.Checks))
 		for _, e := range c.Checks {
@@ -87,9 +85,15 @@ func (c *Comparison) flavourText() string {
 		t := c.Totals[i] // the server's loops, as the causes read them
 		timeout, wake, batch := "-", "-", "-"
 		if d := t.Design; d != nil {
-			timeout, batch = idleTimeoutCell(d), strconv.FormatInt(d.MaxBatch, 10)
-			if w, ok := t.wakeupsPerSubmit(); ok {
-				wake = strconv.FormatFloat(w, 'f', 2, 64)
+			timeout, batch = nsText(d.LongestTimeoutNS), strconv.FormatInt(d.MaxBatch, 10)
+			if d.UntimedSelects > 0 {
+				timeout = "none" // the idle selects asked for no timeout
+			}
+			// Eventfd writes per task submitted from outside the loop: at
+			// most one wakes a sleeping loop, and a loop already awake
+			// needs none.
+			if d.ExternalSubmits != 0 {
+				wake = strconv.FormatFloat(float64(t.WakeupsWritten)/float64(d.ExternalSubmits), 'f', 2, 64)
 			}
 		}
 		fmt.Fprintf(tw, "%s\t%.0f\t%.0f\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%s\t%s\t%s\t\n", s.Netty,
@@ -174,13 +178,4 @@ func pctText(p float64) string {
 		return "-"
 	}
 	return fmt.Sprintf("%.0f%%", p)
-}
-
-// idleTimeoutCell is the flavour table's idle timeout: the longest timeout
-// a blocking select asked for, or "none" when the idle ones asked none.
-func idleTimeoutCell(d *sim.DesignCount) string {
-	if d.UntimedSelects > 0 {
-		return "none"
-	}
-	return nsText(d.LongestTimeoutNS)
 }
