@@ -118,6 +118,12 @@ func figuresOf(s *sim.Summary, sc *scenarios.Scenario) Figures {
 		if l.Name == f.CapacityLoop && l.LoopCPU != nil {
 			f.CPUPerReqUS = float64(l.CPUNanosPerRequest) / 1000
 		}
+		// The shape: a loop served if it is of an I/O group and registered
+		// a channel (or accepted one, as single's loop does).
+		if io[l.Group] && (l.Registered > 0 || l.Accepted > 0) {
+			f.Shape.Serving++
+			f.Shape.Shared = f.Shape.Shared || l.Accepted > 0
+		}
 		if !io[l.Group] || l.Time == nil {
 			continue
 		}
@@ -147,7 +153,7 @@ func figuresOf(s *sim.Summary, sc *scenarios.Scenario) Figures {
 		r := func(x float64) float64 { return math.Round(x/float64(n)*10) / 10 }
 		f.Split = sim.TimeShares{Select: r(f.Split.Select), IO: r(f.Split.IO), Tasks: r(f.Split.Tasks)}
 	}
-	f.windows, f.Shape = s.Measured.Windows, shapeOf(s)
+	f.windows, f.Shape.Accepting = s.Measured.Windows, f.AcceptLoops
 	f.RPSSpread = spreadOf(f.windows, windowRPS, nil)
 	f.P99Spread = spreadOf(f.windows, windowP99, func(w sim.Window) bool { return w.RPS == 0 })
 	f.Verdict = f.modelVerdict()
@@ -260,28 +266,6 @@ type Shape struct {
 	Accepting int  `json:"accepting"`
 	Serving   int  `json:"serving"`
 	Shared    bool `json:"shared"` // a loop that accepted also served
-}
-
-// shapeOf reads the shape from a summary: a loop accepted if it counted
-// an accept, served if a loop of an I/O group registered a channel.
-func shapeOf(s *sim.Summary) Shape {
-	io := ioGroups(s)
-	var sh Shape
-	for _, l := range s.Loops {
-		if l.Group == scenarios.GroupClient {
-			continue
-		}
-		if l.Accepted > 0 {
-			sh.Accepting++
-		}
-		if io[l.Group] && (l.Registered > 0 || l.Accepted > 0) {
-			sh.Serving++
-			if l.Accepted > 0 {
-				sh.Shared = true
-			}
-		}
-	}
-	return sh
 }
 
 // LoopTotals are the counters in which Netty versions and transports
