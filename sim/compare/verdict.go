@@ -48,15 +48,7 @@ func (c *Comparison) verdict() string {
 		head, ranked = c.machineBound(busy), false
 		c.MachineBusy = true
 	}
-	parts := []string{head}
-	for _, l := range alikeLines(c.Figures) {
-		// With nothing ranked the headline already says all are alike;
-		// only a same shape is worth a line of its own.
-		if ranked || l.sameShape {
-			parts = append(parts, l.text)
-		}
-	}
-	return strings.Join(parts, "; ")
+	return strings.Join(append([]string{head}, alikeLines(c.Figures, ranked)...), "; ")
 }
 
 // headline ranks the slowest model against the fastest and those alike
@@ -170,28 +162,24 @@ func (c *Comparison) capacityRank() string {
 }
 
 // alikeLines says, for each pair of models nothing measured tells apart,
-// that they are about the same and by which ranges, or that they are the
-// same shape here.
-func alikeLines(fs []Figures) []alikeLine {
-	var out []alikeLine
+// that they are the same shape here, or, when the headline ranked some
+// (ranked), that they are about the same and by which ranges: with
+// nothing ranked the headline already says all are alike.
+func alikeLines(fs []Figures, ranked bool) []string {
+	var out []string
 	for i := range fs {
 		for j := i + 1; j < len(fs); j++ {
 			a, b := fs[i], fs[j]
 			switch {
 			case sameShape(a, b):
-				out = append(out, alikeLine{sameShapeLine(a, b), true})
-			case alike(a, b):
-				out = append(out, alikeLine{text: fmt.Sprintf("%s and %s are about the same (p99 %s vs %s over the runs' windows, %.0f vs %.0f req/s)",
-					a.Model, b.Model, spreadText(a.P99Spread, a.P99US), spreadText(b.P99Spread, b.P99US), a.RPS, b.RPS)})
+				out = append(out, sameShapeLine(a, b))
+			case ranked && alike(a, b):
+				out = append(out, fmt.Sprintf("%s and %s are about the same (p99 %s vs %s over the runs' windows, %.0f vs %.0f req/s)",
+					a.Model, b.Model, spreadText(a.P99Spread, a.P99US), spreadText(b.P99Spread, b.P99US), a.RPS, b.RPS))
 			}
 		}
 	}
 	return out
-}
-
-type alikeLine struct {
-	text      string
-	sameShape bool
 }
 
 // sameShapeLine says two models are one program here, naming what made
