@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"slices"
 
 	"github.com/reactorviz/reactorviz/scenarios"
 	"github.com/reactorviz/reactorviz/sim"
@@ -69,16 +70,11 @@ func ForNetty(sc *scenarios.Scenario, f string) (*scenarios.Scenario, error) {
 // against epoll is level against edge. 4.2's epoll is level-triggered
 // only.
 func TransportsFor(transports []string) func(*scenarios.Scenario, string) (*scenarios.Scenario, error) {
-	netty := scenarios.Netty("")
-	for _, t := range transports {
-		if t == string(scenarios.SelectorIOUring) {
-			netty = scenarios.Netty42
-		}
-	}
+	ring := slices.Contains(transports, string(scenarios.SelectorIOUring))
 	return func(sc *scenarios.Scenario, t string) (*scenarios.Scenario, error) {
-		n := netty
-		if n == "" {
-			n = sc.Netty
+		n := sc.Netty
+		if ring {
+			n = scenarios.Netty42
 		}
 		c, err := sc.ForNetty(n)
 		if err != nil {
