@@ -109,7 +109,6 @@ func figuresOf(s *sim.Summary, sc *scenarios.Scenario) Figures {
 	if w := s.Clients.LatencyUS.WorstWindow; w != nil {
 		f.WorstWindowP99US, f.WorstWindowAtNS = w.P99US, w.AtNS
 	}
-	io := ioGroups(s)
 	n := 0
 	for _, l := range s.Loops {
 		if l.Accepted > 0 {
@@ -120,11 +119,11 @@ func figuresOf(s *sim.Summary, sc *scenarios.Scenario) Figures {
 		}
 		// The shape: a loop served if it is of an I/O group and registered
 		// a channel (or accepted one, as single's loop does).
-		if io[l.Group] && (l.Registered > 0 || l.Accepted > 0) {
+		if ioGroup(l.Group) && (l.Registered > 0 || l.Accepted > 0) {
 			f.Shape.Serving++
 			f.Shape.Shared = f.Shape.Shared || l.Accepted > 0
 		}
-		if !io[l.Group] || l.Time == nil {
+		if !ioGroup(l.Group) || l.Time == nil {
 			continue
 		}
 		n++
@@ -160,18 +159,9 @@ func figuresOf(s *sim.Summary, sc *scenarios.Scenario) Figures {
 	return f
 }
 
-// ioGroups names the groups whose loops carry connections: the worker
-// group, or single's one reactor group.
-func ioGroups(s *sim.Summary) map[string]bool {
-	out := map[string]bool{}
-	for _, g := range s.Groups {
-		if g.Name == scenarios.GroupClient || g.Name == scenarios.GroupBoss {
-			continue
-		}
-		out[g.Name] = true
-	}
-	return out
-}
+// ioGroup says whether a group's loops carry connections: the worker
+// group, or single's one reactor group; not the bosses nor the clients.
+func ioGroup(name string) bool { return name != scenarios.GroupClient && name != scenarios.GroupBoss }
 
 func listening(sc *scenarios.Scenario) string {
 	if sc.Server.ReusePort {
