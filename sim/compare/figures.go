@@ -1,7 +1,6 @@
 package compare
 
 import (
-	"fmt"
 	"math"
 	"slices"
 	"time"
@@ -167,10 +166,7 @@ func listening(sc *scenarios.Scenario) string {
 	if sc.Server.ReusePort {
 		return "SO_REUSEPORT"
 	}
-	if sc.Server.Ports == 1 {
-		return "1 port"
-	}
-	return fmt.Sprintf("%d ports", sc.Server.Ports)
+	return plural(sc.Server.Ports, "port")
 }
 
 // longestBlock is the longest blocking handler the timeline injects, 0
