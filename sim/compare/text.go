@@ -123,7 +123,11 @@ func (c *TransportComparison) Text() string {
 	fmt.Fprintln(tw, "transport\treq/s\tp50 µs\tp99 µs\terrors\titerations\twaits\tpolls\twaits/req\treads/req\tempty/req\tsyscalls/req\twakeups\t")
 	for i, s := range c.Runs {
 		t := c.Totals[i] // the server's loops: the engine's clients stay on epoll whatever is compared
-		reads, empty := readCells(t)
+		// No reads a request on a ring (its reads are completions) or when not counted.
+		reads, empty := "-", "-"
+		if r, e, ok := t.readsPerRequest(); ok {
+			reads, empty = fmt.Sprintf("%.2f", r), fmt.Sprintf("%.3f", e)
+		}
 		fmt.Fprintf(tw, "%s\t%.0f\t%.0f\t%.0f\t%d\t%d\t%d\t%d\t%.3f\t%s\t%s\t%.2f\t%d\t\n", c.Transports[i],
 			s.Clients.ThroughputRPS, s.Clients.LatencyUS.P50, s.Clients.LatencyUS.P99, s.Clients.Errors,
 			t.Iterations, t.Selects, t.SelectNows, t.WaitsPerReq, reads, empty, t.syscallsPerRequest(), t.WakeupsWritten)
@@ -137,16 +141,6 @@ func (c *TransportComparison) Text() string {
 		"eventfd writes, the ring's io_uring_enter and eventfd writes (its reads and writes are completions).\n")
 	writeConclusion(&b, c.Verdict, c.Causes)
 	return textwidth.Wrap(b.String(), textwidth.Width)
-}
-
-// readCells are a transport's reads and empty reads a request, "-" on a
-// ring (its reads are completions) or when not counted.
-func readCells(t LoopTotals) (string, string) {
-	reads, empty, ok := t.readsPerRequest()
-	if !ok {
-		return "-", "-"
-	}
-	return fmt.Sprintf("%.2f", reads), fmt.Sprintf("%.3f", empty)
 }
 
 // writeConclusion writes the verdict and the cause lines under a table.
