@@ -160,27 +160,25 @@ func nioEpollLine(a, b LoopTotals) string {
 	return head + " — " + level + ": neither reads until EAGAIN. 4.1's edge-triggered epoll did, ending every readiness with an empty read (compare --flavours 4.1,4.2 --set loop.selector=epoll --set loop.trigger=edge shows it)"
 }
 
+// transportLine is what a transport cost a request and why, from the
+// engine's counts when the run has them, else the fewest it could have
+// made.
 func transportLine(t LoopTotals) string {
-	if c := t.Syscalls; c != nil && t.Requests > 0 {
-		return countedLine(t, c)
-	}
-	if t.Name == string(scenarios.SelectorIOUring) {
+	c, r := t.Syscalls, t.Requests
+	counted, ring := c != nil && r > 0, t.Name == string(scenarios.SelectorIOUring)
+	switch {
+	case counted && ring:
+		return fmt.Sprintf("io_uring: %.2f system calls a request — %.2f io_uring_enter, each carrying %.1f submissions and reaping %.1f completions, %.2f eventfd write: reads and writes go on the ring, so one enter serves many; the cost is the ring's memory, buffers kept posted, and a completion that arrives only on the next enter",
+			t.syscallsPerRequest(), per(c.Enters, r), per(c.Submitted, c.Enters), per(c.Completed, c.Enters), per(c.EventFD, r))
+	case counted:
+		return fmt.Sprintf("%s: %.2f system calls a request — %.2f epoll_wait, %.2f read (%.2f of them empty: EAGAIN), %.2f write, %.2f epoll_ctl, %.2f eventfd write: readiness says a channel can be read, the loop still reads and writes it itself",
+			t.Name, t.syscallsPerRequest(), per(c.Waits, r), per(c.Reads, r), per(c.EmptyReads, r), per(c.Writes, r), per(c.Ctl, r), per(c.EventFD, r))
+	case ring:
 		return fmt.Sprintf("io_uring: %.2f system calls a request, all io_uring_enter — reads and writes are submitted on the ring and their completions reaped from it, so one enter carries many; the cost is the ring's memory and a loop that must keep buffers posted",
 			t.syscallsPerRequest())
 	}
 	return fmt.Sprintf("%s: at least %.2f system calls a request — %.2f epoll_wait (or epoll_wait(0) polls) plus a read and a write for each ready channel: readiness says a channel can be read, the loop still reads it",
 		t.Name, t.syscallsPerRequest(), t.WaitsPerReq)
-}
-
-// countedLine is transportLine from the engine's counts.
-func countedLine(t LoopTotals, c *sim.SyscallCount) string {
-	r := t.Requests
-	if t.Name == string(scenarios.SelectorIOUring) {
-		return fmt.Sprintf("io_uring: %.2f system calls a request — %.2f io_uring_enter, each carrying %.1f submissions and reaping %.1f completions, %.2f eventfd write: reads and writes go on the ring, so one enter serves many; the cost is the ring's memory, buffers kept posted, and a completion that arrives only on the next enter",
-			t.syscallsPerRequest(), per(c.Enters, r), per(c.Submitted, c.Enters), per(c.Completed, c.Enters), per(c.EventFD, r))
-	}
-	return fmt.Sprintf("%s: %.2f system calls a request — %.2f epoll_wait, %.2f read (%.2f of them empty: EAGAIN), %.2f write, %.2f epoll_ctl, %.2f eventfd write: readiness says a channel can be read, the loop still reads and writes it itself",
-		t.Name, t.syscallsPerRequest(), per(c.Waits, r), per(c.Reads, r), per(c.EmptyReads, r), per(c.Writes, r), per(c.Ctl, r), per(c.EventFD, r))
 }
 
 func pairOf(ts []LoopTotals, x, y string) (a, b LoopTotals, ok bool) {
