@@ -121,9 +121,10 @@ func variantFigures(name string, s *sim.Summary, sc *scenarios.Scenario) Figures
 // check evaluates the workload's compare clauses against the figures.
 func (c *Comparison) check(clauses []*scenarios.CompareClause) {
 	get := func(model, name string) (float64, bool) {
+		read, ok := clauseFigures[name]
 		for i := range c.Figures {
-			if c.Figures[i].Model == model {
-				return c.Figures[i].figure(name)
+			if ok && c.Figures[i].Model == model {
+				return read(&c.Figures[i]), true
 			}
 		}
 		return 0, false

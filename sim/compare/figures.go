@@ -89,15 +89,6 @@ var clauseFigures = map[string]func(*Figures) float64{
 	"worst_window_p99_us": func(f *Figures) float64 { return f.WorstWindowP99US },
 }
 
-// figure returns the compare figure of that name.
-func (f *Figures) figure(name string) (float64, bool) {
-	read, ok := clauseFigures[name]
-	if !ok {
-		return 0, false
-	}
-	return read(f), true
-}
-
 // figuresOf reads one model's figures from its summary.
 func figuresOf(s *sim.Summary, sc *scenarios.Scenario) Figures {
 	f := Figures{Model: s.Model, OfferedRPS: offered(sc), CPUWaitMax: -1, OtherCPU: s.Measured.OtherCPU, RPS: s.Clients.ThroughputRPS,
