@@ -285,12 +285,9 @@ func fewestSyscalls(ts []LoopTotals) string {
 	if len(ts) < 2 {
 		return ""
 	}
-	best := ts[0]
+	best := slices.MinFunc(ts, func(a, b LoopTotals) int { return cmp.Compare(a.syscallsPerRequest(), b.syscallsPerRequest()) })
 	var each []string
 	for _, t := range ts {
-		if t.syscallsPerRequest() < best.syscallsPerRequest() {
-			best = t
-		}
 		each = append(each, fmt.Sprintf("%s %.2f", t.Name, t.syscallsPerRequest()))
 	}
 	return fmt.Sprintf("%s made the fewest system calls a request (%s)", best.Name, strings.Join(each, ", "))
