@@ -9,6 +9,7 @@
 package compare
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/reactorviz/reactorviz/scenarios"
@@ -151,12 +152,7 @@ func (j Judgement) Tally(model string) (ok, n int) {
 
 // namesModel says whether a compare clause reads one of model's figures.
 func namesModel(clause, model string) bool {
-	for _, tok := range strings.Fields(clause) {
-		if strings.HasPrefix(tok, model+".") {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(strings.Fields(clause), func(tok string) bool { return strings.HasPrefix(tok, model+".") })
 }
 
 func (c *Comparison) failedChecks() int {
