@@ -301,9 +301,7 @@ func totalsOf(name string, s *sim.Summary) LoopTotals {
 		t.WorstP99US = w.P99US
 	}
 	t.Syscalls, t.Design = s.Measured.Syscalls, s.Measured.Design
-	if t.Requests > 0 {
-		t.WaitsPerReq = float64(t.Selects+t.SelectNows) / float64(t.Requests)
-	}
+	t.WaitsPerReq = per(t.Selects+t.SelectNows, t.Requests)
 	return t
 }
 
