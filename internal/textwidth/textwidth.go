@@ -118,9 +118,7 @@ func Wrap(s string, w int) string {
 				n += 1 + ww
 			}
 		}
-		if strings.HasSuffix(line, "\n") {
-			b.WriteString("\n")
-		}
+		b.WriteString(line[len(text):]) // its newline, if it had one
 	}
 	return b.String()
 }
