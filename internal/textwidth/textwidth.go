@@ -5,6 +5,7 @@ package textwidth
 
 import (
 	"bytes"
+	"fmt"
 	"strings"
 	"unicode/utf8"
 )
@@ -32,33 +33,29 @@ func (t *Table) Write(p []byte) (int, error) { return t.buf.Write(p) }
 // Flush writes the table and empties it.
 func (t *Table) Flush() {
 	var rows [][]string
+	var widths []int
 	for _, line := range strings.Split(strings.TrimRight(t.buf.String(), "\n"), "\n") {
 		cells := strings.Split(line, "\t")
 		if n := len(cells); n > 1 && cells[n-1] == "" {
 			cells = cells[:n-1]
 		}
-		rows = append(rows, cells)
-	}
-	t.buf.Reset()
-	var widths []int
-	for _, r := range rows {
-		for i, c := range r {
+		for i, c := range cells {
 			if i == len(widths) {
 				widths = append(widths, 0)
 			}
 			widths[i] = max(widths[i], utf8.RuneCountInString(c))
 		}
+		rows = append(rows, cells)
 	}
-	if len(widths) == 0 {
-		return
-	}
-	// Deal the columns after the first into parts that fit.
+	t.buf.Reset()
+	// Deal the columns after the first into parts that fit, each led by
+	// the first.
 	var parts [][]int
-	part, used := []int{}, widths[0]+2
+	part, used := []int{0}, widths[0]+2
 	for i := 1; i < len(widths); i++ {
-		if len(part) > 0 && used+widths[i]+2 > Width {
+		if len(part) > 1 && used+widths[i]+2 > Width {
 			parts = append(parts, part)
-			part, used = []int{}, widths[0]+2
+			part, used = []int{0}, widths[0]+2
 		}
 		part = append(part, i)
 		used += widths[i] + 2
@@ -69,16 +66,15 @@ func (t *Table) Flush() {
 			t.out.WriteString("\n")
 		}
 		for _, r := range rows {
-			var line strings.Builder
-			for _, i := range append([]int{0}, cols...) {
+			for _, i := range cols {
 				c := ""
 				if i < len(r) {
 					c = r[i]
 				}
-				line.WriteString(strings.Repeat(" ", widths[i]+2-utf8.RuneCountInString(c)))
-				line.WriteString(c)
+				// fmt's width counts runes, as the widths do.
+				fmt.Fprintf(t.out, "%*s", widths[i]+2, c)
 			}
-			t.out.WriteString(line.String() + "\n")
+			t.out.WriteString("\n")
 		}
 	}
 }
@@ -95,10 +91,10 @@ func Wrap(s string, w int) string {
 			b.WriteString(line)
 			continue
 		}
-		indent := len(text) - len(strings.TrimLeft(text, " "))
-		rest := text[indent:]
+		lead := text[:len(text)-len(strings.TrimLeft(text, " "))]
+		indent := len(lead)
 		for _, mark := range []string{"- ", "· ", "ok  ", "FAIL "} {
-			if strings.HasPrefix(rest, mark) {
+			if strings.HasPrefix(text[indent:], mark) {
 				indent += utf8.RuneCountInString(mark)
 				break
 			}
@@ -107,28 +103,22 @@ func Wrap(s string, w int) string {
 			indent = 2
 		}
 		pad := strings.Repeat(" ", indent)
-		var cur strings.Builder
 		n := 0
 		for i, word := range strings.Fields(text) {
 			ww := utf8.RuneCountInString(word)
 			switch {
 			case i == 0:
-				cur.WriteString(text[:len(text)-len(strings.TrimLeft(text, " "))] + word)
-				n = utf8.RuneCountInString(cur.String())
+				b.WriteString(lead + word)
+				n = len(lead) + ww
 			case n+1+ww > w:
-				b.WriteString(cur.String() + "\n")
-				cur.Reset()
-				cur.WriteString(pad + word)
+				b.WriteString("\n" + pad + word)
 				n = indent + ww
 			default:
-				cur.WriteString(" " + word)
+				b.WriteString(" " + word)
 				n += 1 + ww
 			}
 		}
-		b.WriteString(cur.String())
-		if strings.HasSuffix(line, "\n") {
-			b.WriteString("\n")
-		}
+		b.WriteString(line[len(text):]) // its newline, if it had one
 	}
 	return b.String()
 }

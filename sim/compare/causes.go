@@ -49,11 +49,9 @@ func flavourPair(a, b LoopTotals) []string {
 // one (NIO, and 4.2's epoll, which has no other mode) stops at a short
 // read and leaves the rest to the next wait.
 func emptyReadsLine(a, b LoopTotals) string {
-	ea, eb := a.EmptyReadsPerRequest(), b.EmptyReadsPerRequest()
-	if ea < 0 || eb < 0 {
-		return ""
-	}
-	if !emptyReadsApart(ea, eb) {
+	_, ea, okA := a.readsPerRequest()
+	_, eb, okB := b.readsPerRequest()
+	if !okA || !okB || !emptyReadsApart(ea, eb) {
 		return ""
 	}
 	head := fmt.Sprintf("%s: %.2f reads a request found nothing (EAGAIN) under %s, %.2f under %s",
@@ -100,7 +98,7 @@ func worstLine(a, b LoopTotals) string {
 // budget against 4.2's task quantum.
 func batchLine(a, b LoopTotals) string {
 	head := fmt.Sprintf("%s: task batches cut by their deadline %d times under %s (%.0f tasks a batch), %d under %s (%.0f)%s",
-		pairName(a, b), a.DeadlineHits, a.Name, a.TasksPerBatch(), b.DeadlineHits, b.Name, b.TasksPerBatch(), endingsText(a, b))
+		pairName(a, b), a.DeadlineHits, a.Name, a.tasksPerBatch(), b.DeadlineHits, b.Name, b.tasksPerBatch(), endingsText(a, b))
 	if a.Name == string(scenarios.Netty42) || b.Name == string(scenarios.Netty42) {
 		return head + " — 4.2 (SingleThreadIoEventLoop) replaced ioRatio with a task quantum (maxTaskProcessingQuantumMs, 1 s), so a flood runs unbroken; under 4.1 an iteration with next to no I/O gives its tasks a budget of next to nothing, and the batch is cut at the first 64-task check"
 	}
@@ -131,15 +129,16 @@ func transportCauses(ts []LoopTotals, netty string) []string {
 // 4.1.43, where each runs in Netty's default mode: NIO level-triggered,
 // epoll edge-triggered, which must read each readiness until EAGAIN.
 func levelEdgeLine(a, b LoopTotals, netty string) string {
-	ea, eb := a.EmptyReadsPerRequest(), b.EmptyReadsPerRequest()
-	if ea < 0 || eb < 0 {
+	ra, ea, okA := a.readsPerRequest()
+	rb, eb, okB := b.readsPerRequest()
+	if !okA || !okB {
 		return fmt.Sprintf("nio against epoll: %.2f against %.2f waits a request — under %s NIO is level-triggered and epoll edge-triggered", a.WaitsPerReq, b.WaitsPerReq, netty)
 	}
 	return fmt.Sprintf("nio against epoll: %.2f against %.2f reads a request, %.2f against %.2f of them empty (EAGAIN) — under %s NIO is "+
 		"level-triggered (the JDK's selector), so a read pass stops at a short read and the next select reports what is left; epoll runs "+
 		"edge-triggered (EpollMode.EDGE_TRIGGERED, Netty's default), told of new data once, so it reads until a read finds nothing: "+
 		"about one empty read a request is the price of never missing data",
-		a.ReadsPerRequest(), b.ReadsPerRequest(), ea, eb, netty)
+		ra, rb, ea, eb, netty)
 }
 
 // nioEpollLine compares the two readiness transports: under 4.2 both are
@@ -148,39 +147,38 @@ func levelEdgeLine(a, b LoopTotals, netty string) string {
 // drained.
 func nioEpollLine(a, b LoopTotals) string {
 	const level = "under 4.2 both are level-triggered (netty#14007/#14031 removed epoll's edge-triggered mode), so a read pass stops at a short read and the next wait reports a channel with data left, on either"
-	ea, eb := a.EmptyReadsPerRequest(), b.EmptyReadsPerRequest()
-	if ea < 0 || eb < 0 {
+	ra, ea, okA := a.readsPerRequest()
+	rb, eb, okB := b.readsPerRequest()
+	if !okA || !okB {
 		return fmt.Sprintf("nio against epoll: %.2f against %.2f waits a request — %s", a.WaitsPerReq, b.WaitsPerReq, level)
 	}
 	head := fmt.Sprintf("nio against epoll: %.2f against %.2f reads a request, %.2f against %.2f of them empty (EAGAIN), %.2f against %.2f waits",
-		a.ReadsPerRequest(), b.ReadsPerRequest(), ea, eb, a.WaitsPerReq, b.WaitsPerReq)
+		ra, rb, ea, eb, a.WaitsPerReq, b.WaitsPerReq)
 	if emptyReadsApart(ea, eb) {
 		return head + " — " + level + "; epoll's channel also carries on in a task (epollInReady) after a pass whose 16 reads all filled the buffer, and that read may find nothing, where nio leaves the rest to the next select"
 	}
 	return head + " — " + level + ": neither reads until EAGAIN. 4.1's edge-triggered epoll did, ending every readiness with an empty read (compare --flavours 4.1,4.2 --set loop.selector=epoll --set loop.trigger=edge shows it)"
 }
 
+// transportLine is what a transport cost a request and why, from the
+// engine's counts when the run has them, else the fewest it could have
+// made.
 func transportLine(t LoopTotals) string {
-	if c := t.Syscalls; c != nil && t.Requests > 0 {
-		return countedLine(t, c)
-	}
-	if t.Name == string(scenarios.SelectorIOUring) {
+	c, r := t.Syscalls, t.Requests
+	counted, ring := c != nil && r > 0, t.Name == string(scenarios.SelectorIOUring)
+	switch {
+	case counted && ring:
+		return fmt.Sprintf("io_uring: %.2f system calls a request — %.2f io_uring_enter, each carrying %.1f submissions and reaping %.1f completions, %.2f eventfd write: reads and writes go on the ring, so one enter serves many; the cost is the ring's memory, buffers kept posted, and a completion that arrives only on the next enter",
+			t.syscallsPerRequest(), per(c.Enters, r), per(c.Submitted, c.Enters), per(c.Completed, c.Enters), per(c.EventFD, r))
+	case counted:
+		return fmt.Sprintf("%s: %.2f system calls a request — %.2f epoll_wait, %.2f read (%.2f of them empty: EAGAIN), %.2f write, %.2f epoll_ctl, %.2f eventfd write: readiness says a channel can be read, the loop still reads and writes it itself",
+			t.Name, t.syscallsPerRequest(), per(c.Waits, r), per(c.Reads, r), per(c.EmptyReads, r), per(c.Writes, r), per(c.Ctl, r), per(c.EventFD, r))
+	case ring:
 		return fmt.Sprintf("io_uring: %.2f system calls a request, all io_uring_enter — reads and writes are submitted on the ring and their completions reaped from it, so one enter carries many; the cost is the ring's memory and a loop that must keep buffers posted",
-			t.SyscallsPerRequest())
+			t.syscallsPerRequest())
 	}
 	return fmt.Sprintf("%s: at least %.2f system calls a request — %.2f epoll_wait (or epoll_wait(0) polls) plus a read and a write for each ready channel: readiness says a channel can be read, the loop still reads it",
-		t.Name, t.SyscallsPerRequest(), t.WaitsPerReq)
-}
-
-// countedLine is transportLine from the engine's counts.
-func countedLine(t LoopTotals, c *sim.SyscallCount) string {
-	r := t.Requests
-	if t.Name == string(scenarios.SelectorIOUring) {
-		return fmt.Sprintf("io_uring: %.2f system calls a request — %.2f io_uring_enter, each carrying %.1f submissions and reaping %.1f completions, %.2f eventfd write: reads and writes go on the ring, so one enter serves many; the cost is the ring's memory, buffers kept posted, and a completion that arrives only on the next enter",
-			t.SyscallsPerRequest(), perReq(c.Enters, r), perEnter(c.Submitted, c.Enters), perEnter(c.Completed, c.Enters), perReq(c.EventFD, r))
-	}
-	return fmt.Sprintf("%s: %.2f system calls a request — %.2f epoll_wait, %.2f read (%.2f of them empty: EAGAIN), %.2f write, %.2f epoll_ctl, %.2f eventfd write: readiness says a channel can be read, the loop still reads and writes it itself",
-		t.Name, t.SyscallsPerRequest(), perReq(c.Waits, r), perReq(c.Reads, r), perReq(c.EmptyReads, r), perReq(c.Writes, r), perReq(c.Ctl, r), perReq(c.EventFD, r))
+		t.Name, t.syscallsPerRequest(), t.WaitsPerReq)
 }
 
 func pairOf(ts []LoopTotals, x, y string) (a, b LoopTotals, ok bool) {

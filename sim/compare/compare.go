@@ -9,6 +9,7 @@
 package compare
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/reactorviz/reactorviz/scenarios"
@@ -121,9 +122,10 @@ func variantFigures(name string, s *sim.Summary, sc *scenarios.Scenario) Figures
 // check evaluates the workload's compare clauses against the figures.
 func (c *Comparison) check(clauses []*scenarios.CompareClause) {
 	get := func(model, name string) (float64, bool) {
+		read, ok := clauseFigures[name]
 		for i := range c.Figures {
-			if c.Figures[i].Model == model {
-				return c.Figures[i].figure(name)
+			if ok && c.Figures[i].Model == model {
+				return read(&c.Figures[i]), true
 			}
 		}
 		return 0, false
@@ -150,12 +152,7 @@ func (j Judgement) Tally(model string) (ok, n int) {
 
 // namesModel says whether a compare clause reads one of model's figures.
 func namesModel(clause, model string) bool {
-	for _, tok := range strings.Fields(clause) {
-		if strings.HasPrefix(tok, model+".") {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(strings.Fields(clause), func(tok string) bool { return strings.HasPrefix(tok, model+".") })
 }
 
 func (c *Comparison) failedChecks() int {
@@ -171,9 +168,23 @@ func (c *Comparison) failedChecks() int {
 // Failed reports how many expectations and compare clauses failed across
 // the runs.
 func (c *Comparison) Failed() int {
-	n := c.failedChecks()
-	for _, s := range append(c.Models, c.Flavours...) {
+	return c.failedChecks() + failedRuns(c.Models) + failedRuns(c.Flavours)
+}
+
+// failedRuns counts the runs' failed expectations.
+func failedRuns(runs []*sim.Summary) int {
+	n := 0
+	for _, s := range runs {
 		n += s.Failed()
 	}
 	return n
+}
+
+// first is a comparison's first run, whose model (and, comparing
+// variants, whose design) every run shares; an empty summary without runs.
+func first(runs []*sim.Summary) *sim.Summary {
+	if len(runs) == 0 {
+		return &sim.Summary{}
+	}
+	return runs[0]
 }

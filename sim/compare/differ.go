@@ -32,10 +32,10 @@ type Lane struct {
 	Known, BusyCells, Marked int
 }
 
-// Look is how a run's serving lanes look in a window: the share of their
-// cells drawn busy and the share that carry a mark, averaged over the
-// lanes busy at least ServingShare.
-func Look(lanes []Lane) (busy, marked float64) {
+// lanesLook is how a run's serving lanes look in a window: the share of
+// their cells drawn busy and the share that carry a mark, averaged over
+// the lanes busy at least ServingShare.
+func lanesLook(lanes []Lane) (busy, marked float64) {
 	n := 0
 	for _, l := range lanes {
 		if l.Busy < ServingShare || l.Known == 0 {
@@ -55,7 +55,7 @@ func Look(lanes []Lane) (busy, marked float64) {
 func MarksDiffer(runs [][]Lane) bool {
 	var ms []float64
 	for _, lanes := range runs {
-		_, m := Look(lanes)
+		_, m := lanesLook(lanes)
 		ms = append(ms, m)
 	}
 	return rangeOf(ms) >= 0.1
@@ -106,7 +106,7 @@ func WhereRunsDiffer(spans []int64, last int64, look func(span, t int64) [][]Lan
 			m := moment{span: span, t: span + (last-span)*int64(k)/openMoments}
 			var busy, marked []float64
 			for _, lanes := range look(span, m.t) {
-				b, mk := Look(lanes)
+				b, mk := lanesLook(lanes)
 				busy, marked = append(busy, b), append(marked, mk)
 			}
 			m.busy, m.marked = rangeOf(busy), rangeOf(marked)

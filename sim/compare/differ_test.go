@@ -16,11 +16,11 @@ func lane(busy, marked int) Lane {
 // A run's look averages its serving lanes; an idle lane (a boss) and a
 // lane with nothing known are left out.
 func TestLookLeavesIdleLanesOut(t *testing.T) {
-	busy, marked := Look([]Lane{lane(80, 8), lane(40, 0), {Busy: 0.01, Known: 80}, {Busy: 0.5}})
+	busy, marked := lanesLook([]Lane{lane(80, 8), lane(40, 0), {Busy: 0.01, Known: 80}, {Busy: 0.5}})
 	if busy != 0.75 || marked != 0.05 {
 		t.Errorf("look: busy %v, marked %v; want 0.75 and 0.05", busy, marked)
 	}
-	if b, m := Look(nil); b != 0 || m != 0 {
+	if b, m := lanesLook(nil); b != 0 || m != 0 {
 		t.Errorf("no lanes: %v, %v", b, m)
 	}
 	if !MarksDiffer([][]Lane{{lane(40, 16)}, {lane(40, 0)}}) || MarksDiffer([][]Lane{{lane(40, 4)}, {lane(40, 0)}}) {

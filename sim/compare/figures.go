@@ -1,7 +1,6 @@
 package compare
 
 import (
-	"fmt"
 	"math"
 	"slices"
 	"time"
@@ -74,35 +73,20 @@ type Figures struct {
 	windows          []sim.Window
 }
 
-// figure returns the compare figure of that name.
-func (f *Figures) figure(name string) (float64, bool) {
-	switch name {
-	case "rps":
-		return f.RPS, true
-	case "p50_us":
-		return f.P50US, true
-	case "p99_us":
-		return f.P99US, true
-	case "p999_us":
-		return f.P999US, true
-	case "errors":
-		return float64(f.Errors), true
-	case "accept_p99_us":
-		return f.AcceptP99US, true
-	case "accept_loops":
-		return float64(f.AcceptLoops), true
-	case "busy_max":
-		return f.BusyMax, true
-	case "served_loops":
-		return float64(f.ServedLoops), true
-	case "stalled_loops":
-		return float64(f.StalledLoops), true
-	case "capacity_rps":
-		return f.CapacityRPS, true
-	case "worst_window_p99_us":
-		return f.WorstWindowP99US, true
-	}
-	return 0, false
+// clauseFigures are the figures a compare clause may read, by name.
+var clauseFigures = map[string]func(*Figures) float64{
+	"rps":                 func(f *Figures) float64 { return f.RPS },
+	"p50_us":              func(f *Figures) float64 { return f.P50US },
+	"p99_us":              func(f *Figures) float64 { return f.P99US },
+	"p999_us":             func(f *Figures) float64 { return f.P999US },
+	"errors":              func(f *Figures) float64 { return float64(f.Errors) },
+	"accept_p99_us":       func(f *Figures) float64 { return f.AcceptP99US },
+	"accept_loops":        func(f *Figures) float64 { return float64(f.AcceptLoops) },
+	"busy_max":            func(f *Figures) float64 { return f.BusyMax },
+	"served_loops":        func(f *Figures) float64 { return float64(f.ServedLoops) },
+	"stalled_loops":       func(f *Figures) float64 { return float64(f.StalledLoops) },
+	"capacity_rps":        func(f *Figures) float64 { return f.CapacityRPS },
+	"worst_window_p99_us": func(f *Figures) float64 { return f.WorstWindowP99US },
 }
 
 // figuresOf reads one model's figures from its summary.
@@ -110,18 +94,26 @@ func figuresOf(s *sim.Summary, sc *scenarios.Scenario) Figures {
 	f := Figures{Model: s.Model, OfferedRPS: offered(sc), CPUWaitMax: -1, OtherCPU: s.Measured.OtherCPU, RPS: s.Clients.ThroughputRPS,
 		P50US: s.Clients.LatencyUS.P50, P99US: s.Clients.LatencyUS.P99, P999US: s.Clients.LatencyUS.P999,
 		Errors: s.Clients.Errors, AcceptP99US: s.Clients.AcceptUS.P99,
-		StallUS: float64(stallThreshold(sc) / time.Microsecond), blocking: blocks(sc),
+		StallUS: float64(stallThreshold(sc) / time.Microsecond), blocking: longestBlock(sc) > 0,
 		Listening: listening(sc), CapacityRPS: s.CapacityRPS, CapacityLoop: s.CapacityLoop}
 	if w := s.Clients.LatencyUS.WorstWindow; w != nil {
 		f.WorstWindowP99US, f.WorstWindowAtNS = w.P99US, w.AtNS
 	}
-	io := ioGroups(s)
 	n := 0
 	for _, l := range s.Loops {
 		if l.Accepted > 0 {
 			f.AcceptLoops++
 		}
-		if !io[l.Group] || l.Time == nil {
+		if l.Name == f.CapacityLoop && l.LoopCPU != nil {
+			f.CPUPerReqUS = float64(l.CPUNanosPerRequest) / 1000
+		}
+		// The shape: a loop served if it is of an I/O group and registered
+		// a channel (or accepted one, as single's loop does).
+		if ioGroup(l.Group) && (l.Registered > 0 || l.Accepted > 0) {
+			f.Shape.Serving++
+			f.Shape.Shared = f.Shape.Shared || l.Accepted > 0
+		}
+		if !ioGroup(l.Group) || l.Time == nil {
 			continue
 		}
 		n++
@@ -146,67 +138,47 @@ func figuresOf(s *sim.Summary, sc *scenarios.Scenario) Figures {
 			}
 		}
 	}
-	for _, l := range s.Loops {
-		if l.Name == f.CapacityLoop && l.LoopCPU != nil {
-			f.CPUPerReqUS = float64(l.CPUNanosPerRequest) / 1000
-		}
-	}
 	if n > 0 {
 		r := func(x float64) float64 { return math.Round(x/float64(n)*10) / 10 }
 		f.Split = sim.TimeShares{Select: r(f.Split.Select), IO: r(f.Split.IO), Tasks: r(f.Split.Tasks)}
 	}
-	f.RPSSpread, f.P99Spread, f.Shape = rpsSpread(s.Measured.Windows), p99Spread(s.Measured.Windows), shapeOf(s)
-	f.windows = s.Measured.Windows
+	f.windows, f.Shape.Accepting = s.Measured.Windows, f.AcceptLoops
+	f.RPSSpread = spreadOf(f.windows, windowRPS, nil)
+	f.P99Spread = spreadOf(f.windows, windowP99, func(w sim.Window) bool { return w.RPS == 0 })
 	f.Verdict = f.modelVerdict()
 	return f
 }
 
-// ioGroups names the groups whose loops carry connections: the worker
-// group, or single's one reactor group.
-func ioGroups(s *sim.Summary) map[string]bool {
-	out := map[string]bool{}
-	for _, g := range s.Groups {
-		if g.Name == scenarios.GroupClient || g.Name == scenarios.GroupBoss {
-			continue
-		}
-		out[g.Name] = true
-	}
-	return out
-}
+// ioGroup says whether a group's loops carry connections: the worker
+// group, or single's one reactor group; not the bosses nor the clients.
+func ioGroup(name string) bool { return name != scenarios.GroupClient && name != scenarios.GroupBoss }
 
 func listening(sc *scenarios.Scenario) string {
 	if sc.Server.ReusePort {
 		return "SO_REUSEPORT"
 	}
-	if sc.Server.Ports == 1 {
-		return "1 port"
-	}
-	return fmt.Sprintf("%d ports", sc.Server.Ports)
+	return plural(sc.Server.Ports, "port")
 }
 
-// blocks reports whether the timeline makes a handler block.
-func blocks(sc *scenarios.Scenario) bool {
-	for _, a := range sc.Timeline {
-		if in, ok := a.(scenarios.Inject); ok && in.Fault == scenarios.FaultBlockingHandler {
-			return true
-		}
-	}
-	return false
-}
-
-// stallThreshold is the client p99 that marks a loop's clients as
-// stalled: half the longest blocking handler of the timeline, or 100 ms.
-func stallThreshold(sc *scenarios.Scenario) time.Duration {
+// longestBlock is the longest blocking handler the timeline injects, 0
+// when it makes no handler block (a blocking handler blocks 1 ms or more).
+func longestBlock(sc *scenarios.Scenario) time.Duration {
 	block := time.Duration(0)
 	for _, a := range sc.Timeline {
 		if in, ok := a.(scenarios.Inject); ok && in.Fault == scenarios.FaultBlockingHandler {
 			block = max(block, in.Duration)
 		}
 	}
-	if block == 0 {
-		return 100 * time.Millisecond
+	return block
+}
+
+// stallThreshold is the client p99 that marks a loop's clients as
+// stalled: half the longest blocking handler of the timeline, or 100 ms.
+func stallThreshold(sc *scenarios.Scenario) time.Duration {
+	if block := longestBlock(sc); block > 0 {
+		return block / 2
 	}
-	return block / 2
+	return 100 * time.Millisecond
 }
 
 // offered is the request rate the scenario's clients ask for, 0 when one
@@ -238,9 +210,6 @@ const minSpreadWindows = 3
 // known says whether the spread was measured.
 func (s Spread) known() bool { return s.N >= minSpreadWindows }
 
-// overlaps says whether two measured ranges share a value.
-func (s Spread) overlaps(o Spread) bool { return s.Lo <= o.Hi && o.Lo <= s.Hi }
-
 // spreadOf reads the spread of one figure of the windows; skip drops a
 // window (one with no answer has no latency).
 func spreadOf(ws []sim.Window, pick func(sim.Window) float64, skip func(sim.Window) bool) Spread {
@@ -267,12 +236,6 @@ func trimmed(vs []float64) Spread {
 	return Spread{Lo: vs[k], Hi: vs[len(vs)-1-k], N: len(vs)}
 }
 
-func rpsSpread(ws []sim.Window) Spread { return spreadOf(ws, windowRPS, nil) }
-
-func p99Spread(ws []sim.Window) Spread {
-	return spreadOf(ws, windowP99, func(w sim.Window) bool { return w.RPS == 0 })
-}
-
 // Shape is the topology that served a run: the loops that accepted, the
 // loops that served channels, and whether one loop did both. Two models
 // of the same shape are the same program here, whatever they are called.
@@ -280,28 +243,6 @@ type Shape struct {
 	Accepting int  `json:"accepting"`
 	Serving   int  `json:"serving"`
 	Shared    bool `json:"shared"` // a loop that accepted also served
-}
-
-// shapeOf reads the shape from a summary: a loop accepted if it counted
-// an accept, served if a loop of an I/O group registered a channel.
-func shapeOf(s *sim.Summary) Shape {
-	io := ioGroups(s)
-	var sh Shape
-	for _, l := range s.Loops {
-		if l.Group == scenarios.GroupClient {
-			continue
-		}
-		if l.Accepted > 0 {
-			sh.Accepting++
-		}
-		if io[l.Group] && (l.Registered > 0 || l.Accepted > 0) {
-			sh.Serving++
-			if l.Accepted > 0 {
-				sh.Shared = true
-			}
-		}
-	}
-	return sh
 }
 
 // LoopTotals are the counters in which Netty versions and transports
@@ -360,53 +301,34 @@ func totalsOf(name string, s *sim.Summary) LoopTotals {
 		t.WorstP99US = w.P99US
 	}
 	t.Syscalls, t.Design = s.Measured.Syscalls, s.Measured.Design
-	if t.Requests > 0 {
-		t.WaitsPerReq = float64(t.Selects+t.SelectNows) / float64(t.Requests)
-	}
+	t.WaitsPerReq = per(t.Selects+t.SelectNows, t.Requests)
 	return t
 }
 
-// TasksPerBatch is how many tasks ran between two cuts of a batch by its
+// tasksPerBatch is how many tasks ran between two cuts of a batch by its
 // deadline: a flood cut at every 64-task check shows about 64.
-func (t LoopTotals) TasksPerBatch() float64 { return float64(t.TasksRun) / float64(t.DeadlineHits+1) }
+func (t LoopTotals) tasksPerBatch() float64 { return float64(t.TasksRun) / float64(t.DeadlineHits+1) }
 
-// EmptyReadsPerRequest is the reads that found nothing (EAGAIN) a
-// request; -1 when not counted.
-func (t LoopTotals) EmptyReadsPerRequest() float64 {
-	if t.Syscalls == nil || t.Requests <= 0 || t.Syscalls.Enters > 0 {
-		return -1
+// readsPerRequest is the read(2) calls a request, those that found
+// nothing included, and those that found nothing (EAGAIN); ok is false
+// when not counted or on a ring.
+func (t LoopTotals) readsPerRequest() (reads, empty float64, ok bool) {
+	c := t.Syscalls
+	if c == nil || t.Requests <= 0 || c.Enters > 0 {
+		return 0, 0, false
 	}
-	return perReq(t.Syscalls.EmptyReads, t.Requests)
+	return per(c.Reads, t.Requests), per(c.EmptyReads, t.Requests), true
 }
 
-// ReadsPerRequest is the read(2) calls a request, those that found
-// nothing included; -1 when not counted or on a ring.
-func (t LoopTotals) ReadsPerRequest() float64 {
-	if t.Syscalls == nil || t.Requests <= 0 || t.Syscalls.Enters > 0 {
-		return -1
-	}
-	return perReq(t.Syscalls.Reads, t.Requests)
-}
-
-// WakeupsPerSubmit is the eventfd writes per task submitted from outside
-// the loop: at most one wakes a sleeping loop, and a loop already awake
-// needs none.
-func (t LoopTotals) WakeupsPerSubmit() (float64, bool) {
-	if t.Design == nil || t.Design.ExternalSubmits == 0 {
-		return 0, false
-	}
-	return float64(t.WakeupsWritten) / float64(t.Design.ExternalSubmits), true
-}
-
-// SyscallsPerRequest is the system calls a request cost, as the engine
+// syscallsPerRequest is the system calls a request cost, as the engine
 // counted them: a readiness loop's waits, reads (the empty ones too),
 // writes, epoll_ctl and eventfd writes, a ring's enters and eventfd
 // writes. A run without the count (a unit's figures) gets the fewest it
 // could have made: its waits and, for a readiness transport, a read and
 // a write.
-func (t LoopTotals) SyscallsPerRequest() float64 {
+func (t LoopTotals) syscallsPerRequest() float64 {
 	if c := t.Syscalls; c != nil && t.Requests > 0 {
-		return perReq(c.Total(), t.Requests)
+		return per(c.Total(), t.Requests)
 	}
 	if t.Name == string(scenarios.SelectorIOUring) {
 		return t.WaitsPerReq
@@ -414,18 +336,10 @@ func (t LoopTotals) SyscallsPerRequest() float64 {
 	return t.WaitsPerReq + 2
 }
 
-// perReq is n a request.
-func perReq(n, reqs int64) float64 {
-	if reqs <= 0 {
+// per is n each of count (a request, an enter); 0 with none.
+func per(n, count int64) float64 {
+	if count <= 0 {
 		return 0
 	}
-	return float64(n) / float64(reqs)
-}
-
-// perEnter is n an enter.
-func perEnter(n, enters int64) float64 {
-	if enters <= 0 {
-		return 0
-	}
-	return float64(n) / float64(enters)
+	return float64(n) / float64(count)
 }

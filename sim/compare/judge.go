@@ -62,12 +62,7 @@ func pairedRatio(a, b []sim.Window, pick func(sim.Window) float64) (Spread, bool
 
 // apart says whether two ranges do not overlap; with no spread measured
 // (a summary rebuilt from a trace), the fixed margins alone decide.
-func apart(a, b Spread) bool {
-	if !a.known() || !b.known() {
-		return true
-	}
-	return !a.overlaps(b)
-}
+func apart(a, b Spread) bool { return !a.known() || !b.known() || !(a.Lo <= b.Hi && b.Lo <= a.Hi) }
 
 // sameShape says whether two models built the same topology here.
 func sameShape(a, b Figures) bool { return a.Shape.Serving > 0 && a.Shape == b.Shape }

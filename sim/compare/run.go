@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"slices"
 
 	"github.com/reactorviz/reactorviz/scenarios"
 	"github.com/reactorviz/reactorviz/sim"
@@ -15,9 +16,6 @@ type Options struct {
 	// ChromePath, if set, records one Chrome/Perfetto trace with one
 	// process (pid) per model.
 	ChromePath string
-	// Each, if set, is called with every run before it starts (the TUI
-	// watches it live).
-	Each func(model string, r *sim.Run)
 }
 
 // Run runs sc under each model in turn, so the runs do not compete for
@@ -72,16 +70,11 @@ func ForNetty(sc *scenarios.Scenario, f string) (*scenarios.Scenario, error) {
 // against epoll is level against edge. 4.2's epoll is level-triggered
 // only.
 func TransportsFor(transports []string) func(*scenarios.Scenario, string) (*scenarios.Scenario, error) {
-	netty := scenarios.Netty("")
-	for _, t := range transports {
-		if t == string(scenarios.SelectorIOUring) {
-			netty = scenarios.Netty42
-		}
-	}
+	ring := slices.Contains(transports, string(scenarios.SelectorIOUring))
 	return func(sc *scenarios.Scenario, t string) (*scenarios.Scenario, error) {
-		n := netty
-		if n == "" {
-			n = sc.Netty
+		n := sc.Netty
+		if ring {
+			n = scenarios.Netty42
 		}
 		c, err := sc.ForNetty(n)
 		if err != nil {
@@ -133,7 +126,7 @@ func compareAll(sc *scenarios.Scenario, what axis, variants []string, o Options,
 		defer func() { err = errors.Join(err, x.Close(), f.Close()) }()
 	}
 	for i, v := range variants {
-		s, err := compareOne(sc, what, v, i+1, x, o.Each, derive)
+		s, err := compareOne(sc, what, v, i+1, x, derive)
 		if err != nil {
 			return nil, fmt.Errorf("%s %s: %w", what.name, v, err)
 		}
@@ -142,7 +135,7 @@ func compareAll(sc *scenarios.Scenario, what axis, variants []string, o Options,
 	return runs, nil
 }
 
-func compareOne(sc *scenarios.Scenario, what axis, variant string, pid int, x *chrome.Exporter, each func(string, *sim.Run),
+func compareOne(sc *scenarios.Scenario, what axis, variant string, pid int, x *chrome.Exporter,
 	derive func(*scenarios.Scenario, string) (*scenarios.Scenario, error)) (*sim.Summary, error) {
 	msc, err := derive(sc, variant)
 	if err != nil {
@@ -162,9 +155,6 @@ func compareOne(sc *scenarios.Scenario, what axis, variant string, pid int, x *c
 	}
 	if what.countDesign {
 		r.CountDesign()
-	}
-	if each != nil {
-		each(variant, r)
 	}
 	return r.Wait()
 }

@@ -1,6 +1,7 @@
 package compare
 
 import (
+	"cmp"
 	"fmt"
 	"strconv"
 	"strings"
@@ -33,18 +34,19 @@ func (c *Comparison) text() string {
 			}
 		}
 		f := c.Figures[i]
+		// The worst window: its p99 and when it began.
+		worst := orDash(f.WorstWindowP99US, fmt.Sprintf("%s @%s", usText(f.WorstWindowP99US), time.Duration(f.WorstWindowAtNS).Round(10*time.Millisecond)))
 		fmt.Fprintf(tw, "%s\t%d\t%d\t%.0f\t%.0f\t%.0f\t%.0f\t%s\t%s\t%d\t%.1f\t%.1f\t%.1f\t%s %.0f%%\t%s\t%s\t%s\t%s\t%s\t\n", s.Model, len(s.Loops), started,
-			f.RPS, f.P50US, f.P99US, f.P999US, worstText(f), usText(f.AcceptP99US), f.Errors,
-			f.Split.Select, f.Split.IO, f.Split.Tasks, f.BusiestLoop, f.BusyMax, cpuPerReqText(f), capacityText(f), waitText(f), pctText(f.OtherCPU), c.expectText(s))
+			f.RPS, f.P50US, f.P99US, f.P999US, worst, usText(f.AcceptP99US), f.Errors,
+			f.Split.Select, f.Split.IO, f.Split.Tasks, f.BusiestLoop, f.BusyMax, orDash(f.CPUPerReqUS, usText(f.CPUPerReqUS)),
+			orDash(f.CapacityRPS, fmt.Sprintf("%.0f/s", f.CapacityRPS)), pctText(f.CPUWaitMax), pctText(f.OtherCPU), c.expectText(s))
 	}
 	tw.Flush()
 	b.WriteString("\n")
 	for _, f := range c.Figures {
 		fmt.Fprintf(&b, "%s: %s\n", f.Model, f.Verdict)
 	}
-	if c.Verdict != "" {
-		fmt.Fprintf(&b, "\nverdict: %s\n", c.Verdict)
-	}
+	writeConclusion(&b, c.Verdict, c.Causes)
 	if len(c.Checks) > 0 {
 		fmt.Fprintf(&b, "\ncompare (%d of %d hold):\n", len(c.Checks)-c.failedChecks(), len(c.Checks))
 		for _, e := range c.Checks {
@@ -75,21 +77,23 @@ func (c *Comparison) expectText(s *sim.Summary) string {
 // premature returns, task batches cut by their deadline.
 func (c *Comparison) flavourText() string {
 	var b strings.Builder
-	model := ""
-	if len(c.Flavours) > 0 {
-		model = c.Flavours[0].Model
-	}
 	fmt.Fprintf(&b, "compare %s: model %s, %d %s connections per flavour, flavours run one after another\n\n",
-		c.Workload.Scenario, model, c.Workload.Connections, c.Workload.Protocol)
+		c.Workload.Scenario, first(c.Flavours).Model, c.Workload.Connections, c.Workload.Protocol)
 	tw := textwidth.NewTable(&b)
 	fmt.Fprintln(tw, "netty\treq/s\tp99 µs\terrors\twakeups\tselects\tpolls\titerations\tpremature\trebuilds\ttasks\tcut\tidle timeout\twake/ext task\tmax batch\t")
 	for i, s := range c.Flavours {
 		t := c.Totals[i] // the server's loops, as the causes read them
 		timeout, wake, batch := "-", "-", "-"
 		if d := t.Design; d != nil {
-			timeout, batch = idleTimeoutCell(d), strconv.FormatInt(d.MaxBatch, 10)
-			if w, ok := t.WakeupsPerSubmit(); ok {
-				wake = strconv.FormatFloat(w, 'f', 2, 64)
+			timeout, batch = nsText(d.LongestTimeoutNS), strconv.FormatInt(d.MaxBatch, 10)
+			if d.UntimedSelects > 0 {
+				timeout = "none" // the idle selects asked for no timeout
+			}
+			// Eventfd writes per task submitted from outside the loop: at
+			// most one wakes a sleeping loop, and a loop already awake
+			// needs none.
+			if d.ExternalSubmits != 0 {
+				wake = strconv.FormatFloat(float64(t.WakeupsWritten)/float64(d.ExternalSubmits), 'f', 2, 64)
 			}
 		}
 		fmt.Fprintf(tw, "%s\t%.0f\t%.0f\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%s\t%s\t%s\t\n", s.Netty,
@@ -113,24 +117,20 @@ func (c *Comparison) flavourText() string {
 // reads a drained socket, a completion loop makes no other I/O call.
 func (c *TransportComparison) Text() string {
 	var b strings.Builder
-	model := ""
-	if len(c.Runs) > 0 {
-		model = c.Runs[0].Model
-	}
-	netty := "4.2"
-	if len(c.Runs) > 0 && c.Runs[0].Netty != "" {
-		netty = c.Runs[0].Netty
-	}
 	fmt.Fprintf(&b, "compare %s: model %s, netty %s, %d %s connections per transport, transports run one after another\n\n",
-		c.Workload.Scenario, model, netty, c.Workload.Connections, c.Workload.Protocol)
+		c.Workload.Scenario, first(c.Runs).Model, cmp.Or(first(c.Runs).Netty, "4.2"), c.Workload.Connections, c.Workload.Protocol)
 	tw := textwidth.NewTable(&b)
 	fmt.Fprintln(tw, "transport\treq/s\tp50 µs\tp99 µs\terrors\titerations\twaits\tpolls\twaits/req\treads/req\tempty/req\tsyscalls/req\twakeups\t")
 	for i, s := range c.Runs {
 		t := c.Totals[i] // the server's loops: the engine's clients stay on epoll whatever is compared
-		reads, empty := readCells(t)
+		// No reads a request on a ring (its reads are completions) or when not counted.
+		reads, empty := "-", "-"
+		if r, e, ok := t.readsPerRequest(); ok {
+			reads, empty = fmt.Sprintf("%.2f", r), fmt.Sprintf("%.3f", e)
+		}
 		fmt.Fprintf(tw, "%s\t%.0f\t%.0f\t%.0f\t%d\t%d\t%d\t%d\t%.3f\t%s\t%s\t%.2f\t%d\t\n", c.Transports[i],
 			s.Clients.ThroughputRPS, s.Clients.LatencyUS.P50, s.Clients.LatencyUS.P99, s.Clients.Errors,
-			t.Iterations, t.Selects, t.SelectNows, t.WaitsPerReq, reads, empty, t.SyscallsPerRequest(), t.WakeupsWritten)
+			t.Iterations, t.Selects, t.SelectNows, t.WaitsPerReq, reads, empty, t.syscallsPerRequest(), t.WakeupsWritten)
 	}
 	tw.Flush()
 	// One paragraph: Text wraps it to the headless width.
@@ -141,15 +141,6 @@ func (c *TransportComparison) Text() string {
 		"eventfd writes, the ring's io_uring_enter and eventfd writes (its reads and writes are completions).\n")
 	writeConclusion(&b, c.Verdict, c.Causes)
 	return textwidth.Wrap(b.String(), textwidth.Width)
-}
-
-// readCells are a transport's reads and empty reads a request, "-" on a
-// ring (its reads are completions) or when not counted.
-func readCells(t LoopTotals) (reads, empty string) {
-	if t.ReadsPerRequest() < 0 {
-		return "-", "-"
-	}
-	return fmt.Sprintf("%.2f", t.ReadsPerRequest()), fmt.Sprintf("%.3f", t.EmptyReadsPerRequest())
 }
 
 // writeConclusion writes the verdict and the cause lines under a table.
@@ -165,35 +156,15 @@ func writeConclusion(b *strings.Builder, verdict string, causes []string) {
 	}
 }
 
-// worstText is a model's worst-window cell: the p99 and when its window
-// began; "-" without one.
-func worstText(f Figures) string {
-	if f.WorstWindowP99US <= 0 {
+// orDash is a figure's cell, text, or "-" when the figure is not measured
+// (not above zero): a run without a worst window, a capacity, a CPU per
+// request.
+func orDash(v float64, text string) string {
+	if v <= 0 {
 		return "-"
 	}
-	return fmt.Sprintf("%s @%s", usText(f.WorstWindowP99US), time.Duration(f.WorstWindowAtNS).Round(10*time.Millisecond))
+	return text
 }
-
-// cpuPerReqText is the CPU per request of the loop that bounds the
-// model's capacity, "-" unmeasured.
-func cpuPerReqText(f Figures) string {
-	if f.CPUPerReqUS <= 0 {
-		return "-"
-	}
-	return usText(f.CPUPerReqUS)
-}
-
-// capacityText is the rate the model could serve with a core per loop.
-func capacityText(f Figures) string {
-	if f.CapacityRPS <= 0 {
-		return "-"
-	}
-	return fmt.Sprintf("%.0f/s", f.CapacityRPS)
-}
-
-// waitText is a model's cpu wait cell: the largest share of the run a
-// serving loop waited for a CPU.
-func waitText(f Figures) string { return pctText(f.CPUWaitMax) }
 
 // pctText is a share for a cell, "-" when unknown (negative).
 func pctText(p float64) string {
@@ -201,13 +172,4 @@ func pctText(p float64) string {
 		return "-"
 	}
 	return fmt.Sprintf("%.0f%%", p)
-}
-
-// idleTimeoutCell is the flavour table's idle timeout: the longest timeout
-// a blocking select asked for, or "none" when the idle ones asked none.
-func idleTimeoutCell(d *sim.DesignCount) string {
-	if d.UntimedSelects > 0 {
-		return "none"
-	}
-	return nsText(d.LongestTimeoutNS)
 }

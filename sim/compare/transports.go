@@ -32,11 +32,7 @@ func JudgeTransports(sc *scenarios.Scenario, transports []string, runs []*sim.Su
 		c.Figures = append(c.Figures, variantFigures(transports[i], s, sc))
 		c.Totals = append(c.Totals, totalsOf(transports[i], s))
 	}
-	netty := ""
-	if len(runs) > 0 {
-		netty = runs[0].Netty
-	}
-	c.Causes = transportCauses(c.Totals, netty)
+	c.Causes = transportCauses(c.Totals, first(runs).Netty)
 	c.Verdict = variantVerdict(c.Figures, "transport", true)
 	if l := fewestSyscalls(c.Totals); l != "" {
 		c.Verdict += "; " + l
@@ -51,10 +47,4 @@ func (c *TransportComparison) Judgement() Judgement {
 }
 
 // Failed counts the runs' failed expectations (none: they are dropped).
-func (c *TransportComparison) Failed() int {
-	n := 0
-	for _, s := range c.Runs {
-		n += s.Failed()
-	}
-	return n
-}
+func (c *TransportComparison) Failed() int { return failedRuns(c.Runs) }

@@ -48,15 +48,7 @@ func (c *Comparison) verdict() string {
 		head, ranked = c.machineBound(busy), false
 		c.MachineBusy = true
 	}
-	parts := []string{head}
-	for _, l := range alikeLines(c.Figures) {
-		// With nothing ranked the headline already says all are alike;
-		// only a same shape is worth a line of its own.
-		if ranked || l.sameShape {
-			parts = append(parts, l.text)
-		}
-	}
-	return strings.Join(parts, "; ")
+	return strings.Join(append([]string{head}, alikeLines(c.Figures, ranked)...), "; ")
 }
 
 // headline ranks the slowest model against the fastest and those alike
@@ -114,16 +106,13 @@ func (c *Comparison) machineBound(w Figures) string {
 	}
 	head := fmt.Sprintf("the machine was busy: other processes used %.0f%% of its CPUs during %s's run%s, so what the clients saw (req/s, latency) measures the machine, not the models, and is not ranked",
 		w.OtherCPU, w.Model, waited)
-	switch {
-	case w.blocking:
+	if w.blocking {
 		// A blocked handler sleeps: it takes no CPU, so capacity does not
 		// tell the models apart; whose clients it held does, busy machine
 		// or not (stalled is read from their median).
 		head += "; what the load does not change: " + stalledRank(c.Figures)
-	default:
-		if rank := c.capacityRank(); rank != "" {
-			head += "; ranked instead on each loop's own CPU per request, which the machine's load does not change: " + rank
-		}
+	} else if rank := c.capacityRank(); rank != "" {
+		head += "; ranked instead on each loop's own CPU per request, which the machine's load does not change: " + rank
 	}
 	return head + "; what holds regardless — " + strings.Join(shapes, "; ")
 }
@@ -133,10 +122,9 @@ func (c *Comparison) machineBound(w Figures) string {
 func stalledRank(fs []Figures) string {
 	var parts []string
 	for _, f := range fs {
-		switch {
-		case f.ServedLoops > 0 && f.StalledLoops >= f.ServedLoops:
+		if f.ServedLoops > 0 && f.StalledLoops >= f.ServedLoops {
 			parts = append(parts, fmt.Sprintf("under %s the blocked handler stalled the clients of every loop (%d of %d)", f.Model, f.StalledLoops, f.ServedLoops))
-		default:
+		} else {
 			parts = append(parts, fmt.Sprintf("under %s those of %d of %d loops", f.Model, f.StalledLoops, f.ServedLoops))
 		}
 	}
@@ -174,28 +162,24 @@ func (c *Comparison) capacityRank() string {
 }
 
 // alikeLines says, for each pair of models nothing measured tells apart,
-// that they are about the same and by which ranges, or that they are the
-// same shape here.
-func alikeLines(fs []Figures) []alikeLine {
-	var out []alikeLine
+// that they are the same shape here, or, when the headline ranked some
+// (ranked), that they are about the same and by which ranges: with
+// nothing ranked the headline already says all are alike.
+func alikeLines(fs []Figures, ranked bool) []string {
+	var out []string
 	for i := range fs {
 		for j := i + 1; j < len(fs); j++ {
 			a, b := fs[i], fs[j]
 			switch {
 			case sameShape(a, b):
-				out = append(out, alikeLine{sameShapeLine(a, b), true})
-			case alike(a, b):
-				out = append(out, alikeLine{text: fmt.Sprintf("%s and %s are about the same (p99 %s vs %s over the runs' windows, %.0f vs %.0f req/s)",
-					a.Model, b.Model, spreadText(a.P99Spread, a.P99US), spreadText(b.P99Spread, b.P99US), a.RPS, b.RPS)})
+				out = append(out, sameShapeLine(a, b))
+			case ranked && alike(a, b):
+				out = append(out, fmt.Sprintf("%s and %s are about the same (p99 %s vs %s over the runs' windows, %.0f vs %.0f req/s)",
+					a.Model, b.Model, spreadText(a.P99Spread, a.P99US), spreadText(b.P99Spread, b.P99US), a.RPS, b.RPS))
 			}
 		}
 	}
 	return out
-}
-
-type alikeLine struct {
-	text      string
-	sameShape bool
 }
 
 // sameShapeLine says two models are one program here, naming what made
@@ -204,13 +188,12 @@ func sameShapeLine(a, b Figures) string {
 	if b.Model == string(scenarios.ModelMasterSlave) {
 		a, b = b, a
 	}
-	line := fmt.Sprintf("%s and %s have the same shape here (%s), so their difference is the runs' noise (p99 %s vs %s)",
-		a.Model, b.Model, a.Shape, usText(a.P99US), usText(b.P99US))
 	if a.Model == string(scenarios.ModelMasterSlave) && a.Shape.Accepting == 1 {
-		line = fmt.Sprintf("%s with %s is %s: %s, so any difference between them is the runs' noise (p99 %s vs %s)",
+		return fmt.Sprintf("%s with %s is %s: %s, so any difference between them is the runs' noise (p99 %s vs %s)",
 			a.Model, a.Listening, b.Model, a.Shape, usText(a.P99US), usText(b.P99US))
 	}
-	return line
+	return fmt.Sprintf("%s and %s have the same shape here (%s), so their difference is the runs' noise (p99 %s vs %s)",
+		a.Model, b.Model, a.Shape, usText(a.P99US), usText(b.P99US))
 }
 
 // spreadText is a figure's range over the windows, or the figure itself
@@ -302,13 +285,10 @@ func fewestSyscalls(ts []LoopTotals) string {
 	if len(ts) < 2 {
 		return ""
 	}
-	best := ts[0]
+	best := slices.MinFunc(ts, func(a, b LoopTotals) int { return cmp.Compare(a.syscallsPerRequest(), b.syscallsPerRequest()) })
 	var each []string
 	for _, t := range ts {
-		if t.SyscallsPerRequest() < best.SyscallsPerRequest() {
-			best = t
-		}
-		each = append(each, fmt.Sprintf("%s %.2f", t.Name, t.SyscallsPerRequest()))
+		each = append(each, fmt.Sprintf("%s %.2f", t.Name, t.syscallsPerRequest()))
 	}
 	return fmt.Sprintf("%s made the fewest system calls a request (%s)", best.Name, strings.Join(each, ", "))
 }
@@ -330,11 +310,8 @@ func names(fs []Figures) string {
 	for _, f := range fs {
 		ns = append(ns, f.Model)
 	}
-	switch len(ns) {
-	case 0:
-		return ""
-	case 1:
-		return ns[0]
+	if len(ns) < 2 {
+		return strings.Join(ns, "")
 	}
 	return strings.Join(ns[:len(ns)-1], ", ") + " and " + ns[len(ns)-1]
 }
@@ -346,7 +323,7 @@ func (s Shape) String() string {
 	case s.Shared:
 		return fmt.Sprintf("%s accept and serve", plural(s.Serving, "loop"))
 	}
-	return fmt.Sprintf("%s, %d %s serve", acceptText(s.Accepting), s.Serving, pick(s.Serving == 1, "worker", "workers"))
+	return fmt.Sprintf("%s, %s serve", acceptText(s.Accepting), plural(s.Serving, "worker"))
 }
 
 func acceptText(n int) string {
@@ -361,13 +338,6 @@ func plural(n int, what string) string {
 		return "1 " + what
 	}
 	return fmt.Sprintf("%d %ss", n, what)
-}
-
-func pick(c bool, a, b string) string {
-	if c {
-		return a
-	}
-	return b
 }
 
 // usText formats microseconds for a sentence.

@@ -179,7 +179,7 @@ func TestVerdictSameShapeNotRankedBelowItsTwin(t *testing.T) {
 func TestVerdictPairedWindows(t *testing.T) {
 	single := withWindows(summaryOf("single", 2400, 900_000, []float64{99}, []float64{900_000}), 12, 2300, 2500, 100_000, 1_900_000)
 	multi := withWindows(summaryOf("multi", 3500, 200_000, []float64{80, 80}, []float64{200_000, 200_000}), 12, 3400, 3600, 20_000, 400_000)
-	if f := judgeFigures(t, single, multi).Figures; f[0].P99Spread.overlaps(f[1].P99Spread) == false {
+	if f := judgeFigures(t, single, multi).Figures; apart(f[0].P99Spread, f[1].P99Spread) {
 		t.Fatalf("the test wants overlapping p99 ranges: %+v %+v", f[0].P99Spread, f[1].P99Spread)
 	}
 	c := judgeFigures(t, single, multi)
