@@ -61,8 +61,6 @@ type hiddenRun struct {
 // turn makes a run per task, and the rest is counted.
 const hiddenRunCap = 64
 
-func (q *taskQueue) len() int { return q.n }
-
 func (q *taskQueue) at(i int) TaskRef { return q.buf[(q.head+i)%len(q.buf)] }
 
 func (q *taskQueue) push(t TaskRef) {

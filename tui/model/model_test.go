@@ -216,7 +216,7 @@ func TestQueueMirrorIsCapped(t *testing.T) {
 	if w.QueueDepth != QueueMirrorCap+100 || w.QueueHidden != QueueMirrorCap+100-4 {
 		t.Errorf("depth %d hidden %d", w.QueueDepth, w.QueueHidden)
 	}
-	if got := m.st.loops[1].queue.len(); got != QueueMirrorCap {
+	if got := m.st.loops[1].queue.n; got != QueueMirrorCap {
 		t.Errorf("mirror holds %d, cap %d", got, QueueMirrorCap)
 	}
 	// Running every task empties the mirror and the hidden count alike.
@@ -549,8 +549,8 @@ func TestModelIsBounded(t *testing.T) {
 		if l == nil {
 			continue
 		}
-		if l.queue.len() > QueueMirrorCap || len(l.queue.buf) > QueueMirrorCap {
-			t.Errorf("loop %d queue mirror %d/%d", i, l.queue.len(), len(l.queue.buf))
+		if l.queue.n > QueueMirrorCap || len(l.queue.buf) > QueueMirrorCap {
+			t.Errorf("loop %d queue mirror %d/%d", i, l.queue.n, len(l.queue.buf))
 		}
 		if len(l.timers.byID) > TimerMirrorCap {
 			t.Errorf("loop %d timer mirror %d", i, len(l.timers.byID))

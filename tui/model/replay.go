@@ -141,26 +141,6 @@ func (r *Replay) PosAtTime(t int64) int {
 	return sort.Search(len(r.events), func(i int) bool { return r.events[i].Time > t })
 }
 
-// Find returns the position (1-based, as Pos) of the first event after the
-// current one that match accepts, searching forward, or backward before the
-// current one. ok is false when there is none.
-func (r *Replay) Find(forward bool, match func(*trace.Event) bool) (pos int, ok bool) {
-	if forward {
-		for i := r.pos; i < len(r.events); i++ {
-			if match(&r.events[i]) {
-				return i + 1, true
-			}
-		}
-		return 0, false
-	}
-	for i := r.pos - 2; i >= 0; i-- {
-		if match(&r.events[i]) {
-			return i + 1, true
-		}
-	}
-	return 0, false
-}
-
 // State returns the current fold, for tests. It must not be modified.
 func (r *Replay) State() *State { return r.cur }
 
