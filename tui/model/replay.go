@@ -164,8 +164,7 @@ func (r *Replay) Snapshot(q Query) *Snapshot {
 	}
 	mt := q.Filter.compile(r.cur.names())
 	var found []LogLine
-	i := r.pos - 1
-	for ; i >= 0 && r.pos-1-i < replayLogScan; i-- {
+	for i := r.pos - 1; i >= 0 && r.pos-1-i < replayLogScan; i-- {
 		e := &r.events[i]
 		if !mt.match(e) {
 			continue
@@ -175,7 +174,6 @@ func (r *Replay) Snapshot(q Query) *Snapshot {
 		}
 		found = pushExplained(found, e, r.cur, r.around(i))
 	}
-	s.LogScanned = i >= 0 && len(found) < q.Log
 	reverseLines(found)
 	s.Log = found
 	return s

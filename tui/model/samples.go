@@ -79,7 +79,7 @@ func (l *sampleLog) fill(s *Snapshot, n uint64) {
 			sp.Latency, sp.P50US, sp.P99US = true, d.Quantile(0.5), d.Quantile(0.99)
 		}
 		if nl, _ := newest.Loop(s.Loops[i].Index); nl.Worst != nil {
-			sp.WorstP99US, sp.WorstAtNS = nl.Worst.P99US, nl.Worst.AtNS
+			sp.WorstP99US = nl.Worst.P99US
 		}
 		if sp.Select+sp.IO+sp.Tasks == 0 && !sp.Latency {
 			continue // nothing measured (a loop not started): the events may say more

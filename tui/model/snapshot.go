@@ -56,9 +56,6 @@ type Snapshot struct {
 	Wheel   Wheel
 	Paused  int // loops whose latest gate event is a pause
 	Log     []LogLine
-	// LogScanned reports whether the log search stopped before the start
-	// of the log (a filter matching rarely in a long replay).
-	LogScanned bool
 	// SliceLog is what Query.Slice asked for; SliceOlder says the log no
 	// longer reaches back to the slice's start, so some may be missing.
 	SliceLog   []LogLine
@@ -136,7 +133,6 @@ type Wheel struct {
 	Size    int   // wheel length inferred from the slots seen (a power of two)
 	Pending int64
 	Expired int64 // timeouts expired in all
-	LastExp int64 // expired at the latest tick
 	Recent  []WheelExpire
 }
 
@@ -216,7 +212,7 @@ func (s *State) snapshot(q Query) *Snapshot {
 			Phase: l.stand.cur.At(), Paused: l.stand.paused, PausePhase: l.stand.pausePhase, PauseReason: l.stand.pauseReason,
 			Mode: l.mode, Timeout: l.timeout, Budget: l.budget, IOTime: l.ioTime, IOKeys: l.ioKeys, Fault: l.fault,
 			IORatio: int(l.fold.IORatio), Ring: l.ring,
-			Counters: Counters{Stats: l.fold.Stats, MaxQueueDepth: l.maxDepth, TimersCancelled: l.cancelled}, History: l.hist.upTo(s.time), Timers: l.timers.count(),
+			Counters: Counters{Stats: l.fold.Stats, MaxQueueDepth: l.maxDepth}, History: l.hist.upTo(s.time), Timers: l.timers.count(),
 			Last: l.last, Shutdown: l.shutdown,
 		}
 		if l.stand.paused {
@@ -253,7 +249,7 @@ func (s *State) snapshot(q Query) *Snapshot {
 			Present: true, Index: w.loop, Name: s.LoopName(uint16(w.loop)), State: w.state,
 			TID:  s.loop(uint16(w.loop)).fold.TID,
 			Tick: w.fold.Tick, Slot: w.fold.Slot, Size: pow2AtLeast(w.maxSlot + 1),
-			Pending: w.fold.Pending, Expired: w.fold.Expired, LastExp: w.fold.LastExpired,
+			Pending: w.fold.Pending, Expired: w.fold.Expired,
 		}
 		k := min(w.nrecent, len(w.recent))
 		for i := range k {

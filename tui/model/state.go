@@ -10,8 +10,7 @@ import (
 // replay, plus what only the UI tracks.
 type Counters struct {
 	counters.Stats
-	MaxQueueDepth   int64
-	TimersCancelled int64
+	MaxQueueDepth int64
 }
 
 // loopState is the fold of one loop's events.
@@ -33,7 +32,6 @@ type loopState struct {
 	fold counters.Loop
 
 	maxDepth  int64 // deepest the task queue got
-	cancelled int64 // timer_cancel events
 	queue     taskQueue
 	producers producerTally
 	keys      keyLog
@@ -288,7 +286,6 @@ func (l *loopState) applyMirror(e *trace.Event) {
 		l.queue.push(TaskRef{ID: e.C, Name: e.Str, Timer: true})
 		l.refineDepth(e.Time, +1)
 	case trace.KindTimerCancel:
-		l.cancelled++
 		l.timers.remove(e.A)
 	}
 }
