@@ -1,6 +1,8 @@
 package model
 
 import (
+	"strconv"
+
 	"github.com/reactorviz/reactorviz/reactor/trace"
 	"github.com/reactorviz/reactorviz/reactor/trace/counters"
 )
@@ -143,21 +145,7 @@ func loopName(loops []trace.LoopInfo, i uint16) string {
 	return placeholderName(int(i))
 }
 
-func placeholderName(i int) string {
-	const digits = "0123456789"
-	if i < 10 {
-		return "loop-" + digits[i:i+1]
-	}
-	b := []byte("loop-")
-	var d [5]byte
-	n := len(d)
-	for i > 0 {
-		n--
-		d[n] = digits[i%10]
-		i /= 10
-	}
-	return string(append(b, d[n:]...))
-}
+func placeholderName(i int) string { return "loop-" + strconv.Itoa(i) }
 
 // Clone returns an independent copy, for replay checkpoints.
 func (s *State) Clone() *State {
@@ -202,12 +190,9 @@ func (s *State) apply(e *trace.Event) (m move, moved bool) {
 	case trace.KindTaskSubmit, trace.KindTaskRun, trace.KindTaskPanic,
 		trace.KindTimerSchedule, trace.KindTimerDue, trace.KindTimerCancel:
 		l.applyMirror(e)
-	case trace.KindWheelTick:
+	case trace.KindWheelTick, trace.KindWheelExpire:
 		l.isWheel = true
-		s.wheelTick(int(e.Loop), e)
-	case trace.KindWheelExpire:
-		l.isWheel = true
-		s.wheelExpire(int(e.Loop), e)
+		s.wheel.apply(int(e.Loop), e)
 	case trace.KindInject:
 		l.fault = e.Str
 	case trace.KindRingEnter:
@@ -290,24 +275,20 @@ func (l *loopState) applyMirror(e *trace.Event) {
 	}
 }
 
-func (s *State) wheelTick(loop int, e *trace.Event) {
-	w := &s.wheel
+// apply folds a wheel_tick or wheel_expire event of trace loop loop.
+func (w *wheelState) apply(loop int, e *trace.Event) {
 	w.present, w.loop = true, loop
 	w.fold.Fold(e)
-	// The wheel's length is not in the trace; the largest slot seen bounds
-	// it from below and is exact once the cursor has gone round.
-	if e.B >= 0 && e.B < 1<<20 {
+	switch {
+	case e.Kind == trace.KindWheelExpire:
+		w.recent[w.nrecent%len(w.recent)] = WheelExpire{Tick: e.A, Slot: e.B, ID: e.C, Deadline: e.D}
+		w.nrecent++
+		if w.nrecent >= 2*len(w.recent) {
+			w.nrecent -= len(w.recent)
+		}
+	case e.B >= 0 && e.B < 1<<20:
+		// The wheel's length is not in the trace; the largest slot seen
+		// bounds it from below and is exact once the cursor has gone round.
 		w.maxSlot = max(w.maxSlot, e.B)
-	}
-}
-
-func (s *State) wheelExpire(loop int, e *trace.Event) {
-	w := &s.wheel
-	w.present, w.loop = true, loop
-	w.fold.Fold(e)
-	w.recent[w.nrecent%len(w.recent)] = WheelExpire{Tick: e.A, Slot: e.B, ID: e.C, Deadline: e.D}
-	w.nrecent++
-	if w.nrecent >= 2*len(w.recent) {
-		w.nrecent -= len(w.recent)
 	}
 }
