@@ -2,6 +2,7 @@ package model
 
 import (
 	"iter"
+	"slices"
 	"strings"
 
 	"github.com/reactorviz/reactorviz/reactor/trace"
@@ -39,24 +40,64 @@ func (g *eventLog) add(batch []trace.Event) {
 	}
 }
 
-// lines returns up to n log lines of the latest events that keep accepts,
-// oldest first, periodic ones folded (see pushOlder).
-func (g *eventLog) lines(n int, keep func(*trace.Event) bool, st *State) []LogLine {
-	if n <= 0 {
-		return nil
+// events returns the events the log holds, oldest first.
+func (g *eventLog) events() eventRange {
+	return eventRange{at: func(i int) *trace.Event { return &g.buf[(g.next-g.n+i+len(g.buf))%len(g.buf)] }, n: g.n}
+}
+
+// eventRange is the events at hand, oldest first: at(i) for i in [0, n).
+// A replay's are its trace's up to the current event, the live model's
+// those its log still holds; both list and explain log lines by the same
+// walk.
+type eventRange struct {
+	at func(i int) *trace.Event
+	n  int
+}
+
+// eventsUpTo is events[:n] as an eventRange.
+func eventsUpTo(events []trace.Event, n int) eventRange {
+	return eventRange{at: func(i int) *trace.Event { return &events[i] }, n: n}
+}
+
+// before iterates the events before event i, newest first.
+func (r eventRange) before(i int) iter.Seq[*trace.Event] {
+	return func(yield func(*trace.Event) bool) {
+		for j := i - 1; j >= 0; j-- {
+			if !yield(r.at(j)) {
+				return
+			}
+		}
 	}
-	out := make([]LogLine, 0, min(n, g.n))
-	for i := 0; i < g.n; i++ {
-		e := &g.buf[(g.next-1-i+2*len(g.buf))%len(g.buf)]
+}
+
+// from iterates the events from event i on, oldest first.
+func (r eventRange) from(i int) iter.Seq[*trace.Event] {
+	return func(yield func(*trace.Event) bool) {
+		for j := i; j < r.n; j++ {
+			if !yield(r.at(j)) {
+				return
+			}
+		}
+	}
+}
+
+// lines returns up to limit log lines of the latest events before event
+// end that keep accepts, oldest first, periodic ones folded (see
+// pushOlder). It walks back while more (nil: always) holds of the event's
+// position.
+func (r eventRange) lines(limit, end int, keep func(*trace.Event) bool, more func(i int) bool, st *State) []LogLine {
+	var out []LogLine
+	for i := end - 1; i >= 0 && (more == nil || more(i)); i-- {
+		e := r.at(i)
 		if !keep(e) {
 			continue
 		}
-		if len(out) >= n && !folds(out, e) {
+		if len(out) >= limit && !folds(out, e) {
 			break
 		}
-		out = pushExplained(out, e, st, func() (older, newer iter.Seq[*trace.Event]) { return g.older(i), g.newer(i) })
+		out = pushExplained(out, e, st, func() (older, newer iter.Seq[*trace.Event]) { return r.before(i), r.from(i + 1) })
 	}
-	reverseLines(out)
+	slices.Reverse(out)
 	return out
 }
 
@@ -139,14 +180,6 @@ func wakeupNote(e *trace.Event, loop string) string {
 	return "no write: a wakeup was already pending, so this submit rides on it"
 }
 
-// oldest returns the time of the oldest event the log holds.
-func (g *eventLog) oldest() (int64, bool) {
-	if g.n == 0 {
-		return 0, false
-	}
-	return g.buf[(g.next-g.n+2*len(g.buf))%len(g.buf)].Time, true
-}
-
 // full reports whether the log has dropped its oldest events.
 func (g *eventLog) full() bool { return g.n == len(g.buf) }
 
@@ -170,12 +203,6 @@ func pushOlder(lines []LogLine, e *trace.Event, name func(uint16) string) []LogL
 func folds(lines []LogLine, e *trace.Event) bool {
 	n := len(lines)
 	return n > 0 && periodic(e.Kind) && lines[n-1].Event.Kind == e.Kind && lines[n-1].Event.Loop == e.Loop
-}
-
-func reverseLines(ls []LogLine) {
-	for i, j := 0, len(ls)-1; i < j; i, j = i+1, j-1 {
-		ls[i], ls[j] = ls[j], ls[i]
-	}
 }
 
 // Filter selects log events by loop, kind and the words of their details.
@@ -346,7 +373,7 @@ func FollowOf(e *trace.Event) (FollowQuery, bool) {
 // on), and its run is preceded by the tasks_begin of its batch (the
 // queue it found and the budget) and the latest 64-task deadline check
 // before it in that batch.
-func (q FollowQuery) followPath(each func(yield func(*trace.Event) bool)) []*trace.Event {
+func (q FollowQuery) followPath(each iter.Seq[*trace.Event]) []*trace.Event {
 	var out []*trace.Event
 	type batch struct{ begin, check *trace.Event }
 	batches := map[uint16]*batch{}
@@ -381,18 +408,6 @@ func (q FollowQuery) followPath(each func(yield func(*trace.Event) bool)) []*tra
 		return len(out) < q.Max
 	})
 	return out
-}
-
-// follow lists the followed item's path in the log, oldest first.
-func (g *eventLog) follow(q FollowQuery, name func(uint16) string) []LogLine {
-	path := q.followPath(func(yield func(*trace.Event) bool) {
-		for k := 0; k < g.n; k++ {
-			if !yield(&g.buf[(g.next-g.n+k+2*len(g.buf))%len(g.buf)]) {
-				return
-			}
-		}
-	})
-	return pathLines(path, name)
 }
 
 func pathLines(path []*trace.Event, name func(uint16) string) []LogLine {

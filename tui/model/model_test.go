@@ -1,7 +1,6 @@
 package model
 
 import (
-	"iter"
 	"math/rand/v2"
 	"reflect"
 	"slices"
@@ -472,20 +471,7 @@ func TestReplayBackwardsEqualsForwardFold(t *testing.T) {
 		want := st.snapshot(q)
 		// The log of a fresh fold: the last matching events before n.
 		mt := q.Filter.compile(st.names())
-		var log []LogLine
-		for i := n - 1; i >= 0; i-- {
-			if !mt.match(&events[i]) {
-				continue
-			}
-			if len(log) >= q.Log && !folds(log, &events[i]) {
-				break
-			}
-			log = pushExplained(log, &events[i], st, func() (older, newer iter.Seq[*trace.Event]) {
-				return eventsBefore(events, i), eventsBetween(events, i+1, n)
-			})
-		}
-		reverseLines(log)
-		want.Log = log
+		want.Log = eventsUpTo(events, n).lines(q.Log, n, mt.match, nil, st)
 		if !reflect.DeepEqual(got, want) {
 			t.Fatalf("state at event %d differs between seek (from %d) and a fresh fold", n, r.Pos())
 		}

@@ -1,7 +1,6 @@
 package model
 
 import (
-	"iter"
 	"sort"
 
 	"github.com/reactorviz/reactorviz/reactor/trace"
@@ -163,28 +162,9 @@ func (r *Replay) Snapshot(q Query) *Snapshot {
 		return s
 	}
 	mt := q.Filter.compile(r.cur.names())
-	var found []LogLine
-	for i := r.pos - 1; i >= 0 && r.pos-1-i < replayLogScan; i-- {
-		e := &r.events[i]
-		if !mt.match(e) {
-			continue
-		}
-		if len(found) >= q.Log && !folds(found, e) {
-			break
-		}
-		found = pushExplained(found, e, r.cur, r.around(i))
-	}
-	reverseLines(found)
-	s.Log = found
+	inScan := func(i int) bool { return r.pos-1-i < replayLogScan }
+	s.Log = eventsUpTo(r.events, r.pos).lines(q.Log, r.pos, mt.match, inScan, r.cur)
 	return s
-}
-
-// around returns the events before and after event i, up to the current
-// one, for a log line's note.
-func (r *Replay) around(i int) func() (older, newer iter.Seq[*trace.Event]) {
-	return func() (iter.Seq[*trace.Event], iter.Seq[*trace.Event]) {
-		return eventsBefore(r.events, i), eventsBetween(r.events, i+1, r.pos)
-	}
 }
 
 // slice lists the latest sq.Max events of one loop in [From, To) up to
@@ -192,19 +172,9 @@ func (r *Replay) around(i int) func() (older, newer iter.Seq[*trace.Event]) {
 // trace is at hand, so nothing is ever missing from its start.
 func (r *Replay) slice(sq SliceQuery) []LogLine {
 	hi := min(sort.Search(r.pos, func(i int) bool { return r.events[i].Time >= sq.To }), r.pos)
-	var found []LogLine
-	for i := hi - 1; i >= 0 && r.events[i].Time >= sq.From; i-- {
-		e := &r.events[i]
-		if int(e.Loop) != sq.Loop {
-			continue
-		}
-		if len(found) >= sq.Max && !folds(found, e) {
-			break
-		}
-		found = pushExplained(found, e, r.cur, r.around(i))
-	}
-	reverseLines(found)
-	return found
+	in := func(e *trace.Event) bool { return int(e.Loop) == sq.Loop }
+	since := func(i int) bool { return r.events[i].Time >= sq.From }
+	return eventsUpTo(r.events, r.pos).lines(sq.Max, hi, in, since, r.cur)
 }
 
 // follow lists the followed item's path up to the current event, from
@@ -215,14 +185,7 @@ func (r *Replay) follow(fq FollowQuery) []LogLine {
 	if c := &r.followed; c.ok && c.q == fq && c.pos == r.pos {
 		return c.lines
 	}
-	path := fq.followPath(func(yield func(*trace.Event) bool) {
-		for i := 0; i < r.pos; i++ {
-			if !yield(&r.events[i]) {
-				return
-			}
-		}
-	})
-	lines := pathLines(path, r.cur.LoopName)
+	lines := pathLines(fq.followPath(eventsUpTo(r.events, r.pos).from(0)), r.cur.LoopName)
 	r.followed = followCache{ok: true, q: fq, pos: r.pos, lines: lines}
 	return lines
 }
