@@ -169,7 +169,7 @@ func Clock(ns int64) string {
 	}
 	ms := ns / 1e6
 	s := ms / 1000
-	out := pad2(s/60) + ":" + pad2(s%60) + "." + pad3(ms%1000)
+	out := pad(s/60, 2) + ":" + pad(s%60, 2) + "." + pad(ms%1000, 3)
 	if neg {
 		return "-" + out
 	}
@@ -182,21 +182,15 @@ func ClockTenths(ns int64) string {
 	return c[:len(c)-2]
 }
 
-func pad2(n int64) string {
-	if n < 10 {
-		return "0" + strconv.FormatInt(n, 10)
+// pad renders n in at least width digits, zeros in front.
+func pad(n int64, width int) string {
+	s := strconv.FormatInt(n, 10)
+	for lim := int64(10); width > 1; width, lim = width-1, lim*10 {
+		if n < lim {
+			s = "0" + s
+		}
 	}
-	return strconv.FormatInt(n, 10)
-}
-
-func pad3(n int64) string {
-	switch {
-	case n < 10:
-		return "00" + strconv.FormatInt(n, 10)
-	case n < 100:
-		return "0" + strconv.FormatInt(n, 10)
-	}
-	return strconv.FormatInt(n, 10)
+	return s
 }
 
 // Duration renders ns compactly with at most three significant digits:

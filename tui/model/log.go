@@ -240,12 +240,7 @@ func ParseFilter(text string) Filter {
 }
 
 func isKindWord(w string) bool {
-	for _, k := range trace.Kinds() {
-		if strings.Contains(k.String(), w) {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(trace.Kinds(), func(k trace.Kind) bool { return strings.Contains(k.String(), w) })
 }
 
 // String returns the filter as typed.
@@ -272,7 +267,7 @@ func (f Filter) compile(names []string) *matcher {
 	}
 	loops := f.loops
 	for _, w := range f.bare {
-		if anyContains(names, w) {
+		if slices.ContainsFunc(names, func(n string) bool { return strings.Contains(strings.ToLower(n), w) }) {
 			loops = append(loops, w)
 		} else {
 			m.details = append(m.details, w)
@@ -289,26 +284,9 @@ func (f Filter) compile(names []string) *matcher {
 	return m
 }
 
-// anyContains reports whether some name contains w, case aside.
-func anyContains(names []string, w string) bool {
-	for _, n := range names {
-		if strings.Contains(strings.ToLower(n), w) {
-			return true
-		}
-	}
-	return false
-}
-
+// matchAny reports whether s contains any of words, or there is none.
 func matchAny(s string, words []string) bool {
-	if len(words) == 0 {
-		return true
-	}
-	for _, w := range words {
-		if strings.Contains(s, w) {
-			return true
-		}
-	}
-	return false
+	return len(words) == 0 || slices.ContainsFunc(words, func(w string) bool { return strings.Contains(s, w) })
 }
 
 func (m *matcher) match(e *trace.Event) bool {
