@@ -21,13 +21,12 @@ const (
 // folds forward from it, so any seek folds fewer than one checkpoint
 // interval of events. A Replay is used from one goroutine (the UI's).
 type Replay struct {
-	loops   []trace.LoopInfo
-	events  []trace.Event
-	every   int
-	ckpts   []*State // ckpts[i]: the state after events[:i*every]
-	cur     *State
-	pos     int // events folded into cur
-	dropped uint64
+	loops  []trace.LoopInfo
+	events []trace.Event
+	every  int
+	ckpts  []*State // ckpts[i]: the state after events[:i*every]
+	cur    *State
+	pos    int // events folded into cur
 
 	// The timeline is the fold of events[:tlPos], as the live model's is
 	// of the events so far: a playing replay folds only the events the
@@ -55,9 +54,10 @@ func (r *Replay) AddSample(events int, s *sample.Sample) {
 // end line), shown alongside the drop events.
 func NewReplay(loops []trace.LoopInfo, events []trace.Event, dropped uint64) *Replay {
 	every := max(minCheckpointEvery, (len(events)+maxCheckpoints-1)/maxCheckpoints)
-	r := &Replay{loops: loops, events: events, every: every, dropped: dropped,
+	r := &Replay{loops: loops, events: events, every: every,
 		tlEvery: max(minTimelineEvery, (len(events)+maxTimelineCheckpoints-1)/maxTimelineCheckpoints)}
-	st := r.fresh()
+	st := NewState(loops)
+	st.NoteDropped(dropped)
 	for i := range events {
 		if i%every == 0 {
 			r.ckpts = append(r.ckpts, st.Clone())
@@ -70,12 +70,6 @@ func NewReplay(loops []trace.LoopInfo, events []trace.Event, dropped uint64) *Re
 	r.cur, r.pos = st, len(events)
 	r.Seek(0)
 	return r
-}
-
-func (r *Replay) fresh() *State {
-	st := NewState(r.loops)
-	st.NoteDropped(r.dropped)
-	return st
 }
 
 // Len returns the number of events in the trace.

@@ -299,7 +299,9 @@ func (l *lane) cells(at *standing, cols int, span, end, now int64) []Cell {
 		case colAt(c) >= markFrom:
 			out[c].Marks = 0
 		case c >= exact:
-			out[c].Marks = l.bucketMarks(colAt(c), max(colAt(c+1), colAt(c)+1))
+			var b Cell
+			l.fromBuckets(&b, colAt(c), max(colAt(c+1), colAt(c)+1))
+			out[c].Marks = b.Marks
 		}
 	}
 	for i := range l.track.Marks() {
@@ -371,14 +373,6 @@ func (l *lane) fromBuckets(c *Cell, from, to int64) {
 		}
 		return
 	}
-}
-
-// bucketMarks returns the marks of [from, to) from the finest bucket ring
-// that reaches back to from.
-func (l *lane) bucketMarks(from, to int64) phases.Mark {
-	var c Cell
-	l.fromBuckets(&c, from, to)
-	return c.Marks
 }
 
 func (c *Cell) addOverlap(p trace.Phase, lo, hi int64) {
