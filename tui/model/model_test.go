@@ -467,7 +467,9 @@ func TestReplayBackwardsEqualsForwardFold(t *testing.T) {
 
 		st := NewState(testLoops)
 		st.NoteDropped(3)
-		st.Apply(events[:n])
+		for i := range n {
+			st.apply(&events[i])
+		}
 		want := st.snapshot(q)
 		// The log of a fresh fold: the last matching events before n.
 		mt := q.Filter.compile(st.names())

@@ -88,19 +88,17 @@ func (r *Replay) Event(i int) (trace.Event, bool) {
 }
 
 // Time returns the time of the latest folded event (0 at the start).
-func (r *Replay) Time() int64 {
-	if r.pos == 0 {
-		return 0
-	}
-	return r.events[r.pos-1].Time
-}
+func (r *Replay) Time() int64 { return r.timeAt(r.pos) }
 
 // EndTime returns the time of the last event.
-func (r *Replay) EndTime() int64 {
-	if len(r.events) == 0 {
+func (r *Replay) EndTime() int64 { return r.timeAt(len(r.events)) }
+
+// timeAt returns the time of event n (1-based, as Pos), 0 for none.
+func (r *Replay) timeAt(n int) int64 {
+	if n == 0 {
 		return 0
 	}
-	return r.events[len(r.events)-1].Time
+	return r.events[n-1].Time
 }
 
 // Seek moves to the state after n events, clamped to [0, Len].

@@ -201,7 +201,7 @@ func (s *State) names() []string {
 
 // snapshot copies the fold; the caller adds the log.
 func (s *State) snapshot(q Query) *Snapshot {
-	snap := &Snapshot{Events: s.events, Time: s.time, Dropped: s.Dropped()}
+	snap := &Snapshot{Events: s.events, Time: s.time, Dropped: max(s.dropped, s.extDrop)}
 	groupAt := map[string]int{}
 	for i, l := range s.loops {
 		if l == nil || l.isWheel || !(l.named || l.isLoop) {

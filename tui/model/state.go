@@ -111,19 +111,10 @@ func (s *State) SetLoops(loops []trace.LoopInfo) {
 	}
 }
 
-// Events returns how many events have been folded.
-func (s *State) Events() uint64 { return s.events }
-
-// Time returns the time of the latest event folded.
-func (s *State) Time() int64 { return s.time }
-
 // NoteDropped records a drop count known outside the event stream, such as
 // the collector's or a trace file's end line. The larger of it and the sum
 // of drop events is shown.
 func (s *State) NoteDropped(n uint64) { s.extDrop = max(s.extDrop, n) }
-
-// Dropped returns the number of events the run lost.
-func (s *State) Dropped() uint64 { return max(s.dropped, s.extDrop) }
 
 func (s *State) loop(i uint16) *loopState {
 	for int(i) >= len(s.loops) {
@@ -157,13 +148,6 @@ func (s *State) Clone() *State {
 		}
 	}
 	return &c
-}
-
-// Apply folds a batch of events in order.
-func (s *State) Apply(batch []trace.Event) {
-	for i := range batch {
-		s.apply(&batch[i])
-	}
 }
 
 // apply folds one event, and returns what it did to where its loop stands
