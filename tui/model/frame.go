@@ -134,9 +134,17 @@ func mergeStats(folded, sampled counters.Stats) counters.Stats {
 }
 
 // wheelOf is the wheel as its events show it (the cursor, the recent
-// expiries) with the slot counts of the latest sample.
+// expiries marked) with the slot counts of the latest sample.
 func wheelOf(w *Wheel, s *sample.Sample) WheelView {
-	wv := recordedWheel(w)
+	var wv WheelView
+	if w.Present {
+		wv = WheelView{Present: true, Size: w.Size, Cursor: int(w.Slot), Tick: w.Tick, Pending: w.Pending, Note: Count(w.Expired) + " expired"}
+		for _, e := range w.Recent {
+			if w.Tick-e.Tick < int64(w.Size) {
+				wv.Marks = append(wv.Marks, int(e.Slot))
+			}
+		}
+	}
 	if s == nil || s.Wheel == nil {
 		return wv
 	}
@@ -163,22 +171,6 @@ func clientsOf(s *sample.Sample) Clients {
 		c.ThroughputRPS = float64(c.Requests) / time.Duration(s.Active).Seconds()
 	}
 	return c
-}
-
-// recordedWheel is the wheel as its events show it: no slot counts, the
-// recent expiries marked.
-func recordedWheel(w *Wheel) WheelView {
-	if !w.Present {
-		return WheelView{}
-	}
-	wv := WheelView{Present: true, Size: w.Size, Cursor: int(w.Slot), Tick: w.Tick, Pending: w.Pending}
-	for _, e := range w.Recent {
-		if w.Tick-e.Tick < int64(w.Size) {
-			wv.Marks = append(wv.Marks, int(e.Slot))
-		}
-	}
-	wv.Note = Count(w.Expired) + " expired"
-	return wv
 }
 
 // mergePause merges the gate with the events. A loop is parked when its
