@@ -108,29 +108,27 @@ func pushExplained(lines []LogLine, e *trace.Event, st *State, around func() (ol
 	n := len(lines)
 	lines = pushOlder(lines, e, st.LoopName)
 	if len(lines) > n {
-		explain(lines, e, st, around)
+		lines[n].Why = explain(e, st, around)
 	}
 	return lines
 }
 
-// explain gives the line just pushed for e what the event alone does not
-// say: a select_end why its select returned (WhySelect, from the events
-// around it), an accept which loop the chooser dealt the channel to and
-// how (ChooserPick).
-func explain(lines []LogLine, e *trace.Event, st *State, around func() (older, newer iter.Seq[*trace.Event])) {
+// explain says what e alone does not: a select_end why its select
+// returned (WhySelect, from the events around it), an accept which loop
+// the chooser dealt the channel to and how (ChooserPick).
+func explain(e *trace.Event, st *State, around func() (older, newer iter.Seq[*trace.Event])) string {
 	switch e.Kind {
 	case trace.KindSelectEnd:
 		older, newer := around()
-		lines[len(lines)-1].Why = WhySelect(e, older, newer)
+		return WhySelect(e, older, newer)
 	case trace.KindAccept:
-		lines[len(lines)-1].Why = st.ChooserPick(e)
+		return st.ChooserPick(e)
 	case trace.KindWakeup:
-		lines[len(lines)-1].Why = wakeupNote(e, st.LoopName(e.Loop))
+		return wakeupNote(e, st.LoopName(e.Loop))
 	case trace.KindTaskSubmit:
-		lines[len(lines)-1].Why = submitNote(e, st.LoopName)
-	default:
-		lines[len(lines)-1].Why = lifeNote(e)
+		return submitNote(e, st.LoopName)
 	}
+	return lifeNote(e)
 }
 
 // lifeNote explains the events of a loop's life a learner meets once and
