@@ -263,9 +263,6 @@ func (l *lane) cells(at *standing, cols int, span, end, now int64) []Cell {
 		}
 		l.fromBuckets(&out[c], from, to)
 	}
-	for c := exact; c < cols; c++ {
-		out[c].Known = true
-	}
 	// One pass over the spans that reach the window, found by the track's
 	// index, each spread over the columns it meets.
 	colOf := func(t int64) int { return int((t - start) * int64(cols) / span) }
@@ -291,10 +288,9 @@ func (l *lane) cells(at *standing, cols int, span, end, now int64) []Cell {
 	l.addParked(at, out, colAt, now)
 	for c := range out {
 		out[c].Width = max(min(colAt(c+1), now)-colAt(c), 0)
-	}
-	// Marks: exact from the ring where it reaches; before that, from the
-	// buckets (a burst of marks outruns the ring long before the slices).
-	for c := range out {
+		out[c].Known = out[c].Known || c >= exact
+		// Marks: exact from the ring where it reaches; before that, from the
+		// buckets (a burst of marks outruns the ring long before the slices).
 		switch {
 		case colAt(c) >= markFrom:
 			out[c].Marks = 0
