@@ -27,8 +27,9 @@ func Describe(e *trace.Event) string {
 		}
 		switch f.Type {
 		case trace.FieldBool:
-			if describeBool(&b, e.Kind, f) {
-				continue
+			if w := boolWord(e.Kind, f); w != "" {
+				b.WriteByte(' ')
+				b.WriteString(w)
 			}
 		case trace.FieldString:
 			if f.Str == "" {
@@ -70,28 +71,22 @@ func skipDescribe(e *trace.Event, f *trace.Field) bool {
 	return false
 }
 
-// describeBool writes a flag as a word when it says something: "premature",
-// "hit", "external"; the wakeup's flag reads written or coalesced. It
-// reports whether nothing was written.
-func describeBool(b *strings.Builder, k trace.Kind, f trace.Field) bool {
-	word := ""
+// boolWord is a flag as a word when it says something: "premature",
+// "hit", "external"; the wakeup's flag reads written or coalesced.
+func boolWord(k trace.Kind, f trace.Field) string {
 	switch {
 	case k == trace.KindWakeup && f.Bool:
-		word = "written"
+		return "written"
 	case k == trace.KindWakeup:
-		word = "coalesced"
+		return "coalesced"
 	case k == trace.KindSelectBegin || k == trace.KindTasksBegin:
 		// The iteration mark is for readers that count iterations; a
 		// learner reads the boundary from the select_begin itself.
+		return ""
 	case f.Bool:
-		word = f.Name
+		return f.Name
 	}
-	if word == "" {
-		return true
-	}
-	b.WriteByte(' ')
-	b.WriteString(word)
-	return false
+	return ""
 }
 
 func describeInt(k trace.Kind, f trace.Field) string {

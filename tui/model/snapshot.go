@@ -118,9 +118,6 @@ type Group struct {
 	Chooser string // what Netty's chooser factory would pick for the size (C4)
 }
 
-// Chooser names the chooser Netty picks for a group of n loops (C4).
-func Chooser(n int) string { return netty.Chooser(n) }
-
 // Wheel is the HashedWheelTimer as the trace shows it.
 type Wheel struct {
 	Present bool
@@ -241,7 +238,7 @@ func (s *State) snapshot(q Query) *Snapshot {
 		snap.Loops = append(snap.Loops, ls)
 	}
 	for i := range snap.Groups {
-		snap.Groups[i].Chooser = Chooser(len(snap.Groups[i].Loops))
+		snap.Groups[i].Chooser = netty.Chooser(len(snap.Groups[i].Loops))
 	}
 	w := &s.wheel
 	if w.present {
