@@ -167,15 +167,10 @@ func (q *taskQueue) resync(depth int64) {
 	switch {
 	case total > depth:
 		extra := total - depth
-		if extra <= q.hidden {
-			q.hidden -= extra
-			q.trimRuns()
-			return
-		}
-		extra -= q.hidden
-		q.hidden = 0
+		cut := min(extra, q.hidden)
+		q.hidden -= cut
 		q.trimRuns()
-		q.popFront(int(min(extra, int64(q.n))))
+		q.popFront(int(min(extra-cut, int64(q.n))))
 	case total < depth:
 		q.hidden += depth - total
 	}
