@@ -209,9 +209,6 @@ func (r *Replay) FindBreak(forward bool, b Breaks) (pos int, reason string, ok b
 		return r.breakIn(r.cur, r.pos, len(r.events), b, true)
 	}
 	end := r.pos - 1 // the current event is events[pos-1]
-	if end <= 0 {
-		return 0, "", false
-	}
 	// Walk back one checkpoint interval at a time, each folded forward
 	// from its checkpoint, and take the latest hit of the nearest one.
 	for k := min((end-1)/r.every, len(r.ckpts)-1); k >= 0; k-- {
