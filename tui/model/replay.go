@@ -21,7 +21,6 @@ const (
 // folds forward from it, so any seek folds fewer than one checkpoint
 // interval of events. A Replay is used from one goroutine (the UI's).
 type Replay struct {
-	loops  []trace.LoopInfo
 	events []trace.Event
 	every  int
 	ckpts  []*State // ckpts[i]: the state after events[:i*every]
@@ -54,7 +53,7 @@ func (r *Replay) AddSample(events int, s *sample.Sample) {
 // end line), shown alongside the drop events.
 func NewReplay(loops []trace.LoopInfo, events []trace.Event, dropped uint64) *Replay {
 	every := max(minCheckpointEvery, (len(events)+maxCheckpoints-1)/maxCheckpoints)
-	r := &Replay{loops: loops, events: events, every: every,
+	r := &Replay{events: events, every: every,
 		tlEvery: max(minTimelineEvery, (len(events)+maxTimelineCheckpoints-1)/maxTimelineCheckpoints)}
 	st := NewState(loops)
 	st.NoteDropped(dropped)
@@ -352,7 +351,7 @@ func (r *Replay) foldTimeline(to int) {
 			r.tlCkpts = append(r.tlCkpts, r.tl.clone())
 		}
 		e := &r.events[r.tlPos]
-		r.tl.apply(e, loopName(r.loops, e.Loop))
+		r.tl.apply(e, r.cur.LoopName(e.Loop)) // the names are the table's at any event
 		r.tlFolded++
 	}
 }

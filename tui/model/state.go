@@ -128,14 +128,6 @@ func (s *State) loop(i uint16) *loopState {
 	return l
 }
 
-// loopName is the name State gives loop i of the table loops.
-func loopName(loops []trace.LoopInfo, i uint16) string {
-	if int(i) < len(loops) {
-		return loops[i].Name
-	}
-	return placeholderName(int(i))
-}
-
 func placeholderName(i int) string { return "loop-" + strconv.Itoa(i) }
 
 // Clone returns an independent copy, for replay checkpoints.
