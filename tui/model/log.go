@@ -82,9 +82,12 @@ func (r eventRange) from(i int) iter.Seq[*trace.Event] {
 }
 
 // lines returns up to limit log lines of the latest events before event
-// end that keep accepts, oldest first, periodic ones folded (see
-// pushOlder). It walks back while more (nil: always) holds of the event's
-// position.
+// end that keep accepts, oldest first. It walks back while more (nil:
+// always) holds of the event's position. A periodic event next to another
+// of its kind from the same loop only adds to that line's count: the log
+// shows one line per run of them. A line gets what its event alone does
+// not say (explain), from the events around it; one an event was folded
+// into keeps its own.
 func (r eventRange) lines(limit, end int, keep func(*trace.Event) bool, more func(i int) bool, st *State) []LogLine {
 	var out []LogLine
 	for i := end - 1; i >= 0 && (more == nil || more(i)); i-- {
@@ -92,30 +95,23 @@ func (r eventRange) lines(limit, end int, keep func(*trace.Event) bool, more fun
 		if !keep(e) {
 			continue
 		}
-		if len(out) >= limit && !folds(out, e) {
+		if folds(out, e) {
+			out[len(out)-1].Repeat++
+			continue
+		}
+		if len(out) >= limit {
 			break
 		}
-		out = pushExplained(out, e, st, func() (older, newer iter.Seq[*trace.Event]) { return r.before(i), r.from(i + 1) })
+		around := func() (older, newer iter.Seq[*trace.Event]) { return r.before(i), r.from(i + 1) }
+		out = append(out, LogLine{Event: *e, Loop: st.LoopName(e.Loop), Why: explain(e, st, around)})
 	}
 	slices.Reverse(out)
 	return out
 }
 
-// pushExplained is pushOlder, giving a line it adds for e what the event
-// alone does not say (explain); around yields the events before and after
-// e, read only for a select_end. A line e was folded into keeps its own.
-func pushExplained(lines []LogLine, e *trace.Event, st *State, around func() (older, newer iter.Seq[*trace.Event])) []LogLine {
-	n := len(lines)
-	lines = pushOlder(lines, e, st.LoopName)
-	if len(lines) > n {
-		lines[n].Why = explain(e, st, around)
-	}
-	return lines
-}
-
 // explain says what e alone does not: a select_end why its select
-// returned (WhySelect, from the events around it), an accept which loop
-// the chooser dealt the channel to and how (ChooserPick).
+// returned (WhySelect, from the events around it, read only for it), an
+// accept which loop the chooser dealt the channel to and how (ChooserPick).
 func explain(e *trace.Event, st *State, around func() (older, newer iter.Seq[*trace.Event])) string {
 	switch e.Kind {
 	case trace.KindSelectEnd:
@@ -186,18 +182,8 @@ func (g *eventLog) full() bool { return g.n == len(g.buf) }
 // the log while everything else is paused.
 func periodic(k trace.Kind) bool { return k == trace.KindWheelTick }
 
-// pushOlder adds e, older than every line so far, to lines kept newest
-// first. A periodic event next to another of its kind from the same loop
-// only adds to that line's count: the log shows one line per run of them.
-func pushOlder(lines []LogLine, e *trace.Event, name func(uint16) string) []LogLine {
-	if folds(lines, e) {
-		lines[len(lines)-1].Repeat++
-		return lines
-	}
-	return append(lines, LogLine{Event: *e, Loop: name(e.Loop)})
-}
-
-// folds reports whether pushOlder would fold e into the oldest line.
+// folds reports whether e, older than every line of lines (kept newest
+// first), only adds to the oldest line's count.
 func folds(lines []LogLine, e *trace.Event) bool {
 	n := len(lines)
 	return n > 0 && periodic(e.Kind) && lines[n-1].Event.Kind == e.Kind && lines[n-1].Event.Loop == e.Loop
