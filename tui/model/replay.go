@@ -141,7 +141,8 @@ func (r *Replay) Snapshot(q Query) *Snapshot {
 	if q.Timeline.End == 0 {
 		q.Timeline.End = r.Time() // the current event's, not the latest of those folded
 	}
-	r.timeline(q.Timeline).fill(s, q.Timeline)
+	r.timeline(q.Timeline)
+	r.tl.fill(s, q.Timeline)
 	r.samples.fill(s, uint64(r.pos))
 	if fq := q.Follow; fq.Max > 0 && fq.Field != "" {
 		s.FollowLog = r.follow(fq)
@@ -322,23 +323,17 @@ func (f *laneFold) restore(src *laneFold) {
 	f.at = append(f.at[:0], src.at...)
 }
 
-// timeline brings the replay's timeline to the window a query asks for,
-// which ends at the current event or, looking back, at the last event
-// before the window's end, and returns it.
-func (r *Replay) timeline(q TimelineQuery) *laneFold {
+// timeline brings the replay's timeline to the window a query asks for:
+// the fold of the events up to the current one or, looking back, up to
+// the last before the window's end.
+func (r *Replay) timeline(q TimelineQuery) {
 	if !q.wanted() {
-		return &r.tl
+		return
 	}
 	to := r.pos
 	if end := q.end(r.Time()); q.Back > 0 || q.End != r.Time() {
 		to = sort.Search(r.pos, func(i int) bool { return r.events[i].Time > end })
 	}
-	r.foldTimeline(to)
-	return &r.tl
-}
-
-// foldTimeline makes the timeline the fold of events[:to].
-func (r *Replay) foldTimeline(to int) {
 	if to < r.tlPos {
 		// Checkpoint 0 (the empty fold) was taken when the fold first
 		// left position 0, so there is one at or before to.
