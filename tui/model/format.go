@@ -27,8 +27,9 @@ func Describe(e *trace.Event) string {
 		}
 		switch f.Type {
 		case trace.FieldBool:
-			if describeBool(&b, e.Kind, f) {
-				continue
+			if w := boolWord(e.Kind, f); w != "" {
+				b.WriteByte(' ')
+				b.WriteString(w)
 			}
 		case trace.FieldString:
 			if f.Str == "" {
@@ -70,28 +71,22 @@ func skipDescribe(e *trace.Event, f *trace.Field) bool {
 	return false
 }
 
-// describeBool writes a flag as a word when it says something: "premature",
-// "hit", "external"; the wakeup's flag reads written or coalesced. It
-// reports whether nothing was written.
-func describeBool(b *strings.Builder, k trace.Kind, f trace.Field) bool {
-	word := ""
+// boolWord is a flag as a word when it says something: "premature",
+// "hit", "external"; the wakeup's flag reads written or coalesced.
+func boolWord(k trace.Kind, f trace.Field) string {
 	switch {
 	case k == trace.KindWakeup && f.Bool:
-		word = "written"
+		return "written"
 	case k == trace.KindWakeup:
-		word = "coalesced"
+		return "coalesced"
 	case k == trace.KindSelectBegin || k == trace.KindTasksBegin:
 		// The iteration mark is for readers that count iterations; a
 		// learner reads the boundary from the select_begin itself.
+		return ""
 	case f.Bool:
-		word = f.Name
+		return f.Name
 	}
-	if word == "" {
-		return true
-	}
-	b.WriteByte(' ')
-	b.WriteString(word)
-	return false
+	return ""
 }
 
 func describeInt(k trace.Kind, f trace.Field) string {
@@ -169,7 +164,7 @@ func Clock(ns int64) string {
 	}
 	ms := ns / 1e6
 	s := ms / 1000
-	out := pad2(s/60) + ":" + pad2(s%60) + "." + pad3(ms%1000)
+	out := pad(s/60, 2) + ":" + pad(s%60, 2) + "." + pad(ms%1000, 3)
 	if neg {
 		return "-" + out
 	}
@@ -182,21 +177,15 @@ func ClockTenths(ns int64) string {
 	return c[:len(c)-2]
 }
 
-func pad2(n int64) string {
-	if n < 10 {
-		return "0" + strconv.FormatInt(n, 10)
+// pad renders n in at least width digits, zeros in front.
+func pad(n int64, width int) string {
+	s := strconv.FormatInt(n, 10)
+	for lim := int64(10); width > 1; width, lim = width-1, lim*10 {
+		if n < lim {
+			s = "0" + s
+		}
 	}
-	return strconv.FormatInt(n, 10)
-}
-
-func pad3(n int64) string {
-	switch {
-	case n < 10:
-		return "00" + strconv.FormatInt(n, 10)
-	case n < 100:
-		return "0" + strconv.FormatInt(n, 10)
-	}
-	return strconv.FormatInt(n, 10)
+	return s
 }
 
 // Duration renders ns compactly with at most three significant digits:

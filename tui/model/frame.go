@@ -19,13 +19,6 @@ const (
 	PausePaused
 )
 
-// gate is a loop's step gate as its latest sample reports it.
-type gate struct {
-	Paused bool // told to pause
-	Reason string
-	Break  counters.Break // the breakpoint behind Reason, if one
-}
-
 // WheelView is the HashedWheelTimer as a screen draws it.
 type WheelView struct {
 	Present bool
@@ -106,13 +99,13 @@ func NewFrame(s *Snapshot, set Settings) *Frame {
 		if l.IORatio > 0 {
 			r.IORatio = l.IORatio // changed during the run: the settings have the start
 		}
-		var g gate
+		var g sample.Gate // as the latest sample reports it
 		if sl, ok := s.Sample.Loop(l.Index); ok {
 			r.Stats = mergeStats(l.Stats, sl.Stats)
 			if sl.IORatio > 0 {
 				r.IORatio = sl.IORatio
 			}
-			g = gate{Paused: sl.Gate.Paused, Reason: sl.Gate.Reason, Break: sl.Gate.Break}
+			g = sl.Gate
 		}
 		r.Pause, r.PausePhase, r.PauseReason, r.Break = mergePause(&l, g)
 		r.Flash = AtBreakpoint(r)
@@ -141,9 +134,17 @@ func mergeStats(folded, sampled counters.Stats) counters.Stats {
 }
 
 // wheelOf is the wheel as its events show it (the cursor, the recent
-// expiries) with the slot counts of the latest sample.
+// expiries marked) with the slot counts of the latest sample.
 func wheelOf(w *Wheel, s *sample.Sample) WheelView {
-	wv := recordedWheel(w)
+	var wv WheelView
+	if w.Present {
+		wv = WheelView{Present: true, Size: w.Size, Cursor: int(w.Slot), Tick: w.Tick, Pending: w.Pending, Note: Count(w.Expired) + " expired"}
+		for _, e := range w.Recent {
+			if w.Tick-e.Tick < int64(w.Size) {
+				wv.Marks = append(wv.Marks, int(e.Slot))
+			}
+		}
+	}
 	if s == nil || s.Wheel == nil {
 		return wv
 	}
@@ -172,27 +173,11 @@ func clientsOf(s *sample.Sample) Clients {
 	return c
 }
 
-// recordedWheel is the wheel as its events show it: no slot counts, the
-// recent expiries marked.
-func recordedWheel(w *Wheel) WheelView {
-	if !w.Present {
-		return WheelView{}
-	}
-	wv := WheelView{Present: true, Size: w.Size, Cursor: int(w.Slot), Tick: w.Tick, Pending: w.Pending}
-	for _, e := range w.Recent {
-		if w.Tick-e.Tick < int64(w.Size) {
-			wv.Marks = append(wv.Marks, int(e.Slot))
-		}
-	}
-	wv.Note = Count(w.Expired) + " expired"
-	return wv
-}
-
 // mergePause merges the gate with the events. A loop is parked when its
 // latest gate event is a pause; told to pause but still running (asleep in
 // select: a sleeping loop is not woken to pause) when the latest sample's
 // gate says so.
-func mergePause(l *Loop, g gate) (Pause, trace.Phase, string, counters.Break) {
+func mergePause(l *Loop, g sample.Gate) (Pause, trace.Phase, string, counters.Break) {
 	switch {
 	case l.Paused:
 		return PausePaused, l.PausePhase, l.PauseReason, counters.BreakOf(l.PauseReason)

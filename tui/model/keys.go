@@ -1,6 +1,10 @@
 package model
 
-import "github.com/reactorviz/reactorviz/reactor/trace"
+import (
+	"slices"
+
+	"github.com/reactorviz/reactorviz/reactor/trace"
+)
 
 // The selected-key set (C20) is an array the select fills and the I/O phase
 // walks in index order; each key's ready ops are handled CONNECT, then
@@ -76,15 +80,6 @@ func (k *keyRec) add(op KeyOp) {
 	}
 }
 
-func (k *keyRec) has(op KeyOp) bool {
-	for _, o := range k.ops[:k.nOps] {
-		if o == op {
-			return true
-		}
-	}
-	return false
-}
-
 // keyPhase is one I/O phase's keys; a value, so a loop's state clones by
 // copy.
 type keyPhase struct {
@@ -153,7 +148,7 @@ func (p *keyPhase) op(e *trace.Event) {
 	case trace.KindRead:
 		r.add(OpRead)
 	case trace.KindWrite:
-		if r.has(OpRead) {
+		if slices.Contains(r.ops[:r.nOps], OpRead) {
 			r.add(OpReply)
 		} else {
 			r.add(OpWrite)

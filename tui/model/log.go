@@ -2,6 +2,7 @@ package model
 
 import (
 	"iter"
+	"slices"
 	"strings"
 
 	"github.com/reactorviz/reactorviz/reactor/trace"
@@ -39,57 +40,91 @@ func (g *eventLog) add(batch []trace.Event) {
 	}
 }
 
-// lines returns up to n log lines of the latest events that keep accepts,
-// oldest first, periodic ones folded (see pushOlder).
-func (g *eventLog) lines(n int, keep func(*trace.Event) bool, st *State) []LogLine {
-	if n <= 0 {
-		return nil
+// events returns the events the log holds, oldest first.
+func (g *eventLog) events() eventRange {
+	return eventRange{at: func(i int) *trace.Event { return &g.buf[(g.next-g.n+i+len(g.buf))%len(g.buf)] }, n: g.n}
+}
+
+// eventRange is the events at hand, oldest first: at(i) for i in [0, n).
+// A replay's are its trace's up to the current event, the live model's
+// those its log still holds; both list and explain log lines by the same
+// walk.
+type eventRange struct {
+	at func(i int) *trace.Event
+	n  int
+}
+
+// eventsUpTo is events[:n] as an eventRange.
+func eventsUpTo(events []trace.Event, n int) eventRange {
+	return eventRange{at: func(i int) *trace.Event { return &events[i] }, n: n}
+}
+
+// before iterates the events before event i, newest first.
+func (r eventRange) before(i int) iter.Seq[*trace.Event] {
+	return func(yield func(*trace.Event) bool) {
+		for j := i - 1; j >= 0; j-- {
+			if !yield(r.at(j)) {
+				return
+			}
+		}
 	}
-	out := make([]LogLine, 0, min(n, g.n))
-	for i := 0; i < g.n; i++ {
-		e := &g.buf[(g.next-1-i+2*len(g.buf))%len(g.buf)]
+}
+
+// from iterates the events from event i on, oldest first.
+func (r eventRange) from(i int) iter.Seq[*trace.Event] {
+	return func(yield func(*trace.Event) bool) {
+		for j := i; j < r.n; j++ {
+			if !yield(r.at(j)) {
+				return
+			}
+		}
+	}
+}
+
+// lines returns up to limit log lines of the latest events before event
+// end that keep accepts, oldest first. It walks back while more (nil:
+// always) holds of the event's position. A periodic event next to another
+// of its kind from the same loop only adds to that line's count: the log
+// shows one line per run of them. A line gets what its event alone does
+// not say (explain), from the events around it; one an event was folded
+// into keeps its own.
+func (r eventRange) lines(limit, end int, keep func(*trace.Event) bool, more func(i int) bool, st *State) []LogLine {
+	var out []LogLine
+	for i := end - 1; i >= 0 && (more == nil || more(i)); i-- {
+		e := r.at(i)
 		if !keep(e) {
 			continue
 		}
-		if len(out) >= n && !folds(out, e) {
+		if folds(out, e) {
+			out[len(out)-1].Repeat++
+			continue
+		}
+		if len(out) >= limit {
 			break
 		}
-		out = pushExplained(out, e, st, func() (older, newer iter.Seq[*trace.Event]) { return g.older(i), g.newer(i) })
+		around := func() (older, newer iter.Seq[*trace.Event]) { return r.before(i), r.from(i + 1) }
+		out = append(out, LogLine{Event: *e, Loop: st.LoopName(e.Loop), Why: explain(e, st, around)})
 	}
-	reverseLines(out)
+	slices.Reverse(out)
 	return out
 }
 
-// pushExplained is pushOlder, giving a line it adds for e what the event
-// alone does not say (explain); around yields the events before and after
-// e, read only for a select_end. A line e was folded into keeps its own.
-func pushExplained(lines []LogLine, e *trace.Event, st *State, around func() (older, newer iter.Seq[*trace.Event])) []LogLine {
-	n := len(lines)
-	lines = pushOlder(lines, e, st.LoopName)
-	if len(lines) > n {
-		explain(lines, e, st, around)
-	}
-	return lines
-}
-
-// explain gives the line just pushed for e what the event alone does not
-// say: a select_end why its select returned (WhySelect, from the events
-// around it), an accept which loop the chooser dealt the channel to and
-// how (ChooserPick).
-func explain(lines []LogLine, e *trace.Event, st *State, around func() (older, newer iter.Seq[*trace.Event])) {
+// explain says what e alone does not: a select_end why its select
+// returned (WhySelect, from the events around it, read only for it), an
+// accept which loop the chooser dealt the channel to and how (ChooserPick).
+func explain(e *trace.Event, st *State, around func() (older, newer iter.Seq[*trace.Event])) string {
 	switch e.Kind {
 	case trace.KindSelectEnd:
 		older, newer := around()
-		lines[len(lines)-1].Why = WhySelect(e, older, newer)
+		return WhySelect(e, older, newer)
 	case trace.KindAccept:
-		lines[len(lines)-1].Why = st.ChooserPick(e)
+		return st.ChooserPick(e)
 	case trace.KindWakeup:
-		lines[len(lines)-1].Why = wakeupNote(e, st.LoopName(e.Loop))
+		return wakeupNote(e, st.LoopName(e.Loop))
 	case trace.KindTaskSubmit:
-		lines[len(lines)-1].Why = submitNote(e, st.LoopName)
-	default:
-		lines[len(lines)-1].Why = lifeNote(e)
+		return submitNote(e, st.LoopName)
 	}
+	return lifeNote(e)
 }
 
 // lifeNote explains the events of a loop's life a learner meets once and
@@ -139,14 +174,6 @@ func wakeupNote(e *trace.Event, loop string) string {
 	return "no write: a wakeup was already pending, so this submit rides on it"
 }
 
-// oldest returns the time of the oldest event the log holds.
-func (g *eventLog) oldest() (int64, bool) {
-	if g.n == 0 {
-		return 0, false
-	}
-	return g.buf[(g.next-g.n+2*len(g.buf))%len(g.buf)].Time, true
-}
-
 // full reports whether the log has dropped its oldest events.
 func (g *eventLog) full() bool { return g.n == len(g.buf) }
 
@@ -155,27 +182,11 @@ func (g *eventLog) full() bool { return g.n == len(g.buf) }
 // the log while everything else is paused.
 func periodic(k trace.Kind) bool { return k == trace.KindWheelTick }
 
-// pushOlder adds e, older than every line so far, to lines kept newest
-// first. A periodic event next to another of its kind from the same loop
-// only adds to that line's count: the log shows one line per run of them.
-func pushOlder(lines []LogLine, e *trace.Event, name func(uint16) string) []LogLine {
-	if folds(lines, e) {
-		lines[len(lines)-1].Repeat++
-		return lines
-	}
-	return append(lines, LogLine{Event: *e, Loop: name(e.Loop)})
-}
-
-// folds reports whether pushOlder would fold e into the oldest line.
+// folds reports whether e, older than every line of lines (kept newest
+// first), only adds to the oldest line's count.
 func folds(lines []LogLine, e *trace.Event) bool {
 	n := len(lines)
 	return n > 0 && periodic(e.Kind) && lines[n-1].Event.Kind == e.Kind && lines[n-1].Event.Loop == e.Loop
-}
-
-func reverseLines(ls []LogLine) {
-	for i, j := 0, len(ls)-1; i < j; i, j = i+1, j-1 {
-		ls[i], ls[j] = ls[j], ls[i]
-	}
 }
 
 // Filter selects log events by loop, kind and the words of their details.
@@ -213,12 +224,7 @@ func ParseFilter(text string) Filter {
 }
 
 func isKindWord(w string) bool {
-	for _, k := range trace.Kinds() {
-		if strings.Contains(k.String(), w) {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(trace.Kinds(), func(k trace.Kind) bool { return strings.Contains(k.String(), w) })
 }
 
 // String returns the filter as typed.
@@ -245,7 +251,7 @@ func (f Filter) compile(names []string) *matcher {
 	}
 	loops := f.loops
 	for _, w := range f.bare {
-		if anyContains(names, w) {
+		if slices.ContainsFunc(names, func(n string) bool { return strings.Contains(strings.ToLower(n), w) }) {
 			loops = append(loops, w)
 		} else {
 			m.details = append(m.details, w)
@@ -262,26 +268,9 @@ func (f Filter) compile(names []string) *matcher {
 	return m
 }
 
-// anyContains reports whether some name contains w, case aside.
-func anyContains(names []string, w string) bool {
-	for _, n := range names {
-		if strings.Contains(strings.ToLower(n), w) {
-			return true
-		}
-	}
-	return false
-}
-
+// matchAny reports whether s contains any of words, or there is none.
 func matchAny(s string, words []string) bool {
-	if len(words) == 0 {
-		return true
-	}
-	for _, w := range words {
-		if strings.Contains(s, w) {
-			return true
-		}
-	}
-	return false
+	return len(words) == 0 || slices.ContainsFunc(words, func(w string) bool { return strings.Contains(s, w) })
 }
 
 func (m *matcher) match(e *trace.Event) bool {
@@ -346,7 +335,7 @@ func FollowOf(e *trace.Event) (FollowQuery, bool) {
 // on), and its run is preceded by the tasks_begin of its batch (the
 // queue it found and the budget) and the latest 64-task deadline check
 // before it in that batch.
-func (q FollowQuery) followPath(each func(yield func(*trace.Event) bool)) []*trace.Event {
+func (q FollowQuery) followPath(each iter.Seq[*trace.Event]) []*trace.Event {
 	var out []*trace.Event
 	type batch struct{ begin, check *trace.Event }
 	batches := map[uint16]*batch{}
@@ -381,18 +370,6 @@ func (q FollowQuery) followPath(each func(yield func(*trace.Event) bool)) []*tra
 		return len(out) < q.Max
 	})
 	return out
-}
-
-// follow lists the followed item's path in the log, oldest first.
-func (g *eventLog) follow(q FollowQuery, name func(uint16) string) []LogLine {
-	path := q.followPath(func(yield func(*trace.Event) bool) {
-		for k := 0; k < g.n; k++ {
-			if !yield(&g.buf[(g.next-g.n+k+2*len(g.buf))%len(g.buf)]) {
-				return
-			}
-		}
-	})
-	return pathLines(path, name)
 }
 
 func pathLines(path []*trace.Event, name func(uint16) string) []LogLine {

@@ -1,6 +1,9 @@
 package model
 
-import "slices"
+import (
+	"maps"
+	"slices"
+)
 
 // Bounds of the per-loop mirrors. The engine's queue and heap are unbounded;
 // the mirrors keep only what the UI can show and count the rest.
@@ -48,20 +51,16 @@ type taskQueue struct {
 	inRuns int64
 }
 
-// hiddenRun is a stretch of queued tasks the mirror holds as a range.
+// hiddenRun is a stretch of queued tasks the mirror holds as a range:
+// n tasks like first, with consecutive ids from first's.
 type hiddenRun struct {
-	first, n int64
-	name     string
-	timer    bool
-	external bool
-	producer int64
+	first TaskRef
+	n     int64
 }
 
 // hiddenRunCap bounds the runs kept: a queue fed by many producers in
 // turn makes a run per task, and the rest is counted.
 const hiddenRunCap = 64
-
-func (q *taskQueue) len() int { return q.n }
 
 func (q *taskQueue) at(i int) TaskRef { return q.buf[(q.head+i)%len(q.buf)] }
 
@@ -92,19 +91,23 @@ func (q *taskQueue) hide(t TaskRef) {
 	if q.hidden-1 != q.inRuns {
 		return
 	}
-	if k := len(q.runs) - 1; k >= 0 {
-		if r := &q.runs[k]; r.first+r.n == t.ID && r.name == t.Name && r.timer == t.Timer &&
-			r.external == t.External && r.producer == t.Producer {
-			r.n++
-			q.inRuns++
-			return
-		}
+	if k := len(q.runs) - 1; k >= 0 && q.runs[k].extends(t) {
+		q.runs[k].n++
+		q.inRuns++
+		return
 	}
 	if len(q.runs) < hiddenRunCap {
-		q.runs = append(q.runs, hiddenRun{first: t.ID, n: 1, name: t.Name, timer: t.Timer,
-			external: t.External, producer: t.Producer})
+		q.runs = append(q.runs, hiddenRun{first: t, n: 1})
 		q.inRuns++
 	}
+}
+
+// extends reports whether t is the task after the run's last: like them,
+// with the next id.
+func (r *hiddenRun) extends(t TaskRef) bool {
+	next := r.first
+	next.ID += r.n
+	return next == t
 }
 
 // refill moves hidden tasks from the runs to the kept head while there is
@@ -112,8 +115,8 @@ func (q *taskQueue) hide(t TaskRef) {
 func (q *taskQueue) refill() {
 	for q.n < QueueMirrorCap && len(q.runs) > 0 {
 		r := &q.runs[0]
-		q.keep(TaskRef{ID: r.first, Name: r.name, Timer: r.timer, External: r.external, Producer: r.producer})
-		r.first++
+		q.keep(r.first)
+		r.first.ID++
 		r.n--
 		q.hidden--
 		q.inRuns--
@@ -164,15 +167,10 @@ func (q *taskQueue) resync(depth int64) {
 	switch {
 	case total > depth:
 		extra := total - depth
-		if extra <= q.hidden {
-			q.hidden -= extra
-			q.trimRuns()
-			return
-		}
-		extra -= q.hidden
-		q.hidden = 0
+		cut := min(extra, q.hidden)
+		q.hidden -= cut
 		q.trimRuns()
-		q.popFront(int(min(extra, int64(q.n))))
+		q.popFront(int(min(extra-cut, int64(q.n))))
 	case total < depth:
 		q.hidden += depth - total
 	}
@@ -202,10 +200,7 @@ func (q *taskQueue) first(n int) []TaskRef {
 func (q *taskQueue) clone() taskQueue {
 	c := taskQueue{hidden: q.hidden, n: q.n, inRuns: q.inRuns, runs: slices.Clone(q.runs)}
 	if q.n > 0 {
-		c.buf = make([]TaskRef, q.n)
-		for i := range q.n {
-			c.buf[i] = q.at(i)
-		}
+		c.buf = q.first(q.n)
 	}
 	return c
 }
@@ -253,12 +248,11 @@ func (s *timerSet) add(t TimerRef) {
 	if _, ok := s.byID[t.ID]; !ok && len(s.byID) >= TimerMirrorCap {
 		s.untracked++
 		latest, _ := s.peek(&s.late)
-		if !latest.before(k) {
-			// Forget the latest pending timer to keep this earlier one.
-			delete(s.byID, latest.id)
-		} else {
+		if latest.before(k) {
 			return
 		}
+		// Forget the latest pending timer to keep this earlier one.
+		delete(s.byID, latest.id)
 	}
 	s.byID[t.ID] = t
 	s.early.push(k, false)
@@ -334,10 +328,7 @@ func (s *timerSet) top(n int) []TimerRef {
 func (s *timerSet) clone() timerSet {
 	c := timerSet{untracked: s.untracked}
 	if len(s.byID) > 0 {
-		c.byID = make(map[int64]TimerRef, len(s.byID))
-		for k, v := range s.byID {
-			c.byID[k] = v
-		}
+		c.byID = maps.Clone(s.byID)
 		c.early.a = slices.Clone(s.early.a)
 		c.late.a = slices.Clone(s.late.a)
 		c.early.max, c.late.max = s.early.max, s.late.max
@@ -410,12 +401,9 @@ func (h *history) note(t, depth int64) {
 		h.samples[0] = depth
 	case b > h.bucket:
 		h.advance(b)
-		i := (h.n - 1) % HistoryLen
-		h.samples[i] = max(h.samples[i], depth)
-	default:
-		i := (h.n - 1) % HistoryLen
-		h.samples[i] = max(h.samples[i], depth)
 	}
+	i := (h.n - 1) % HistoryLen
+	h.samples[i] = max(h.samples[i], depth)
 	h.last = depth
 }
 

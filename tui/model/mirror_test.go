@@ -10,8 +10,8 @@ func TestQueueMirrorKeepsAFloodsHead(t *testing.T) {
 	for id := int64(1); id <= 1000; id++ {
 		q.push(TaskRef{ID: id, Name: "flood"})
 	}
-	if q.len() != QueueMirrorCap || q.hidden != 1000-QueueMirrorCap || len(q.runs) != 1 {
-		t.Fatalf("kept %d, hidden %d in %d runs", q.len(), q.hidden, len(q.runs))
+	if q.n != QueueMirrorCap || q.hidden != 1000-QueueMirrorCap || len(q.runs) != 1 {
+		t.Fatalf("kept %d, hidden %d in %d runs", q.n, q.hidden, len(q.runs))
 	}
 	for id := int64(1); id <= 300; id++ {
 		if !q.run(id, "flood", false) {
@@ -19,8 +19,8 @@ func TestQueueMirrorKeepsAFloodsHead(t *testing.T) {
 		}
 	}
 	head := q.first(2)
-	if len(head) != 2 || head[0].ID != 301 || head[1].ID != 302 || int64(q.len())+q.hidden != 700 {
-		t.Fatalf("head %+v, kept %d, hidden %d; want 301, 302 and 700 in all", head, q.len(), q.hidden)
+	if len(head) != 2 || head[0].ID != 301 || head[1].ID != 302 || int64(q.n)+q.hidden != 700 {
+		t.Fatalf("head %+v, kept %d, hidden %d; want 301, 302 and 700 in all", head, q.n, q.hidden)
 	}
 	// Another producer's task between flood tasks starts a run of its own,
 	// and keeps its place in line.

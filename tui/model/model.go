@@ -86,19 +86,18 @@ func (m *Model) Snapshot(q Query) *Snapshot {
 	s := m.st.snapshot(q)
 	m.tl.fill(s, q.Timeline, m.st.standing)
 	m.smp.fill(s, m.st.events)
+	ev := m.log.events()
 	if q.Log > 0 {
-		names := m.st.names()
-		mt := q.Filter.compile(names)
-		s.Log = m.log.lines(q.Log, mt.match, m.st)
+		mt := q.Filter.compile(m.st.names())
+		s.Log = ev.lines(q.Log, ev.n, mt.match, nil, m.st)
 	}
 	if sq := q.Slice; sq.Max > 0 {
 		in := func(e *trace.Event) bool { return int(e.Loop) == sq.Loop && e.Time >= sq.From && e.Time < sq.To }
-		s.SliceLog = m.log.lines(sq.Max, in, m.st)
-		oldest, ok := m.log.oldest()
-		s.SliceOlder = ok && oldest > sq.From && m.log.full()
+		s.SliceLog = ev.lines(sq.Max, ev.n, in, nil, m.st)
+		s.SliceOlder = m.log.full() && ev.at(0).Time > sq.From
 	}
 	if fq := q.Follow; fq.Max > 0 && fq.Field != "" {
-		s.FollowLog = m.log.follow(fq, m.st.LoopName)
+		s.FollowLog = pathLines(fq.followPath(ev.from(0)), m.st.LoopName)
 	}
 	return s
 }

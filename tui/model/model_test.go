@@ -1,7 +1,6 @@
 package model
 
 import (
-	"iter"
 	"math/rand/v2"
 	"reflect"
 	"slices"
@@ -216,7 +215,7 @@ func TestQueueMirrorIsCapped(t *testing.T) {
 	if w.QueueDepth != QueueMirrorCap+100 || w.QueueHidden != QueueMirrorCap+100-4 {
 		t.Errorf("depth %d hidden %d", w.QueueDepth, w.QueueHidden)
 	}
-	if got := m.st.loops[1].queue.len(); got != QueueMirrorCap {
+	if got := m.st.loops[1].queue.n; got != QueueMirrorCap {
 		t.Errorf("mirror holds %d, cap %d", got, QueueMirrorCap)
 	}
 	// Running every task empties the mirror and the hidden count alike.
@@ -468,24 +467,13 @@ func TestReplayBackwardsEqualsForwardFold(t *testing.T) {
 
 		st := NewState(testLoops)
 		st.NoteDropped(3)
-		st.Apply(events[:n])
+		for i := range n {
+			st.apply(&events[i])
+		}
 		want := st.snapshot(q)
 		// The log of a fresh fold: the last matching events before n.
 		mt := q.Filter.compile(st.names())
-		var log []LogLine
-		for i := n - 1; i >= 0; i-- {
-			if !mt.match(&events[i]) {
-				continue
-			}
-			if len(log) >= q.Log && !folds(log, &events[i]) {
-				break
-			}
-			log = pushExplained(log, &events[i], st, func() (older, newer iter.Seq[*trace.Event]) {
-				return eventsBefore(events, i), eventsBetween(events, i+1, n)
-			})
-		}
-		reverseLines(log)
-		want.Log = log
+		want.Log = eventsUpTo(events, n).lines(q.Log, n, mt.match, nil, st)
 		if !reflect.DeepEqual(got, want) {
 			t.Fatalf("state at event %d differs between seek (from %d) and a fresh fold", n, r.Pos())
 		}
@@ -549,8 +537,8 @@ func TestModelIsBounded(t *testing.T) {
 		if l == nil {
 			continue
 		}
-		if l.queue.len() > QueueMirrorCap || len(l.queue.buf) > QueueMirrorCap {
-			t.Errorf("loop %d queue mirror %d/%d", i, l.queue.len(), len(l.queue.buf))
+		if l.queue.n > QueueMirrorCap || len(l.queue.buf) > QueueMirrorCap {
+			t.Errorf("loop %d queue mirror %d/%d", i, l.queue.n, len(l.queue.buf))
 		}
 		if len(l.timers.byID) > TimerMirrorCap {
 			t.Errorf("loop %d timer mirror %d", i, len(l.timers.byID))

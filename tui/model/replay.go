@@ -1,7 +1,6 @@
 package model
 
 import (
-	"iter"
 	"sort"
 
 	"github.com/reactorviz/reactorviz/reactor/trace"
@@ -22,13 +21,11 @@ const (
 // folds forward from it, so any seek folds fewer than one checkpoint
 // interval of events. A Replay is used from one goroutine (the UI's).
 type Replay struct {
-	loops   []trace.LoopInfo
-	events  []trace.Event
-	every   int
-	ckpts   []*State // ckpts[i]: the state after events[:i*every]
-	cur     *State
-	pos     int // events folded into cur
-	dropped uint64
+	events []trace.Event
+	every  int
+	ckpts  []*State // ckpts[i]: the state after events[:i*every]
+	cur    *State
+	pos    int // events folded into cur
 
 	// The timeline is the fold of events[:tlPos], as the live model's is
 	// of the events so far: a playing replay folds only the events the
@@ -56,9 +53,10 @@ func (r *Replay) AddSample(events int, s *sample.Sample) {
 // end line), shown alongside the drop events.
 func NewReplay(loops []trace.LoopInfo, events []trace.Event, dropped uint64) *Replay {
 	every := max(minCheckpointEvery, (len(events)+maxCheckpoints-1)/maxCheckpoints)
-	r := &Replay{loops: loops, events: events, every: every, dropped: dropped,
+	r := &Replay{events: events, every: every,
 		tlEvery: max(minTimelineEvery, (len(events)+maxTimelineCheckpoints-1)/maxTimelineCheckpoints)}
-	st := r.fresh()
+	st := NewState(loops)
+	st.NoteDropped(dropped)
 	for i := range events {
 		if i%every == 0 {
 			r.ckpts = append(r.ckpts, st.Clone())
@@ -71,12 +69,6 @@ func NewReplay(loops []trace.LoopInfo, events []trace.Event, dropped uint64) *Re
 	r.cur, r.pos = st, len(events)
 	r.Seek(0)
 	return r
-}
-
-func (r *Replay) fresh() *State {
-	st := NewState(r.loops)
-	st.NoteDropped(r.dropped)
-	return st
 }
 
 // Len returns the number of events in the trace.
@@ -95,19 +87,17 @@ func (r *Replay) Event(i int) (trace.Event, bool) {
 }
 
 // Time returns the time of the latest folded event (0 at the start).
-func (r *Replay) Time() int64 {
-	if r.pos == 0 {
-		return 0
-	}
-	return r.events[r.pos-1].Time
-}
+func (r *Replay) Time() int64 { return r.timeAt(r.pos) }
 
 // EndTime returns the time of the last event.
-func (r *Replay) EndTime() int64 {
-	if len(r.events) == 0 {
+func (r *Replay) EndTime() int64 { return r.timeAt(len(r.events)) }
+
+// timeAt returns the time of event n (1-based, as Pos), 0 for none.
+func (r *Replay) timeAt(n int) int64 {
+	if n == 0 {
 		return 0
 	}
-	return r.events[len(r.events)-1].Time
+	return r.events[n-1].Time
 }
 
 // Seek moves to the state after n events, clamped to [0, Len].
@@ -141,26 +131,6 @@ func (r *Replay) PosAtTime(t int64) int {
 	return sort.Search(len(r.events), func(i int) bool { return r.events[i].Time > t })
 }
 
-// Find returns the position (1-based, as Pos) of the first event after the
-// current one that match accepts, searching forward, or backward before the
-// current one. ok is false when there is none.
-func (r *Replay) Find(forward bool, match func(*trace.Event) bool) (pos int, ok bool) {
-	if forward {
-		for i := r.pos; i < len(r.events); i++ {
-			if match(&r.events[i]) {
-				return i + 1, true
-			}
-		}
-		return 0, false
-	}
-	for i := r.pos - 2; i >= 0; i-- {
-		if match(&r.events[i]) {
-			return i + 1, true
-		}
-	}
-	return 0, false
-}
-
 // State returns the current fold, for tests. It must not be modified.
 func (r *Replay) State() *State { return r.cur }
 
@@ -171,7 +141,8 @@ func (r *Replay) Snapshot(q Query) *Snapshot {
 	if q.Timeline.End == 0 {
 		q.Timeline.End = r.Time() // the current event's, not the latest of those folded
 	}
-	r.timeline(q.Timeline).fill(s, q.Timeline)
+	r.timeline(q.Timeline)
+	r.tl.fill(s, q.Timeline)
 	r.samples.fill(s, uint64(r.pos))
 	if fq := q.Follow; fq.Max > 0 && fq.Field != "" {
 		s.FollowLog = r.follow(fq)
@@ -183,30 +154,9 @@ func (r *Replay) Snapshot(q Query) *Snapshot {
 		return s
 	}
 	mt := q.Filter.compile(r.cur.names())
-	var found []LogLine
-	i := r.pos - 1
-	for ; i >= 0 && r.pos-1-i < replayLogScan; i-- {
-		e := &r.events[i]
-		if !mt.match(e) {
-			continue
-		}
-		if len(found) >= q.Log && !folds(found, e) {
-			break
-		}
-		found = pushExplained(found, e, r.cur, r.around(i))
-	}
-	s.LogScanned = i >= 0 && len(found) < q.Log
-	reverseLines(found)
-	s.Log = found
+	inScan := func(i int) bool { return r.pos-1-i < replayLogScan }
+	s.Log = eventsUpTo(r.events, r.pos).lines(q.Log, r.pos, mt.match, inScan, r.cur)
 	return s
-}
-
-// around returns the events before and after event i, up to the current
-// one, for a log line's note.
-func (r *Replay) around(i int) func() (older, newer iter.Seq[*trace.Event]) {
-	return func() (iter.Seq[*trace.Event], iter.Seq[*trace.Event]) {
-		return eventsBefore(r.events, i), eventsBetween(r.events, i+1, r.pos)
-	}
 }
 
 // slice lists the latest sq.Max events of one loop in [From, To) up to
@@ -214,19 +164,9 @@ func (r *Replay) around(i int) func() (older, newer iter.Seq[*trace.Event]) {
 // trace is at hand, so nothing is ever missing from its start.
 func (r *Replay) slice(sq SliceQuery) []LogLine {
 	hi := min(sort.Search(r.pos, func(i int) bool { return r.events[i].Time >= sq.To }), r.pos)
-	var found []LogLine
-	for i := hi - 1; i >= 0 && r.events[i].Time >= sq.From; i-- {
-		e := &r.events[i]
-		if int(e.Loop) != sq.Loop {
-			continue
-		}
-		if len(found) >= sq.Max && !folds(found, e) {
-			break
-		}
-		found = pushExplained(found, e, r.cur, r.around(i))
-	}
-	reverseLines(found)
-	return found
+	in := func(e *trace.Event) bool { return int(e.Loop) == sq.Loop }
+	since := func(i int) bool { return r.events[i].Time >= sq.From }
+	return eventsUpTo(r.events, r.pos).lines(sq.Max, hi, in, since, r.cur)
 }
 
 // follow lists the followed item's path up to the current event, from
@@ -237,14 +177,7 @@ func (r *Replay) follow(fq FollowQuery) []LogLine {
 	if c := &r.followed; c.ok && c.q == fq && c.pos == r.pos {
 		return c.lines
 	}
-	path := fq.followPath(func(yield func(*trace.Event) bool) {
-		for i := 0; i < r.pos; i++ {
-			if !yield(&r.events[i]) {
-				return
-			}
-		}
-	})
-	lines := pathLines(path, r.cur.LoopName)
+	lines := pathLines(fq.followPath(eventsUpTo(r.events, r.pos).from(0)), r.cur.LoopName)
 	r.followed = followCache{ok: true, q: fq, pos: r.pos, lines: lines}
 	return lines
 }
@@ -276,9 +209,6 @@ func (r *Replay) FindBreak(forward bool, b Breaks) (pos int, reason string, ok b
 		return r.breakIn(r.cur, r.pos, len(r.events), b, true)
 	}
 	end := r.pos - 1 // the current event is events[pos-1]
-	if end <= 0 {
-		return 0, "", false
-	}
 	// Walk back one checkpoint interval at a time, each folded forward
 	// from its checkpoint, and take the latest hit of the nearest one.
 	for k := min((end-1)/r.every, len(r.ckpts)-1); k >= 0; k-- {
@@ -393,23 +323,17 @@ func (f *laneFold) restore(src *laneFold) {
 	f.at = append(f.at[:0], src.at...)
 }
 
-// timeline brings the replay's timeline to the window a query asks for,
-// which ends at the current event or, looking back, at the last event
-// before the window's end, and returns it.
-func (r *Replay) timeline(q TimelineQuery) *laneFold {
+// timeline brings the replay's timeline to the window a query asks for:
+// the fold of the events up to the current one or, looking back, up to
+// the last before the window's end.
+func (r *Replay) timeline(q TimelineQuery) {
 	if !q.wanted() {
-		return &r.tl
+		return
 	}
 	to := r.pos
 	if end := q.end(r.Time()); q.Back > 0 || q.End != r.Time() {
 		to = sort.Search(r.pos, func(i int) bool { return r.events[i].Time > end })
 	}
-	r.foldTimeline(to)
-	return &r.tl
-}
-
-// foldTimeline makes the timeline the fold of events[:to].
-func (r *Replay) foldTimeline(to int) {
 	if to < r.tlPos {
 		// Checkpoint 0 (the empty fold) was taken when the fold first
 		// left position 0, so there is one at or before to.
@@ -422,7 +346,7 @@ func (r *Replay) foldTimeline(to int) {
 			r.tlCkpts = append(r.tlCkpts, r.tl.clone())
 		}
 		e := &r.events[r.tlPos]
-		r.tl.apply(e, loopName(r.loops, e.Loop))
+		r.tl.apply(e, r.cur.LoopName(e.Loop)) // the names are the table's at any event
 		r.tlFolded++
 	}
 }

@@ -42,16 +42,11 @@ func (l *sampleLog) add(events uint64, s *sample.Sample) {
 	}
 }
 
-// upTo returns how many samples came after no more than n events.
-func (l *sampleLog) upTo(n uint64) int {
-	return sort.Search(len(l.at), func(i int) bool { return l.at[i] > n })
-}
-
 // fill puts into a snapshot at event n what the samples up to there say:
 // the latest sample, the actions fired, and each loop's last second from
 // the loops' own clocks and its clients' histograms.
 func (l *sampleLog) fill(s *Snapshot, n uint64) {
-	k := l.upTo(n)
+	k := sort.Search(len(l.at), func(i int) bool { return l.at[i] > n }) // the samples up to n
 	if k == 0 {
 		return
 	}
@@ -79,7 +74,7 @@ func (l *sampleLog) fill(s *Snapshot, n uint64) {
 			sp.Latency, sp.P50US, sp.P99US = true, d.Quantile(0.5), d.Quantile(0.99)
 		}
 		if nl, _ := newest.Loop(s.Loops[i].Index); nl.Worst != nil {
-			sp.WorstP99US, sp.WorstAtNS = nl.Worst.P99US, nl.Worst.AtNS
+			sp.WorstP99US = nl.Worst.P99US
 		}
 		if sp.Select+sp.IO+sp.Tasks == 0 && !sp.Latency {
 			continue // nothing measured (a loop not started): the events may say more

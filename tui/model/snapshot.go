@@ -56,9 +56,6 @@ type Snapshot struct {
 	Wheel   Wheel
 	Paused  int // loops whose latest gate event is a pause
 	Log     []LogLine
-	// LogScanned reports whether the log search stopped before the start
-	// of the log (a filter matching rarely in a long replay).
-	LogScanned bool
 	// SliceLog is what Query.Slice asked for; SliceOlder says the log no
 	// longer reaches back to the slice's start, so some may be missing.
 	SliceLog   []LogLine
@@ -121,9 +118,6 @@ type Group struct {
 	Chooser string // what Netty's chooser factory would pick for the size (C4)
 }
 
-// Chooser names the chooser Netty picks for a group of n loops (C4).
-func Chooser(n int) string { return netty.Chooser(n) }
-
 // Wheel is the HashedWheelTimer as the trace shows it.
 type Wheel struct {
 	Present bool
@@ -136,7 +130,6 @@ type Wheel struct {
 	Size    int   // wheel length inferred from the slots seen (a power of two)
 	Pending int64
 	Expired int64 // timeouts expired in all
-	LastExp int64 // expired at the latest tick
 	Recent  []WheelExpire
 }
 
@@ -205,7 +198,7 @@ func (s *State) names() []string {
 
 // snapshot copies the fold; the caller adds the log.
 func (s *State) snapshot(q Query) *Snapshot {
-	snap := &Snapshot{Events: s.events, Time: s.time, Dropped: s.Dropped()}
+	snap := &Snapshot{Events: s.events, Time: s.time, Dropped: max(s.dropped, s.extDrop)}
 	groupAt := map[string]int{}
 	for i, l := range s.loops {
 		if l == nil || l.isWheel || !(l.named || l.isLoop) {
@@ -216,7 +209,7 @@ func (s *State) snapshot(q Query) *Snapshot {
 			Phase: l.stand.cur.At(), Paused: l.stand.paused, PausePhase: l.stand.pausePhase, PauseReason: l.stand.pauseReason,
 			Mode: l.mode, Timeout: l.timeout, Budget: l.budget, IOTime: l.ioTime, IOKeys: l.ioKeys, Fault: l.fault,
 			IORatio: int(l.fold.IORatio), Ring: l.ring,
-			Counters: Counters{Stats: l.fold.Stats, MaxQueueDepth: l.maxDepth, TimersCancelled: l.cancelled}, History: l.hist.upTo(s.time), Timers: l.timers.count(),
+			Counters: Counters{Stats: l.fold.Stats, MaxQueueDepth: l.maxDepth}, History: l.hist.upTo(s.time), Timers: l.timers.count(),
 			Last: l.last, Shutdown: l.shutdown,
 		}
 		if l.stand.paused {
@@ -245,7 +238,7 @@ func (s *State) snapshot(q Query) *Snapshot {
 		snap.Loops = append(snap.Loops, ls)
 	}
 	for i := range snap.Groups {
-		snap.Groups[i].Chooser = Chooser(len(snap.Groups[i].Loops))
+		snap.Groups[i].Chooser = netty.Chooser(len(snap.Groups[i].Loops))
 	}
 	w := &s.wheel
 	if w.present {
@@ -253,7 +246,7 @@ func (s *State) snapshot(q Query) *Snapshot {
 			Present: true, Index: w.loop, Name: s.LoopName(uint16(w.loop)), State: w.state,
 			TID:  s.loop(uint16(w.loop)).fold.TID,
 			Tick: w.fold.Tick, Slot: w.fold.Slot, Size: pow2AtLeast(w.maxSlot + 1),
-			Pending: w.fold.Pending, Expired: w.fold.Expired, LastExp: w.fold.LastExpired,
+			Pending: w.fold.Pending, Expired: w.fold.Expired,
 		}
 		k := min(w.nrecent, len(w.recent))
 		for i := range k {

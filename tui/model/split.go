@@ -11,12 +11,10 @@ type TimeSplit struct {
 	Latency           bool    // P50US and P99US hold figures
 	P50US, P99US      float64
 	// WorstP99US is the highest p99 the loop's clients saw in any 250 ms
-	// window of the run so far (requests in flight counted at their age),
-	// WorstAtNS when that window began: a stall the last second has
-	// forgotten and a run's p99 dilutes. 0 when not measured.
+	// window of the run so far (requests in flight counted at their age):
+	// a stall the last second has forgotten and a run's p99 dilutes. 0
+	// when not measured.
 	WorstP99US float64
-	WorstAtNS  int64
-	FromEvents bool // the shares come from the trace, not the loop's clocks
 }
 
 // SplitWindow is the window the shares are taken over.
@@ -28,5 +26,5 @@ func splitOf(c Cell, window int64) TimeSplit {
 		return TimeSplit{}
 	}
 	pct := func(ns int64) float64 { return min(100, max(0, 100*float64(ns)/float64(window))) }
-	return TimeSplit{Known: true, FromEvents: true, Select: pct(c.Select), IO: pct(c.IO), Tasks: pct(c.Tasks)}
+	return TimeSplit{Known: true, Select: pct(c.Select), IO: pct(c.IO), Tasks: pct(c.Tasks)}
 }

@@ -1,6 +1,8 @@
 package model
 
 import (
+	"strconv"
+
 	"github.com/reactorviz/reactorviz/reactor/trace"
 	"github.com/reactorviz/reactorviz/reactor/trace/counters"
 )
@@ -10,8 +12,7 @@ import (
 // replay, plus what only the UI tracks.
 type Counters struct {
 	counters.Stats
-	MaxQueueDepth   int64
-	TimersCancelled int64
+	MaxQueueDepth int64
 }
 
 // loopState is the fold of one loop's events.
@@ -33,7 +34,6 @@ type loopState struct {
 	fold counters.Loop
 
 	maxDepth  int64 // deepest the task queue got
-	cancelled int64 // timer_cancel events
 	queue     taskQueue
 	producers producerTally
 	keys      keyLog
@@ -111,19 +111,10 @@ func (s *State) SetLoops(loops []trace.LoopInfo) {
 	}
 }
 
-// Events returns how many events have been folded.
-func (s *State) Events() uint64 { return s.events }
-
-// Time returns the time of the latest event folded.
-func (s *State) Time() int64 { return s.time }
-
 // NoteDropped records a drop count known outside the event stream, such as
 // the collector's or a trace file's end line. The larger of it and the sum
 // of drop events is shown.
 func (s *State) NoteDropped(n uint64) { s.extDrop = max(s.extDrop, n) }
-
-// Dropped returns the number of events the run lost.
-func (s *State) Dropped() uint64 { return max(s.dropped, s.extDrop) }
 
 func (s *State) loop(i uint16) *loopState {
 	for int(i) >= len(s.loops) {
@@ -137,29 +128,7 @@ func (s *State) loop(i uint16) *loopState {
 	return l
 }
 
-// loopName is the name State gives loop i of the table loops.
-func loopName(loops []trace.LoopInfo, i uint16) string {
-	if int(i) < len(loops) {
-		return loops[i].Name
-	}
-	return placeholderName(int(i))
-}
-
-func placeholderName(i int) string {
-	const digits = "0123456789"
-	if i < 10 {
-		return "loop-" + digits[i:i+1]
-	}
-	b := []byte("loop-")
-	var d [5]byte
-	n := len(d)
-	for i > 0 {
-		n--
-		d[n] = digits[i%10]
-		i /= 10
-	}
-	return string(append(b, d[n:]...))
-}
+func placeholderName(i int) string { return "loop-" + strconv.Itoa(i) }
 
 // Clone returns an independent copy, for replay checkpoints.
 func (s *State) Clone() *State {
@@ -171,13 +140,6 @@ func (s *State) Clone() *State {
 		}
 	}
 	return &c
-}
-
-// Apply folds a batch of events in order.
-func (s *State) Apply(batch []trace.Event) {
-	for i := range batch {
-		s.apply(&batch[i])
-	}
 }
 
 // apply folds one event, and returns what it did to where its loop stands
@@ -204,12 +166,9 @@ func (s *State) apply(e *trace.Event) (m move, moved bool) {
 	case trace.KindTaskSubmit, trace.KindTaskRun, trace.KindTaskPanic,
 		trace.KindTimerSchedule, trace.KindTimerDue, trace.KindTimerCancel:
 		l.applyMirror(e)
-	case trace.KindWheelTick:
+	case trace.KindWheelTick, trace.KindWheelExpire:
 		l.isWheel = true
-		s.wheelTick(int(e.Loop), e)
-	case trace.KindWheelExpire:
-		l.isWheel = true
-		s.wheelExpire(int(e.Loop), e)
+		s.wheel.apply(int(e.Loop), e)
 	case trace.KindInject:
 		l.fault = e.Str
 	case trace.KindRingEnter:
@@ -288,29 +247,24 @@ func (l *loopState) applyMirror(e *trace.Event) {
 		l.queue.push(TaskRef{ID: e.C, Name: e.Str, Timer: true})
 		l.refineDepth(e.Time, +1)
 	case trace.KindTimerCancel:
-		l.cancelled++
 		l.timers.remove(e.A)
 	}
 }
 
-func (s *State) wheelTick(loop int, e *trace.Event) {
-	w := &s.wheel
+// apply folds a wheel_tick or wheel_expire event of trace loop loop.
+func (w *wheelState) apply(loop int, e *trace.Event) {
 	w.present, w.loop = true, loop
 	w.fold.Fold(e)
-	// The wheel's length is not in the trace; the largest slot seen bounds
-	// it from below and is exact once the cursor has gone round.
-	if e.B >= 0 && e.B < 1<<20 {
+	switch {
+	case e.Kind == trace.KindWheelExpire:
+		w.recent[w.nrecent%len(w.recent)] = WheelExpire{Tick: e.A, Slot: e.B, ID: e.C, Deadline: e.D}
+		w.nrecent++
+		if w.nrecent >= 2*len(w.recent) {
+			w.nrecent -= len(w.recent)
+		}
+	case e.B >= 0 && e.B < 1<<20:
+		// The wheel's length is not in the trace; the largest slot seen
+		// bounds it from below and is exact once the cursor has gone round.
 		w.maxSlot = max(w.maxSlot, e.B)
-	}
-}
-
-func (s *State) wheelExpire(loop int, e *trace.Event) {
-	w := &s.wheel
-	w.present, w.loop = true, loop
-	w.fold.Fold(e)
-	w.recent[w.nrecent%len(w.recent)] = WheelExpire{Tick: e.A, Slot: e.B, ID: e.C, Deadline: e.D}
-	w.nrecent++
-	if w.nrecent >= 2*len(w.recent) {
-		w.nrecent -= len(w.recent)
 	}
 }

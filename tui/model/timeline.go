@@ -1,6 +1,8 @@
 package model
 
 import (
+	"slices"
+
 	"github.com/reactorviz/reactorviz/reactor/trace"
 	"github.com/reactorviz/reactorviz/reactor/trace/phases"
 )
@@ -88,10 +90,6 @@ func (q TimelineQuery) Aligned() TimelineQuery {
 }
 
 func (q TimelineQuery) wanted() bool { return q.Cols > 0 || q.Split }
-
-// nowAt is where time stops for the lanes: Now, or 0 for the window's
-// end.
-func (q TimelineQuery) nowAt() int64 { return max(q.Now, 0) }
 
 // end is where the window ends for a snapshot taken at now.
 func (q TimelineQuery) end(now int64) int64 {
@@ -244,10 +242,10 @@ func (r *bucketRing) at(n int64) *bucket {
 // is read from the finest record that reaches back to its start: the
 // slices and marks, then each bucket ring in turn. The phase still open,
 // and a park, as the loop's standing at says, are drawn up to now (end
-// when now is 0).
+// when now is 0). A nil lane, a loop not seen, draws blank.
 func (l *lane) cells(at *standing, cols int, span, end, now int64) []Cell {
 	out := make([]Cell, cols)
-	if cols <= 0 || span <= 0 || span > maxTime/int64(cols) || !l.seen {
+	if l == nil || !l.seen || cols <= 0 || span <= 0 || span > maxTime/int64(cols) {
 		return out
 	}
 	start := end - span
@@ -264,9 +262,6 @@ func (l *lane) cells(at *standing, cols int, span, end, now int64) []Cell {
 			break
 		}
 		l.fromBuckets(&out[c], from, to)
-	}
-	for c := exact; c < cols; c++ {
-		out[c].Known = true
 	}
 	// One pass over the spans that reach the window, found by the track's
 	// index, each spread over the columns it meets.
@@ -293,15 +288,16 @@ func (l *lane) cells(at *standing, cols int, span, end, now int64) []Cell {
 	l.addParked(at, out, colAt, now)
 	for c := range out {
 		out[c].Width = max(min(colAt(c+1), now)-colAt(c), 0)
-	}
-	// Marks: exact from the ring where it reaches; before that, from the
-	// buckets (a burst of marks outruns the ring long before the slices).
-	for c := range out {
+		out[c].Known = out[c].Known || c >= exact
+		// Marks: exact from the ring where it reaches; before that, from the
+		// buckets (a burst of marks outruns the ring long before the slices).
 		switch {
 		case colAt(c) >= markFrom:
 			out[c].Marks = 0
 		case c >= exact:
-			out[c].Marks = l.bucketMarks(colAt(c), max(colAt(c+1), colAt(c)+1))
+			var b Cell
+			l.fromBuckets(&b, colAt(c), max(colAt(c+1), colAt(c)+1))
+			out[c].Marks = b.Marks
 		}
 	}
 	for i := range l.track.Marks() {
@@ -375,14 +371,6 @@ func (l *lane) fromBuckets(c *Cell, from, to int64) {
 	}
 }
 
-// bucketMarks returns the marks of [from, to) from the finest bucket ring
-// that reaches back to from.
-func (l *lane) bucketMarks(from, to int64) phases.Mark {
-	var c Cell
-	l.fromBuckets(&c, from, to)
-	return c.Marks
-}
-
 func (c *Cell) addOverlap(p trace.Phase, lo, hi int64) {
 	if hi <= lo {
 		return
@@ -403,22 +391,6 @@ type Lane struct {
 	Drops bool // the loop dropped events inside the window: slices may be missing
 }
 
-// laneOf draws trace loop i's lane, which stands at at, for a query at
-// time now.
-func (tl *timeline) laneOf(i int, at *standing, q TimelineQuery, now int64) Lane {
-	if q.Cols <= 0 || i >= len(tl.lanes) || tl.lanes[i] == nil {
-		return Lane{Cells: make([]Cell, max(q.Cols, 0))}
-	}
-	l := tl.lanes[i]
-	ln := Lane{Cells: l.cells(at, q.Cols, q.Span, q.end(now), q.nowAt())}
-	for _, c := range ln.Cells {
-		if c.Marks&phases.MarkDrop != 0 {
-			ln.Drops = true
-		}
-	}
-	return ln
-}
-
 // fill draws every loop's lane of a snapshot, and its split of the last
 // second before the window's end; at says where trace loop i stands.
 func (tl *timeline) fill(s *Snapshot, q TimelineQuery, at func(i int) standing) {
@@ -427,14 +399,17 @@ func (tl *timeline) fill(s *Snapshot, q TimelineQuery, at func(i int) standing) 
 	}
 	for i := range s.Loops {
 		idx := s.Loops[i].Index
+		var l *lane // none for a loop not seen
+		if idx < len(tl.lanes) {
+			l = tl.lanes[idx]
+		}
 		st := at(idx)
 		if q.Cols > 0 {
-			s.Loops[i].Lane = tl.laneOf(idx, &st, q, s.Time)
+			ln := Lane{Cells: l.cells(&st, q.Cols, q.Span, q.end(s.Time), q.Now)}
+			ln.Drops = slices.ContainsFunc(ln.Cells, func(c Cell) bool { return c.Marks&phases.MarkDrop != 0 })
+			s.Loops[i].Lane = ln
 		}
-		if idx < len(tl.lanes) && tl.lanes[idx] != nil && tl.lanes[idx].seen {
-			c := tl.lanes[idx].cells(&st, 1, SplitWindow, q.end(s.Time), 0)
-			s.Loops[i].Split = splitOf(c[0], SplitWindow)
-		}
+		s.Loops[i].Split = splitOf(l.cells(&st, 1, SplitWindow, q.end(s.Time), 0)[0], SplitWindow)
 	}
 }
 

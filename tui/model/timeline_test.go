@@ -218,7 +218,7 @@ func TestSplitFromEvents(t *testing.T) {
 	q := Query{Focus: -1, Timeline: TimelineQuery{Split: true}}
 	for name, s := range map[string]*Snapshot{"live": m.Snapshot(q), "replay": r.Snapshot(q)} {
 		got := loopByName(t, s, "worker-0").Split
-		want := TimeSplit{Known: true, FromEvents: true, Select: 50, IO: 10, Tasks: 40}
+		want := TimeSplit{Known: true, Select: 50, IO: 10, Tasks: 40}
 		if got != want {
 			t.Errorf("%s: split %+v, want %+v", name, got, want)
 		}

@@ -14,7 +14,8 @@ import (
 // whyOf is WhySelect of the select_end in events, from those around it.
 func whyOf(events []trace.Event) string {
 	n := slices.IndexFunc(events, func(e trace.Event) bool { return e.Kind == trace.KindSelectEnd })
-	return WhySelect(&events[n], eventsBefore(events, n), eventsBetween(events, n+1, len(events)))
+	ev := eventsUpTo(events, len(events))
+	return WhySelect(&events[n], ev.before(n), ev.from(n+1))
 }
 
 func TestWhySelectNamesEachReason(t *testing.T) {
@@ -94,7 +95,8 @@ func TestWhySelectOfARealWakeup(t *testing.T) {
 	fromOutside := func(why string) bool {
 		return why == "woken by an eventfd write from outside the loops" || why == "woken: a task came from outside the loops"
 	}
-	if got := WhySelect(&events[i], eventsBefore(events, i), eventsBetween(events, i+1, len(events))); !fromOutside(got) {
+	ev := eventsUpTo(events, len(events))
+	if got := WhySelect(&events[i], ev.before(i), ev.from(i+1)); !fromOutside(got) {
 		for j := max(i-8, 0); j < len(events); j++ {
 			t.Logf("%d %d %s", j, events[j].Time, Describe(&events[j]))
 		}
