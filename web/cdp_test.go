@@ -47,7 +47,27 @@ var chromiumFlags = []string{
 	"--remote-debugging-pipe",
 }
 
+// startBrowser starts headless Chromium with a page attached. A start
+// that shows no page (on a loaded machine Chromium has been seen to close
+// its pipe while starting) is logged, with Chromium's exit and stderr,
+// and tried again: the tests are about the page, not Chromium's start.
 func startBrowser(t testing.TB, exe string) *browser {
+	t.Helper()
+	for try := 1; ; try++ {
+		b, failure := launch(t, exe)
+		if b != nil {
+			return b
+		}
+		if try == 3 {
+			t.Fatalf("chromium shows no page, three starts in a row; the last:\n%s", failure)
+		}
+		t.Logf("chromium start %d showed no page; starting it again:\n%s", try, failure)
+	}
+}
+
+// launch starts Chromium once and attaches to its page; it returns nil
+// and what went wrong when no page appears in 30 s.
+func launch(t testing.TB, exe string) (*browser, string) {
 	t.Helper()
 	cmdR, cmdW, err := os.Pipe()
 	if err != nil {
@@ -60,8 +80,8 @@ func startBrowser(t testing.TB, exe string) *browser {
 	args := append(append([]string{}, chromiumFlags...), "--user-data-dir="+t.TempDir(), "about:blank")
 	cmd := exec.Command(exe, args...)
 	cmd.ExtraFiles = []*os.File{cmdR, repW} // fd 3, fd 4
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
+	stderr := new(lockedBuffer)
+	cmd.Stderr = stderr
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
@@ -69,19 +89,39 @@ func startBrowser(t testing.TB, exe string) *browser {
 	repW.Close()
 	b := &browser{t: t, cmd: cmd, in: cmdW, out: repR, waiting: map[int]chan cdpReply{}, readDone: make(chan struct{})}
 	go b.read()
+	b.session = b.attachPage(30 * time.Second)
+	if b.session == "" {
+		b.close()
+		return nil, fmt.Sprintf("%v; its stderr:\n%s", cmd.ProcessState, stderr)
+	}
 	t.Cleanup(func() {
 		b.close()
 		if t.Failed() {
 			t.Logf("page console:\n%s", b.consoleText())
 		}
 	})
-	b.session = b.attachPage(30 * time.Second)
-	if b.session == "" {
-		t.Fatalf("chromium shows no page in 30s; its stderr:\n%s", stderr.String())
-	}
 	b.do("Runtime.enable", nil)
 	b.do("Page.enable", nil)
-	return b
+	return b, ""
+}
+
+// lockedBuffer is Chromium's stderr, written by exec's copier and read by
+// a failing test.
+type lockedBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.buf.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.buf.String()
 }
 
 // attachPage attaches to the browser's page and returns its session, or ""
