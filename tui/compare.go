@@ -63,17 +63,13 @@ type busyStats struct {
 	busy           int64
 }
 
-// RunCompare runs the same workload under each model, one after another so
-// the runs do not compete for the CPU, and shows them side by side: the
-// running one live, the finished ones frozen, and a final table. It
-// returns when the user quits; quitting stops the running model gracefully.
-func RunCompare(models []string, newRun NewModelRun, o Options) error {
-	return runCompare(AxisModel, models, newRun, nil, o)
-}
-
-// runCompare is RunCompare along an axis, with a judge: given the finished
-// runs' summaries, it returns the verdict, the cause lines and the compare
-// clauses (compare.Judge's); nil for none.
+// runCompare runs the same workload under each variant along axis, one
+// after another so the runs do not compete for the CPU, and shows them
+// side by side: the running one live, the finished ones frozen, and a
+// final table. judge, given the finished runs' summaries, returns the
+// verdict, the cause lines and the compare clauses (compare.Judge's); nil
+// for none. It returns when the user quits; quitting stops the running
+// variant gracefully.
 func runCompare(axis Axis, models []string, newRun NewModelRun, judge func([]*sim.Summary) compare.Judgement, o Options) error {
 	if newRun == nil {
 		return errors.New("tui: no run")

@@ -1,8 +1,6 @@
 package tui
 
 import (
-	"io"
-	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -30,49 +28,20 @@ const recordedPace = 2
 // replayPage is how far PgUp/PgDn move, in events.
 const replayPage = 1000
 
-// RunReplay opens a JSONL trace in the replay view, read as ReadReplay
-// reads it: a file cut short is shown up to its last complete event with
-// the reason in the footer; a bad line, or a trace past the replay's
-// limits, is an error.
-func RunReplay(path string, o Options) error {
-	f, err := os.Open(path)
-	if err != nil {
-		return err
-	}
-	defer f.Close()
-	return RunReplayFrom(f, path, "", o)
-}
-
-// RunReplayFrom is RunReplay of a trace read from r; name is used in
-// errors and the header. A non-empty banner marks a built-in recording
+// RunReplayTrace shows a trace already read (ReadReplay), for a caller
+// that reads it itself within limits (the command line refuses a bad or
+// oversized file before the screen opens, with the exit code the headless
+// replay gives); cut, if not nil, says where a trace cut short ends, and
+// the footer says why. A non-empty banner marks a built-in recording
 // (package recordings): the header says RECORDING rather than REPLAY and
 // shows the banner, since what the learner watches is not a run of this
 // machine.
-func RunReplayFrom(r io.Reader, name, banner string, o Options) error {
-	tr, cut, err := ReadReplay(r, name)
-	if err != nil {
-		return err
-	}
-	return runReplayView(filepath.Base(name), banner, tr, cut, o)
-}
-
-// RunReplayTrace shows a trace already read, for a caller that reads it
-// itself within limits (the command line refuses a bad or oversized file
-// before the screen opens, with the exit code the headless replay gives);
-// cut, if not nil, says where a trace cut short ends.
 func RunReplayTrace(tr *jsonl.Trace, cut error, name, banner string, o Options) error {
-	return runReplayView(filepath.Base(name), banner, tr, cut, o)
-}
-
-// runReplayView shows a trace already read; readErr, if any, is why the
-// trace ends early.
-func runReplayView(name, banner string, tr *jsonl.Trace, readErr error, o Options) error {
-	rep := newReplay(tr)
 	sh := newShell(o)
-	v := newReplayView(sh, name, tr.Header, rep)
+	v := newReplayView(sh, filepath.Base(name), tr.Header, newReplay(tr))
 	v.banner = banner
-	if readErr != nil {
-		sh.say(errText(readErr))
+	if cut != nil {
+		sh.say(errText(cut))
 	}
 	return sh.run(v)
 }
