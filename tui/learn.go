@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/reactorviz/reactorviz/learn"
-	"github.com/reactorviz/reactorviz/scenarios"
 	"github.com/reactorviz/reactorviz/tracefile/jsonl"
 	"github.com/reactorviz/reactorviz/tui/model"
 )
@@ -182,8 +181,6 @@ func (lv *learnView) next() {
 
 func (lv *learnView) title() string { return "learn · " + lv.lesson.Name }
 
-func (lv *learnView) needsRedraw() bool { return lv.replayView.needsRedraw() }
-
 // act lets the learner look around the replay, but not past the moment
 // before answering: space brings the prompt back instead of playing.
 func (lv *learnView) act(a action) {
@@ -220,12 +217,7 @@ func (lv *learnView) refresh() {
 	if lv.stage == stageVerdict {
 		// Point at the answer: the rows of the loops its figures read,
 		// and the log lines of the events that count them.
-		q := lv.q()
-		var names []string
-		for _, r := range lv.frame.Rows {
-			names = append(names, r.Name)
-		}
-		lv.caption.points = q.Points(names)
+		lv.caption.points = lv.q().Points(frameResolver{lv.frame}.Loops())
 		for _, p := range lv.caption.points {
 			lv.caption.talks = append(lv.caption.talks, p.Loop)
 		}
@@ -265,6 +257,3 @@ func (lv *learnView) words() string {
 	}
 	return strings.TrimSuffix(b.String(), " · ")
 }
-
-// learnScenario is the scenario of the lesson on screen, for the help.
-func (lv *learnView) scenario() *scenarios.Scenario { return lv.replayView.scenario() }

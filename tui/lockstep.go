@@ -298,8 +298,8 @@ func (ls *lockstep) views(cols, n int) []laneView {
 		for _, l := range lv.lanes {
 			lv.waits = append(lv.waits, waits[l.Index])
 			lv.busy = append(lv.busy, busyShare(l.Lane, ls.tl.span()))
-			q, ring := queueOf(f, l.Index)
-			lv.queue, lv.ring = append(lv.queue, q), append(lv.ring, ring)
+			loop, _ := loopAt(f.Snapshot, l.Index)
+			lv.queue, lv.ring = append(lv.queue, loop.QueueDepth), append(lv.ring, loop.Ring)
 		}
 		lv.client, lv.hasWin = windowAt(ls.windows[i], ls.t)
 		lv.pastWindows = len(ls.windows[i]) > 0 && ls.t >= int64(len(ls.windows[i]))*int64(sim.WindowEvery)
@@ -396,16 +396,6 @@ func busyShare(l model.Lane, span int64) float64 {
 	return min(float64(busy)/float64(span), 1)
 }
 
-// queueOf is a loop's task queue and, on io_uring, its ring.
-func queueOf(f *model.Frame, index int) (int64, model.Ring) {
-	for _, l := range f.Loops {
-		if l.Index == index {
-			return l.QueueDepth, l.Ring
-		}
-	}
-	return 0, model.Ring{}
-}
-
 // windowAt is what the clients saw in the window holding t.
 func windowAt(ws []sim.Window, t int64) (sim.Window, bool) {
 	k := int(t / int64(sim.WindowEvery))
@@ -423,21 +413,12 @@ func serverLanes(f *model.Frame, n int) []widgets.TimelineLane {
 		if len(out) == n {
 			break
 		}
-		if g, ok := groupOf(f, l.Index); ok && g == "client" {
+		if loop, ok := loopAt(f.Snapshot, l.Index); ok && loop.Group == "client" {
 			continue
 		}
 		out = append(out, l)
 	}
 	return out
-}
-
-func groupOf(f *model.Frame, index int) (string, bool) {
-	for _, l := range f.Loops {
-		if l.Index == index {
-			return l.Group, true
-		}
-	}
-	return "", false
 }
 
 // toggleLockstep opens the lockstep replay once every model has run, or

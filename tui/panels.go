@@ -83,11 +83,7 @@ func (p *mainPanels) inspectTitle(f *model.Frame, focus int) {
 	}
 	at := func(t int64) string { return model.Clock(t - p.tl.origin) }
 	segs := []widgets.Seg{widgets.S("slice ", p.th.Title), widgets.S(at(from)+"–"+at(to), p.th.Bold)}
-	for i := range f.Loops {
-		l := &f.Loops[i]
-		if l.Index != focus || p.tl.cursor >= len(l.Lane.Cells) {
-			continue
-		}
+	if l, ok := loopAt(f.Snapshot, focus); ok && p.tl.cursor < len(l.Lane.Cells) {
 		c := l.Lane.Cells[p.tl.cursor]
 		segs = append(segs, widgets.S(" · "+l.Name, p.th.Base))
 		if c.Width > 0 {
@@ -409,14 +405,14 @@ func focusable(snap *model.Snapshot, focus int) bool {
 	if snap.Wheel.Present && focus == snap.Wheel.Index {
 		return true
 	}
-	_, ok := focusedLoop(snap, focus)
+	_, ok := loopAt(snap, focus)
 	return ok
 }
 
-// focusedLoop returns the snapshot row of the focused loop.
-func focusedLoop(snap *model.Snapshot, focus int) (model.Loop, bool) {
+// loopAt returns the snapshot row of trace loop index i.
+func loopAt(snap *model.Snapshot, i int) (model.Loop, bool) {
 	for _, l := range snap.Loops {
-		if l.Index == focus {
+		if l.Index == i {
 			return l, true
 		}
 	}
