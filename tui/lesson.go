@@ -160,11 +160,7 @@ func lessonTitle(in detailInfo, ids []string, w int, th *widgets.Theme) []widget
 	}
 	segs := []widgets.Seg{widgets.S(name, th.Title), widgets.S(" · concepts ", th.Base), widgets.S(list, th.Accent)}
 	if in.ok && in.paused {
-		note := " · ⏸ before " + in.gatePhase.String()
-		if in.atEnd {
-			note = " · ⏸ end of iteration"
-		}
-		segs = append(segs, widgets.S(note, th.Warn))
+		segs = append(segs, widgets.S(" · "+gateNote(in), th.Warn))
 	}
 	return segs
 }
