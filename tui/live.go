@@ -187,30 +187,13 @@ func (v *liveView) anyRunning() bool {
 }
 
 // timelineQuery is the frame's query with the timeline's window ending
-// where the run stands.
+// where the run stands, on the run's clock.
 func (v *liveView) timelineQuery(run Session) model.Query {
-	q := v.query()
-	q.Timeline.End = v.timelineEnd(run)
-	q.Timeline = q.Timeline.Aligned()
-	tl := &v.body.tl
-	tl.end, tl.origin = q.Timeline.End, 0
+	var origin int64
 	if run != nil {
-		now := run.TraceNow()
-		tl.origin = now - int64(run.ClockMap()(now))
+		origin = runStart(run)
 	}
-	if from, to, ok := tl.cursorSlice(0); ok {
-		q.Slice = model.SliceQuery{Loop: v.focus, From: from, To: to, Max: max(v.body.logRows, minLogQuery)}
-	}
-	if v.follow.Field != "" {
-		q.Follow = v.follow
-		q.Follow.Max = model.LogCap
-	}
-	return q
-}
-
-func (v *liveView) query() model.Query {
-	return model.Query{Focus: v.focus, Head: detailHead, Log: max(v.body.logRows, minLogQuery), Filter: v.filter,
-		Timeline: v.body.tl.query()}
+	return v.body.query(v.focus, v.filter, v.follow, v.timelineEnd(run), origin)
 }
 
 // followBreakpoint moves the focus to a loop that has just stopped at a

@@ -63,6 +63,26 @@ func (p *mainPanels) show(f *model.Frame, focus int, filter model.Filter, empty 
 	p.log.Set(p.logTitle, f.Log, empty)
 }
 
+// query is the frame's query of a screen that shows the panels: the
+// focused loop, the log, the timeline's window ending at end (trace time;
+// origin is the run clock's zero), the slice under the cursor, which the
+// live and replay inspect panels list alike, and the item followed.
+func (p *mainPanels) query(focus int, filter model.Filter, follow model.FollowQuery, end, origin int64) model.Query {
+	q := model.Query{Focus: focus, Head: detailHead, Log: max(p.logRows, minLogQuery), Filter: filter,
+		Timeline: p.tl.query()}
+	q.Timeline.End = end
+	q.Timeline = q.Timeline.Aligned()
+	p.tl.end, p.tl.origin = q.Timeline.End, origin
+	if from, to, ok := p.tl.cursorSlice(0); ok {
+		q.Slice = model.SliceQuery{Loop: focus, From: from, To: to, Max: max(p.logRows, minLogQuery)}
+	}
+	if follow.Field != "" {
+		q.Follow = follow
+		q.Follow.Max = model.LogCap
+	}
+	return q
+}
+
 // point shows what the caption talks about: the log's lines of the
 // events that count its figures, and the focused loop's queued or
 // scheduled tasks the latest script action put there.

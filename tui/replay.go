@@ -116,11 +116,9 @@ func (v *replayView) refresh() {
 			v.playing.Store(false)
 		}
 	}
-	q := v.query()
-	if v.follow.Field != "" {
-		q.Follow = v.follow
-		q.Follow.Max = model.LogCap
-	}
+	// The timeline's window ends at the current event, on the same grid
+	// as a live one.
+	q := v.body.query(v.focus, v.filter, v.follow, max(v.rep.Time(), 1), 0)
 	now := time.Duration(v.rep.Time())
 	at := moment{snapshot: v.rep.Snapshot, set: headerConfig(v.hdr.Config), sc: v.sc, now: now}
 	v.frame, v.focus, v.caption = at.frame(q)
@@ -150,22 +148,6 @@ func (v *replayView) refresh() {
 	}
 	v.setBars()
 	v.pager.moving = v.playing.Load()
-}
-
-// query is the frame's query: the timeline's window ends at the current
-// event, on the same grid as a live one, and the cursor's slice is listed
-// as the live inspect panel lists it.
-func (v *replayView) query() model.Query {
-	q := model.Query{Focus: v.focus, Head: detailHead, Log: max(v.body.logRows, minLogQuery), Filter: v.filter,
-		Timeline: v.body.tl.query()}
-	q.Timeline.End = max(v.rep.Time(), 1)
-	q.Timeline = q.Timeline.Aligned()
-	tl := &v.body.tl
-	tl.end, tl.origin = q.Timeline.End, 0
-	if from, to, ok := tl.cursorSlice(0); ok {
-		q.Slice = model.SliceQuery{Loop: v.focus, From: from, To: to, Max: max(v.body.logRows, minLogQuery)}
-	}
-	return q
 }
 
 // replayWheel draws the wheel from its events: the cursor, and the slots
