@@ -348,5 +348,6 @@ func (r *rootView) MouseHandler() func(action tview.MouseAction, event *tcell.Ev
 // captions filled from the frame it shows now.
 func (sh *shell) setHelp() {
 	v := sh.v
-	sh.help.Set("help · "+v.title(), helpEntries(v.kind(), viewScenario(v), viewValues(v), viewNow(v)))
+	r, now := viewShown(v)
+	sh.help.Set("help · "+v.title(), helpEntries(v.kind(), viewScenario(v), r, now))
 }

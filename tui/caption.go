@@ -229,12 +229,7 @@ func (r frameResolver) Lookup(path string) (scenarios.Value, bool) {
 // a group of a power-of-two size gets Netty's bit-mask chooser.
 func (r frameResolver) group(rest string) (scenarios.Value, bool) {
 	g, key, _ := strings.Cut(rest, ".")
-	n := 0
-	for _, l := range r.f.Rows {
-		if l.Group == g {
-			n++
-		}
-	}
+	n := groupSize(r.f, g)
 	if n == 0 {
 		return scenarios.Value{}, false
 	}

@@ -469,7 +469,6 @@ type headerParts struct {
 func (p headerParts) segs(w int, th *widgets.Theme) (left, right []widgets.Seg) {
 	hs := th.Header
 	brand := p.brand
-	right = nil
 	leftW := func() int {
 		n := widgets.Width(p.what) + 1 + widgets.Width(p.status) + 1
 		if brand != "" {
