@@ -36,9 +36,6 @@ type mainPanels struct {
 	// followed marks, per trace loop index, the columns holding an event
 	// of the followed item.
 	followed map[int][]bool
-	// mouseCursor lets a click on a lane place the timeline's cursor (the
-	// live screen, which has the inspect panel).
-	mouseCursor bool
 	// sc is the scenario shown, whose concepts the concept block counts;
 	// nil for none.
 	sc *scenarios.Scenario
@@ -51,6 +48,98 @@ type mainPanels struct {
 func newMainPanels(th *widgets.Theme) *mainPanels {
 	return &mainPanels{th: th, detail: newDetailPane(th), log: widgets.NewEventLog(th), logRows: 40,
 		timeline: widgets.NewTimeline(th), tl: newTimelineView()}
+}
+
+// panelsScreen is what the live and the replay screens share: the header,
+// the panels, the focus, the log's filter, the item followed, and the
+// frame and caption on screen. UI goroutine.
+type panelsScreen struct {
+	sh      *shell
+	header  *widgets.Bar
+	body    *mainPanels
+	focus   int
+	filter  model.Filter
+	follow  model.FollowQuery // the task or channel followed; Field "" for none
+	frame   *model.Frame
+	caption captionView
+	pager   captionPager // the page of a long caption
+}
+
+func newPanelsScreen(sh *shell) panelsScreen {
+	return panelsScreen{sh: sh, focus: -1, header: widgets.NewBar(sh.th, sh.th.Header), body: newMainPanels(sh.th)}
+}
+
+// showFrame hands the frame to the panels, its log the followed item's
+// path from its start, or the events of the slice under the timeline's
+// cursor, else held (nil: the frame's own); empty is what a log with
+// nothing to show says, emptyFollowed a path with nothing. It reports
+// whether the log shows its own lines, whose title a screen may add to.
+func (p *panelsScreen) showFrame(sc *scenarios.Scenario, held []model.LogLine, empty, emptyFollowed string) bool {
+	f := p.frame
+	following := p.follow.Field != ""
+	p.body.markFollowed(f.Snapshot.FollowLog, f.Snapshot.Time)
+	inspect := p.body.tl.cursorOn && p.body.tl.end > 0 && !following
+	switch {
+	case following:
+		// A task's submit, a channel's accept and register0 come first.
+		f.Log = f.Log[:min(len(f.Log), max(p.body.logRows-1, 1))]
+		empty = emptyFollowed
+	case inspect:
+		f.Log = f.Snapshot.SliceLog
+		empty = "no event of this loop in the slice under the cursor (←→ move it, c hides it)"
+	case held != nil:
+		f.Log = held
+	}
+	p.body.sc = sc
+	p.body.show(f, p.focus, p.filter, empty)
+	p.body.point(p.caption)
+	switch {
+	case following:
+		p.body.followTitle(p.follow, len(f.Snapshot.FollowLog))
+	case inspect:
+		p.body.inspectTitle(f, p.focus)
+	default:
+		return true
+	}
+	return false
+}
+
+// actOnPanels handles the keys the live and the replay screens handle
+// alike; it reports false for a key that is not one.
+func (p *panelsScreen) actOnPanels(a action) bool {
+	switch a {
+	case actNextLoop, actPrevLoop:
+		dir := 1
+		if a == actPrevLoop {
+			dir = -1
+		}
+		p.focus = focusStep(p.frame.Snapshot, p.focus, dir)
+	case actFollow:
+		p.follow = toggleFollow(p.follow, p.frame.Log, p.sh.say)
+	case actFollowHead:
+		p.follow = followHead(p.follow, p.frame, p.focus, p.sh.say)
+	case actTurnCaption:
+		p.pager.turn()
+	default:
+		return p.body.tl.act(a)
+	}
+	return true
+}
+
+// drawBody draws, from y down, the warnings line, the caption and the
+// panels; bars are the rows above y the screen's own bars took of h.
+func (p *panelsScreen) drawBody(scr tcell.Screen, x, y, w, h, bars int) {
+	cols, rows := scr.Size()
+	p.body.tl.small = lessonSmall(cols, rows)
+	wr := p.sh.drawWarnings(scr, x, y, w)
+	y, h = y+wr, h-wr
+	fit := fitCaption(p.caption, w, h, p.body.lessonSpare(w, h-bars))
+	drawCaption(scr, p.sh.th, p.caption, fit, &p.pager, x, y, w)
+	p.body.draw(scr, x, y+fit.rows(), w, h-bars-fit.rows())
+}
+
+func (p *panelsScreen) mouse(action tview.MouseAction, ev *tcell.EventMouse, setFocus func(tview.Primitive)) bool {
+	return p.body.mouse(action, ev, setFocus)
 }
 
 // show hands one frame to the widgets: a table per group, the focused
@@ -360,7 +449,7 @@ func (p *mainPanels) mouse(action tview.MouseAction, ev *tcell.EventMouse, setFo
 		if action == tview.MouseLeftClick && p.onFocus != nil {
 			p.onFocus(i)
 			px, _ := ev.Position()
-			if c, ok := p.timeline.ColumnAt(px); ok && p.mouseCursor {
+			if c, ok := p.timeline.ColumnAt(px); ok {
 				p.tl.cursorOn, p.tl.cursor = true, c
 			}
 		}

@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/gdamore/tcell/v2"
-	"github.com/rivo/tview"
 
 	"github.com/reactorviz/reactorviz/reactor/trace/counters"
 	"github.com/reactorviz/reactorviz/scenarios"
@@ -47,7 +46,7 @@ func RunReplayTrace(tr *jsonl.Trace, cut error, name, banner string, o Options) 
 }
 
 type replayView struct {
-	sh     *shell
+	panelsScreen
 	name   string
 	banner string // set for a built-in recording: the header says so
 	hdr    jsonl.Header
@@ -61,31 +60,20 @@ type replayView struct {
 
 	sc      *scenarios.Scenario // the built-in scenario the trace names, for captions
 	warns   []scenarios.Problem // its warnings as its file has them (recordedWarnings)
-	caption captionView
-	pager   captionPager // the page of a long caption
-	marks   []int        // positions of breakpoint events, for the progress bar
-	marksOf model.Breaks // the breakpoints marks was found for
+	marks   []int               // positions of breakpoint events, for the progress bar
+	marksOf model.Breaks        // the breakpoints marks was found for
 	marked  bool
 
-	focus  int
-	filter model.Filter
-	follow model.FollowQuery // the task or channel followed; Field "" for none
 	breaks model.Breaks
-	snap   *model.Snapshot
-	frame  *model.Frame
-	header *widgets.Bar
 	bar    *widgets.Bar
-	body   *mainPanels
 }
 
 func newReplayView(sh *shell, name string, hdr jsonl.Header, rep *model.Replay) *replayView {
-	v := &replayView{sh: sh, name: name, hdr: hdr, rep: rep, speed: recordedPace, focus: -1,
-		header: widgets.NewBar(sh.th, sh.th.Header), bar: widgets.NewBar(sh.th, sh.th.Base),
-		body:   newMainPanels(sh.th),
+	v := &replayView{panelsScreen: newPanelsScreen(sh), name: name, hdr: hdr, rep: rep, speed: recordedPace,
+		bar:    widgets.NewBar(sh.th, sh.th.Base),
 		breaks: model.Breaks{Rebuild: true, Premature: true, DeadlineHit: true, TaskPanic: true},
 		sc:     recordedScenario(hdr), warns: recordedWarnings(hdr)}
 	v.body.onFocus = func(i int) { v.focus = i }
-	v.body.mouseCursor = true
 	return v
 }
 
@@ -123,29 +111,7 @@ func (v *replayView) refresh() {
 	at := moment{snapshot: v.rep.Snapshot, set: headerConfig(v.hdr.Config), sc: v.sc, now: now}
 	v.frame, v.focus, v.caption = at.frame(q)
 	v.frame.Now = v.rep.Time()
-	v.snap = v.frame.Snapshot
-	v.body.markFollowed(v.snap.FollowLog, v.snap.Time)
-	following := v.follow.Field != ""
-	inspect := v.body.tl.cursorOn && !following
-	empty := emptyReplayLog(v.filter)
-	switch {
-	case following:
-		fl := v.snap.FollowLog
-		v.frame.Log = fl[:min(len(fl), max(v.body.logRows-1, 1))]
-		empty = "no event of the followed item up to here (f stops following)"
-	case inspect:
-		v.frame.Log = v.snap.SliceLog
-		empty = "no event of this loop in the slice under the cursor (←→ move it, c hides it)"
-	}
-	v.body.sc = v.sc
-	v.body.show(v.frame, v.focus, v.filter, empty)
-	v.body.point(v.caption)
-	switch {
-	case following:
-		v.body.followTitle(v.follow, len(v.snap.FollowLog))
-	case inspect:
-		v.body.inspectTitle(v.frame, v.focus)
-	}
+	v.showFrame(v.sc, nil, emptyReplayLog(v.filter), "no event of the followed item up to here (f stops following)")
 	v.setBars()
 	v.pager.moving = v.playing.Load()
 }
@@ -166,8 +132,8 @@ func (v *replayView) setBars() {
 	if v.banner != "" {
 		left = append(left, widgets.S("· "+v.banner+" ", hs))
 	}
-	if v.snap.Paused > 0 {
-		left = append(left, widgets.S("· "+strconv.Itoa(v.snap.Paused)+" paused in the recording ", hs))
+	if n := v.frame.Snapshot.Paused; n > 0 {
+		left = append(left, widgets.S("· "+strconv.Itoa(n)+" paused in the recording ", hs))
 	}
 	right := []widgets.Seg{widgets.S(v.name+" ", hs)}
 	v.header.Set(left, right)
@@ -222,13 +188,7 @@ func (v *replayView) draw(scr tcell.Screen, x, y, w, h int) {
 	v.bar.SetRect(x, y+1, w, 1)
 	v.bar.Draw(scr)
 	v.drawProgress(scr, x, y+2, w)
-	wr := v.sh.drawWarnings(scr, x, y+3, w)
-	y, h = y+wr, h-wr
-	cols, rows := scr.Size()
-	v.body.tl.small = lessonSmall(cols, rows)
-	fit := fitCaption(v.caption, w, h, v.body.lessonSpare(w, h-3))
-	drawCaption(scr, v.sh.th, v.caption, fit, &v.pager, x, y+3, w)
-	v.body.draw(scr, x, y+3+fit.rows(), w, h-3-fit.rows())
+	v.drawBody(scr, x, y+3, w, h, 3)
 }
 
 // maxMarks bounds the breakpoint events looked for: a premature-select
@@ -253,10 +213,6 @@ func (v *replayView) drawProgress(scr tcell.Screen, x, y, w int) {
 		col := min(int(int64(w)*int64(pos-1)/int64(n)), w-1)
 		scr.SetContent(x+col, y, '┃', nil, v.sh.th.Warn)
 	}
-}
-
-func (v *replayView) mouse(action tview.MouseAction, ev *tcell.EventMouse, setFocus func(tview.Primitive)) bool {
-	return v.body.mouse(action, ev, setFocus)
 }
 
 func (v *replayView) seek(n int) {
@@ -290,12 +246,6 @@ func (v *replayView) act(a action) {
 		v.seek(v.rep.Len())
 	case actNextBreak, actPrevBreak:
 		v.jumpBreak(a == actNextBreak)
-	case actFollow:
-		v.follow = toggleFollow(v.follow, v.frame.Log, v.sh.say)
-	case actTurnCaption:
-		v.pager.turn()
-	case actFollowHead:
-		v.follow = followHead(v.follow, v.frame, v.focus, v.sh.say)
 	case actGoto:
 		v.sh.openPrompt("go to event N or time (2.5s): ", "", func(s string) {
 			if n, ok := parseGoto(s, v.rep); ok {
@@ -310,10 +260,6 @@ func (v *replayView) act(a action) {
 		v.setSpeed(v.speed + 1)
 	case actSlower:
 		v.setSpeed(v.speed - 1)
-	case actNextLoop:
-		v.focus = focusStep(v.snap, v.focus, 1)
-	case actPrevLoop:
-		v.focus = focusStep(v.snap, v.focus, -1)
 	case actFilter:
 		v.sh.openPrompt("filter (loop, kind): ", v.filter.String(), func(s string) {
 			v.filter = model.ParseFilter(s)
@@ -324,7 +270,7 @@ func (v *replayView) act(a action) {
 			v.sh.stopLater()
 		}
 	default:
-		v.body.tl.act(a)
+		v.actOnPanels(a)
 	}
 }
 
