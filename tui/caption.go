@@ -50,11 +50,7 @@ func putBy(a scenarios.Action) (name string, heap, ok bool) {
 	switch a := a.(type) {
 	case scenarios.Submit:
 		return "task", false, !a.Tail
-	case *scenarios.Submit:
-		return "task", false, !a.Tail
 	case scenarios.Schedule:
-		return scheduleName(a.Mode), true, true
-	case *scenarios.Schedule:
 		return scheduleName(a.Mode), true, true
 	}
 	return "", false, false

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"strconv"
+	"strings"
 	"sync/atomic"
 	"time"
 
@@ -313,7 +314,7 @@ func (v *compareView) columnLines(c *column, w int) [][]widgets.Seg {
 			lines = append(lines, []widgets.Seg{
 				widgets.S(widgets.Pad(g.name, 10), th.Dim),
 				widgets.S(bar(u, bw), th.Accent),
-				widgets.S(" "+strconv.Itoa(int(u*100+0.5))+"%", th.Base),
+				widgets.S(" "+percent(u), th.Base),
 			})
 		}
 		sw := max(w-10-7, 4)
@@ -341,7 +342,7 @@ func (v *compareView) columnLines(c *column, w int) [][]widgets.Seg {
 				st = th.Dim
 			}
 			lines = append(lines, []widgets.Seg{widgets.S(name, th.Dim), widgets.S(bar(u, bw), st),
-				widgets.S(" "+strconv.Itoa(int(u*100+0.5))+"%", th.Base), widgets.S(perReq, th.Bold)})
+				widgets.S(" "+percent(u), th.Base), widgets.S(perReq, th.Bold)})
 		}
 	}
 	return lines
@@ -424,16 +425,13 @@ func util(busy int64, loops int, elapsed time.Duration) float64 {
 	return min(float64(busy)/(float64(elapsed)*float64(loops)), 1)
 }
 
+// percent is a share as a whole percentage: "42%".
+func percent(frac float64) string { return strconv.Itoa(int(frac*100+0.5)) + "%" }
+
+// bar is a share drawn w cells wide, full cells first.
 func bar(frac float64, w int) string {
-	full := int(frac*float64(w) + 0.5)
-	out := make([]rune, w)
-	for i := range out {
-		out[i] = '░'
-		if i < full {
-			out[i] = '█'
-		}
-	}
-	return string(out)
+	full := min(max(int(frac*float64(w)+0.5), 0), w)
+	return strings.Repeat("█", full) + strings.Repeat("░", w-full)
 }
 
 // drawTable is the final table: one row per model, frozen numbers for the
@@ -489,7 +487,7 @@ func (v *compareView) drawTable(scr tcell.Screen, x, y, w, h int) {
 		row(y+2+i, []string{
 			c.model, rate(c.clients.ThroughputRPS), usText(c.clients.P50US), usText(c.clients.P99US),
 			model.Count(c.clients.Errors), strconv.Itoa(s.started) + "/" + strconv.Itoa(s.loops),
-			strconv.Itoa(int(util(s.busy, s.loops, c.elapsed)*100+0.5)) + "%", model.Count(s.maxQ), expect,
+			percent(util(s.busy, s.loops, c.elapsed)), model.Count(s.maxQ), expect,
 		}, st)
 	}
 	v.drawVerdict(scr, x, y+2+len(v.view), w, y+h)

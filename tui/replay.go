@@ -61,8 +61,9 @@ type replayView struct {
 	sc      *scenarios.Scenario // the built-in scenario the trace names, for captions
 	warns   []scenarios.Problem // its warnings as its file has them (recordedWarnings)
 	marks   []int               // positions of breakpoint events, for the progress bar
-	marksOf model.Breaks        // the breakpoints marks was found for
-	marked  bool
+	// marksOf is the breakpoints marks was found for; none has no marks,
+	// so the zero value needs no search.
+	marksOf model.Breaks
 
 	breaks model.Breaks
 	bar    *widgets.Bar
@@ -206,8 +207,8 @@ func (v *replayView) drawProgress(scr tcell.Screen, x, y, w int) {
 	done := int(int64(w) * int64(v.rep.Pos()) / int64(n))
 	widgets.Fill(scr, x, y, done, '━', v.sh.th.Accent)
 	widgets.Fill(scr, x+done, y, w-done, '─', v.sh.th.Dim)
-	if !v.marked || v.marksOf != v.breaks {
-		v.marks, v.marksOf, v.marked = v.rep.BreakPositions(v.breaks, maxMarks), v.breaks, true
+	if v.marksOf != v.breaks {
+		v.marks, v.marksOf = v.rep.BreakPositions(v.breaks, maxMarks), v.breaks
 	}
 	for _, pos := range v.marks {
 		col := min(int(int64(w)*int64(pos-1)/int64(n)), w-1)
