@@ -190,27 +190,20 @@ func (v *compareView) refresh() {
 }
 
 func (v *compareView) act(a action) {
-	if a == actLockstep {
+	switch {
+	case a == actLockstep:
 		v.toggleLockstep()
-		return
-	}
-	if a == actQuietRecording {
+	case a == actQuietRecording:
 		v.toggleQuietRecording()
-		return
-	}
-	if v.lock != nil && v.lock.act(a) {
-		return
-	}
-	switch a {
-	case actFwdPage, actBackPage:
-		n := widgets.Page
-		if a == actBackPage {
-			n = -n
-		}
-		v.verdictScroll.Scroll(n)
-	case actSkip:
+	case v.lock != nil && v.lock.act(a):
+		// the lockstep replay's key
+	case a == actFwdPage:
+		v.verdictScroll.Scroll(widgets.Page)
+	case a == actBackPage:
+		v.verdictScroll.Scroll(-widgets.Page)
+	case a == actSkip:
 		v.run.skip()
-	case actQuit:
+	case a == actQuit:
 		if v.run.quit(v.sh.stop) {
 			v.sh.say("stopping… (graceful shutdown)")
 		}

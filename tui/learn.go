@@ -247,13 +247,13 @@ func (lv *learnView) words() string {
 		}
 		return verdict + " At " + learn.Seconds(q.At) + " the run shows " + q.FigureText() + ". " + q.Why
 	}
-	var b strings.Builder
-	b.WriteString("The path is done. ")
+	const done = "The path is done. "
 	if lv.cfg.Progress == nil {
-		return b.String()
+		return done
 	}
+	var results []string
 	for _, c := range lv.cfg.Progress.Summary() {
-		b.WriteString(c.Concept + " " + c.Result + " · ")
+		results = append(results, c.Concept+" "+c.Result)
 	}
-	return strings.TrimSuffix(b.String(), " · ")
+	return done + strings.Join(results, " · ")
 }

@@ -274,8 +274,7 @@ func (p *mainPanels) drawLesson(scr tcell.Screen, x, y, w, h int) {
 		need := 1 + len(conceptLines(p.lessonCtx(), ids, lessonRowLabels, w, rest-logMin, false, p.th))
 		words := rest-need >= logMin+1
 		if words {
-			withWords := 1 + len(conceptLines(p.lessonCtx(), ids, lessonRowLabels, w, rest-logMin-2, true, p.th))
-			need = withWords
+			need = 1 + len(conceptLines(p.lessonCtx(), ids, lessonRowLabels, w, rest-logMin-2, true, p.th))
 		}
 		bh := min(need, max(rest-(logMin-1), 0))
 		p.drawConcepts(scr, x, cy, w, bh, lessonRowLabels, words)

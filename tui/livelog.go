@@ -15,9 +15,6 @@ type logScroll struct {
 	back int             // lines scrolled back from the newest held line
 }
 
-// following reports whether the log follows the run.
-func (s *logScroll) following() bool { return s.held == nil }
-
 // scroll moves the log by delta lines (positive: older), holding it first
 // when it follows; hold takes the copy. Back past the newest line, it
 // follows again.

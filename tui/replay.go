@@ -330,11 +330,9 @@ func (v *replayView) jumpBreak(forward bool) {
 	v.seek(pos)
 	if e, ok := v.rep.Event(pos - 1); ok {
 		v.focus = int(e.Loop) // the loop that hit it, as a live breakpoint does
-		v.sh.say("event " + strconv.Itoa(pos) + ": " + v.snapLoopName(e.Loop) + " " + model.Describe(&e))
+		v.sh.say("event " + strconv.Itoa(pos) + ": " + v.rep.State().LoopName(e.Loop) + " " + model.Describe(&e))
 	}
 }
-
-func (v *replayView) snapLoopName(i uint16) string { return v.rep.State().LoopName(i) }
 
 // parseGoto reads "12345" (an event), "+100"/"-100" (relative), or a time
 // such as "2.5s" or "800ms".
