@@ -341,20 +341,13 @@ func (p *mainPanels) drawLessonLoops(scr tcell.Screen, x, y, w, h int) {
 			}
 		})
 	}
-	p.lessonIdx = p.lessonIdx[:0]
-	lrows := make([]widgets.LoopRow, 0, len(order))
+	lrows, idx, at := tableRows(f, order, p.focus)
+	p.lessonIdx = idx
 	lanes := make([]widgets.TimelineLane, 0, len(order))
-	at := -1
-	for i, li := range order {
+	for _, li := range order {
 		l := &f.Snapshot.Loops[li]
-		r := f.Rows[li]
-		lrows = append(lrows, r)
-		p.lessonIdx = append(p.lessonIdx, l.Index)
-		if l.Index == p.focus {
-			at = i
-		}
 		lanes = append(lanes, widgets.TimelineLane{Index: l.Index, Name: l.Name, Focus: l.Index == p.focus,
-			Watched: r.Watched, Lane: l.Lane, Follow: p.followed[l.Index]})
+			Watched: f.Rows[li].Watched, Lane: l.Lane, Follow: p.followed[l.Index]})
 	}
 	tw := min(widgets.CompactWidth(nameW), w/2)
 	title := []widgets.Seg{widgets.S("loops", p.th.Title), widgets.S(" · "+groupSizes(f), p.th.Base)}

@@ -271,23 +271,27 @@ func (p *mainPanels) setLoops(f *model.Frame, focus int) {
 	p.tables = p.tables[:len(snap.Groups)]
 	p.groups = p.groups[:0]
 	for gi, g := range snap.Groups {
-		rows := make([]widgets.LoopRow, 0, len(g.Loops))
-		idx := make([]int, 0, len(g.Loops))
-		at := -1
-		for ri, li := range g.Loops {
-			l := snap.Loops[li]
-			rows = append(rows, f.Rows[li])
-			idx = append(idx, l.Index)
-			if l.Index == focus {
-				at = ri
-			}
-		}
+		rows, idx, at := tableRows(f, g.Loops, focus)
 		p.groups = append(p.groups, idx)
 		// The lesson layout shows the focused loop's table alone, with
 		// the column header.
 		header := gi == 0 || (at >= 0 && p.tl.current() == layoutLesson)
 		p.tables[gi].Set(append(groupTitle(g, p.th), ioRatioSegs(rows, p.th)...), rows, at, now, header)
 	}
+}
+
+// tableRows are the rows of a table of the frame's loops in order (indexes
+// into its loops), their trace indexes, and the row of focus; -1 for none.
+func tableRows(f *model.Frame, order []int, focus int) (rows []widgets.LoopRow, idx []int, at int) {
+	at = -1
+	for i, li := range order {
+		rows = append(rows, f.Rows[li])
+		idx = append(idx, f.Rows[li].Index)
+		if f.Rows[li].Index == focus {
+			at = i
+		}
+	}
+	return rows, idx, at
 }
 
 func groupTitle(g model.Group, th *widgets.Theme) []widgets.Seg {
