@@ -26,8 +26,7 @@ type captionView struct {
 	action string // "t=1.0s: 50 000 tasks … submitted to worker-0 from outside; …"
 	recent bool   // the action happened within flashFor
 	watch  string
-	talks  []string          // the loops the watch note's figures are of
-	points []scenarios.Point // its figures: a loop and the counter each reads
+	points []scenarios.Point // the watch note's figures: a loop and the counter each reads
 	// put is what the latest script actions put in loops' queues and
 	// heaps, for the detail pane to point at.
 	put []putMark
@@ -102,11 +101,6 @@ func captionAt(sc *scenarios.Scenario, f *model.Frame, fired []sim.Fired, now ti
 	c := captionView{at: now}
 	if sc != nil {
 		c.watch, c.points = watchAt(sc, frameValues(f), now)
-		for _, p := range c.points {
-			if !slices.Contains(c.talks, p.Loop) {
-				c.talks = append(c.talks, p.Loop)
-			}
-		}
 	}
 	if n := len(fired); n > 0 {
 		// Every action of the latest moment, at the scenario's time for
@@ -159,10 +153,11 @@ func watchAt(sc *scenarios.Scenario, r scenarios.Resolver, t time.Duration) (str
 	return strings.Join(parts, " "), talks
 }
 
-// markWatched marks the rows of the loops the caption talks about.
+// markWatched marks the rows of the loops the caption talks about: those
+// its figures are of.
 func markWatched(f *model.Frame, c captionView) {
 	for i := range f.Rows {
-		f.Rows[i].Watched = slices.Contains(c.talks, f.Rows[i].Name)
+		f.Rows[i].Watched = slices.ContainsFunc(c.points, func(p scenarios.Point) bool { return p.Loop == f.Rows[i].Name })
 	}
 }
 

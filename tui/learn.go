@@ -213,14 +213,11 @@ func (lv *learnView) refresh() {
 	}
 	lv.caption.action = ""
 	lv.caption.watch = lv.words()
-	lv.caption.points, lv.caption.talks = nil, nil
+	lv.caption.points = nil
 	if lv.stage == stageVerdict {
 		// Point at the answer: the rows of the loops its figures read,
 		// and the log lines of the events that count them.
 		lv.caption.points = lv.q().Points(frameResolver{lv.frame}.Loops())
-		for _, p := range lv.caption.points {
-			lv.caption.talks = append(lv.caption.talks, p.Loop)
-		}
 		markWatched(lv.frame, lv.caption)
 		lv.body.show(lv.frame, lv.focus, lv.filter, emptyReplayLog(lv.filter))
 		lv.body.point(lv.caption)
