@@ -11,6 +11,7 @@ import (
 
 	"github.com/gdamore/tcell/v2"
 
+	"github.com/reactorviz/reactorviz/scenarios"
 	"github.com/reactorviz/reactorviz/sim"
 	"github.com/reactorviz/reactorviz/sim/compare"
 	"github.com/reactorviz/reactorviz/tracefile/jsonl"
@@ -110,6 +111,9 @@ type compareView struct {
 
 func (v *compareView) kind() screenKind { return onCompare }
 func (v *compareView) title() string    { return "compare" }
+
+// scenario is nil: the compare screen runs one workload under several.
+func (v *compareView) scenario() *scenarios.Scenario { return nil }
 
 // sampleColumn reads a run's live numbers and folds its model's snapshot.
 func sampleColumn(run Session, mdl *model.Model) column {

@@ -112,11 +112,6 @@ func scenarioEntries(sc *scenarios.Scenario, r scenarios.Resolver, now time.Dura
 	return out
 }
 
-// scenarioView is a screen that shows one scenario, live or recorded.
-type scenarioView interface {
-	scenario() *scenarios.Scenario
-}
-
 // viewShown reads the figures of the frame a view shows and the run time
 // of its caption, for the captions in its help; nil and 0 for a view
 // without them.
@@ -128,14 +123,6 @@ func viewShown(v view) (scenarios.Resolver, time.Duration) {
 		return frameValues(v.frame), v.caption.at
 	}
 	return nil, 0
-}
-
-// viewScenario returns the scenario a screen shows, or nil.
-func viewScenario(v view) *scenarios.Scenario {
-	if sv, ok := v.(scenarioView); ok {
-		return sv.scenario()
-	}
-	return nil
 }
 
 // unwrap joins the lines of each paragraph of a scenario's text, which the

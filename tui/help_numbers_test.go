@@ -18,7 +18,7 @@ func TestHelpLeavesLaterNotesUnfilled(t *testing.T) {
 	hs.sh.app.QueueUpdate(func() {
 		v := hs.sh.v
 		r, now := viewShown(v)
-		for _, e := range scenarioEntries(viewScenario(v), r, now) {
+		for _, e := range scenarioEntries(v.scenario(), r, now) {
 			entries = append(entries, e.Term+": "+e.Text)
 		}
 	})

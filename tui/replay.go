@@ -58,9 +58,9 @@ type replayView struct {
 	playTrace int64       // the trace time at playWall
 	quitting  atomic.Bool
 
-	sc      *scenarios.Scenario // the built-in scenario the trace names, for captions
-	warns   []scenarios.Problem // its warnings as its file has them (recordedWarnings)
-	marks   []int               // positions of breakpoint events, for the progress bar
+	sc    *scenarios.Scenario // the built-in scenario the trace names, for captions
+	warns []scenarios.Problem // its warnings as its file has them (recordedWarnings)
+	marks []int               // positions of breakpoint events, for the progress bar
 	// marksOf is the breakpoints marks was found for; none has no marks,
 	// so the zero value needs no search.
 	marksOf model.Breaks
