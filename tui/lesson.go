@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"slices"
 	"strconv"
 	"strings"
 
@@ -220,10 +221,8 @@ func (p *mainPanels) lessonHeadsRows() int {
 	if len(ids) == 0 {
 		return 0 // the detail pane shows them
 	}
-	for _, id := range ids {
-		if id == "C13" || id == "C14" {
-			return 0
-		}
+	if slices.Contains(ids, "C13") || slices.Contains(ids, "C14") {
+		return 0
 	}
 	return 1
 }

@@ -188,11 +188,9 @@ func (ls *lockstep) act(a action) bool {
 		}
 		ls.playWall, ls.playFrom = time.Now(), ls.t
 	case actFwd:
-		ls.playing = false
-		ls.t += step
+		ls.playing, ls.t = false, ls.t+step
 	case actBack:
-		ls.playing = false
-		ls.t -= step
+		ls.playing, ls.t = false, ls.t-step
 	case actStart:
 		ls.playing, ls.t = false, 0
 	case actEnd:
