@@ -149,12 +149,9 @@ func (d *detailPane) drawWheelThread(scr tcell.Screen, x, y, w, h int) {
 	cx, cw := x+ringW+2, w-ringW-2
 	about := widgets.Wrap("A thread of its own, apart from every event loop: a timeout lands in slot "+
 		"(deadline / tick) & mask and waits remainingRounds laps; each tick expires the due ones of one slot (C17).", cw)
-	line := 0
-	for _, l := range about {
-		if line < h {
-			widgets.Put(scr, cx, y+line, cw, l, th.Dim)
-			line++
-		}
+	line := min(len(about), h)
+	for i, l := range about[:line] {
+		widgets.Put(scr, cx, y+i, cw, l, th.Dim)
 	}
 	for i := len(wi.Recent) - 1; i >= 0 && line < h; i-- {
 		e := wi.Recent[i]

@@ -185,8 +185,6 @@ func (lv *learnView) title() string { return "learn · " + lv.lesson.Name }
 // before answering: space brings the prompt back instead of playing.
 func (lv *learnView) act(a action) {
 	switch a {
-	case actQuit:
-		lv.replayView.act(a)
 	case actPlay:
 		if !lv.sh.promptOn {
 			lv.prompt()
