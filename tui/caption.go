@@ -279,10 +279,7 @@ const maxActionRows = 3
 // actionLines wraps the action after its mark.
 func actionLines(action string, w int) []string {
 	lines := widgets.Wrap(action, max(w-2, 1))
-	if len(lines) > maxActionRows {
-		lines = lines[:maxActionRows]
-	}
-	return lines
+	return lines[:min(len(lines), maxActionRows)]
 }
 
 // lessonWatchRows is the most rows the lesson layout gives the watch note
