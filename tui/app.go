@@ -9,6 +9,7 @@ import (
 	"github.com/gdamore/tcell/v2"
 	"github.com/rivo/tview"
 
+	"github.com/reactorviz/reactorviz/scenarios"
 	"github.com/reactorviz/reactorviz/tui/widgets"
 )
 
@@ -23,6 +24,9 @@ const (
 type view interface {
 	kind() screenKind
 	title() string
+	// scenario is the one scenario the screen shows, live or recorded;
+	// nil for none.
+	scenario() *scenarios.Scenario
 	// refresh pulls fresh data (a model snapshot, gate states) into the
 	// screen's widgets. Called before every draw the ticker asks for, and
 	// after every key.
@@ -348,5 +352,6 @@ func (r *rootView) MouseHandler() func(action tview.MouseAction, event *tcell.Ev
 // captions filled from the frame it shows now.
 func (sh *shell) setHelp() {
 	v := sh.v
-	sh.help.Set("help · "+v.title(), helpEntries(v.kind(), viewScenario(v), viewValues(v), viewNow(v)))
+	r, now := viewShown(v)
+	sh.help.Set("help · "+v.title(), helpEntries(v.kind(), v.scenario(), r, now))
 }

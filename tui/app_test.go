@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/gdamore/tcell/v2"
+
+	"github.com/reactorviz/reactorviz/scenarios"
 )
 
 // stallView is a screen whose first needsRedraw blocks until released, so
@@ -18,6 +20,7 @@ type stallView struct {
 
 func (v *stallView) kind() screenKind                      { return onLive }
 func (v *stallView) title() string                         { return "stall" }
+func (v *stallView) scenario() *scenarios.Scenario         { return nil }
 func (v *stallView) refresh()                              {}
 func (v *stallView) draw(tcell.Screen, int, int, int, int) {}
 func (v *stallView) act(action)                            {}

@@ -26,8 +26,7 @@ type captionView struct {
 	action string // "t=1.0s: 50 000 tasks … submitted to worker-0 from outside; …"
 	recent bool   // the action happened within flashFor
 	watch  string
-	talks  []string          // the loops the watch note's figures are of
-	points []scenarios.Point // its figures: a loop and the counter each reads
+	points []scenarios.Point // the watch note's figures: a loop and the counter each reads
 	// put is what the latest script actions put in loops' queues and
 	// heaps, for the detail pane to point at.
 	put []putMark
@@ -50,11 +49,7 @@ func putBy(a scenarios.Action) (name string, heap, ok bool) {
 	switch a := a.(type) {
 	case scenarios.Submit:
 		return "task", false, !a.Tail
-	case *scenarios.Submit:
-		return "task", false, !a.Tail
 	case scenarios.Schedule:
-		return scheduleName(a.Mode), true, true
-	case *scenarios.Schedule:
 		return scheduleName(a.Mode), true, true
 	}
 	return "", false, false
@@ -106,11 +101,6 @@ func captionAt(sc *scenarios.Scenario, f *model.Frame, fired []sim.Fired, now ti
 	c := captionView{at: now}
 	if sc != nil {
 		c.watch, c.points = watchAt(sc, frameValues(f), now)
-		for _, p := range c.points {
-			if !slices.Contains(c.talks, p.Loop) {
-				c.talks = append(c.talks, p.Loop)
-			}
-		}
 	}
 	if n := len(fired); n > 0 {
 		// Every action of the latest moment, at the scenario's time for
@@ -163,10 +153,11 @@ func watchAt(sc *scenarios.Scenario, r scenarios.Resolver, t time.Duration) (str
 	return strings.Join(parts, " "), talks
 }
 
-// markWatched marks the rows of the loops the caption talks about.
+// markWatched marks the rows of the loops the caption talks about: those
+// its figures are of.
 func markWatched(f *model.Frame, c captionView) {
 	for i := range f.Rows {
-		f.Rows[i].Watched = slices.Contains(c.talks, f.Rows[i].Name)
+		f.Rows[i].Watched = slices.ContainsFunc(c.points, func(p scenarios.Point) bool { return p.Loop == f.Rows[i].Name })
 	}
 }
 
@@ -229,12 +220,7 @@ func (r frameResolver) Lookup(path string) (scenarios.Value, bool) {
 // a group of a power-of-two size gets Netty's bit-mask chooser.
 func (r frameResolver) group(rest string) (scenarios.Value, bool) {
 	g, key, _ := strings.Cut(rest, ".")
-	n := 0
-	for _, l := range r.f.Rows {
-		if l.Group == g {
-			n++
-		}
-	}
+	n := groupSize(r.f, g)
 	if n == 0 {
 		return scenarios.Value{}, false
 	}
@@ -293,10 +279,7 @@ const maxActionRows = 3
 // actionLines wraps the action after its mark.
 func actionLines(action string, w int) []string {
 	lines := widgets.Wrap(action, max(w-2, 1))
-	if len(lines) > maxActionRows {
-		lines = lines[:maxActionRows]
-	}
-	return lines
+	return lines[:min(len(lines), maxActionRows)]
 }
 
 // lessonWatchRows is the most rows the lesson layout gives the watch note

@@ -5,11 +5,13 @@ import (
 	"fmt"
 	"math"
 	"strconv"
+	"strings"
 	"sync/atomic"
 	"time"
 
 	"github.com/gdamore/tcell/v2"
 
+	"github.com/reactorviz/reactorviz/scenarios"
 	"github.com/reactorviz/reactorviz/sim"
 	"github.com/reactorviz/reactorviz/sim/compare"
 	"github.com/reactorviz/reactorviz/tracefile/jsonl"
@@ -63,17 +65,13 @@ type busyStats struct {
 	busy           int64
 }
 
-// RunCompare runs the same workload under each model, one after another so
-// the runs do not compete for the CPU, and shows them side by side: the
-// running one live, the finished ones frozen, and a final table. It
-// returns when the user quits; quitting stops the running model gracefully.
-func RunCompare(models []string, newRun NewModelRun, o Options) error {
-	return runCompare(AxisModel, models, newRun, nil, o)
-}
-
-// runCompare is RunCompare along an axis, with a judge: given the finished
-// runs' summaries, it returns the verdict, the cause lines and the compare
-// clauses (compare.Judge's); nil for none.
+// runCompare runs the same workload under each variant along axis, one
+// after another so the runs do not compete for the CPU, and shows them
+// side by side: the running one live, the finished ones frozen, and a
+// final table. judge, given the finished runs' summaries, returns the
+// verdict, the cause lines and the compare clauses (compare.Judge's); nil
+// for none. It returns when the user quits; quitting stops the running
+// variant gracefully.
 func runCompare(axis Axis, models []string, newRun NewModelRun, judge func([]*sim.Summary) compare.Judgement, o Options) error {
 	if newRun == nil {
 		return errors.New("tui: no run")
@@ -113,6 +111,9 @@ type compareView struct {
 
 func (v *compareView) kind() screenKind { return onCompare }
 func (v *compareView) title() string    { return "compare" }
+
+// scenario is nil: the compare screen runs one workload under several.
+func (v *compareView) scenario() *scenarios.Scenario { return nil }
 
 // sampleColumn reads a run's live numbers and folds its model's snapshot.
 func sampleColumn(run Session, mdl *model.Model) column {
@@ -193,27 +194,20 @@ func (v *compareView) refresh() {
 }
 
 func (v *compareView) act(a action) {
-	if a == actLockstep {
+	switch {
+	case a == actLockstep:
 		v.toggleLockstep()
-		return
-	}
-	if a == actQuietRecording {
+	case a == actQuietRecording:
 		v.toggleQuietRecording()
-		return
-	}
-	if v.lock != nil && v.lock.act(a) {
-		return
-	}
-	switch a {
-	case actFwdPage, actBackPage:
-		n := widgets.Page
-		if a == actBackPage {
-			n = -n
-		}
-		v.verdictScroll.Scroll(n)
-	case actSkip:
+	case v.lock != nil && v.lock.act(a):
+		// the lockstep replay's key
+	case a == actFwdPage:
+		v.verdictScroll.Scroll(widgets.Page)
+	case a == actBackPage:
+		v.verdictScroll.Scroll(-widgets.Page)
+	case a == actSkip:
 		v.run.skip()
-	case actQuit:
+	case a == actQuit:
 		if v.run.quit(v.sh.stop) {
 			v.sh.say("stopping… (graceful shutdown)")
 		}
@@ -317,7 +311,7 @@ func (v *compareView) columnLines(c *column, w int) [][]widgets.Seg {
 			lines = append(lines, []widgets.Seg{
 				widgets.S(widgets.Pad(g.name, 10), th.Dim),
 				widgets.S(bar(u, bw), th.Accent),
-				widgets.S(" "+strconv.Itoa(int(u*100+0.5))+"%", th.Base),
+				widgets.S(" "+percent(u), th.Base),
 			})
 		}
 		sw := max(w-10-7, 4)
@@ -345,7 +339,7 @@ func (v *compareView) columnLines(c *column, w int) [][]widgets.Seg {
 				st = th.Dim
 			}
 			lines = append(lines, []widgets.Seg{widgets.S(name, th.Dim), widgets.S(bar(u, bw), st),
-				widgets.S(" "+strconv.Itoa(int(u*100+0.5))+"%", th.Base), widgets.S(perReq, th.Bold)})
+				widgets.S(" "+percent(u), th.Base), widgets.S(perReq, th.Bold)})
 		}
 	}
 	return lines
@@ -428,16 +422,13 @@ func util(busy int64, loops int, elapsed time.Duration) float64 {
 	return min(float64(busy)/(float64(elapsed)*float64(loops)), 1)
 }
 
+// percent is a share as a whole percentage: "42%".
+func percent(frac float64) string { return strconv.Itoa(int(frac*100+0.5)) + "%" }
+
+// bar is a share drawn w cells wide, full cells first.
 func bar(frac float64, w int) string {
-	full := int(frac*float64(w) + 0.5)
-	out := make([]rune, w)
-	for i := range out {
-		out[i] = '░'
-		if i < full {
-			out[i] = '█'
-		}
-	}
-	return string(out)
+	full := min(max(int(frac*float64(w)+0.5), 0), w)
+	return strings.Repeat("█", full) + strings.Repeat("░", w-full)
 }
 
 // drawTable is the final table: one row per model, frozen numbers for the
@@ -493,7 +484,7 @@ func (v *compareView) drawTable(scr tcell.Screen, x, y, w, h int) {
 		row(y+2+i, []string{
 			c.model, rate(c.clients.ThroughputRPS), usText(c.clients.P50US), usText(c.clients.P99US),
 			model.Count(c.clients.Errors), strconv.Itoa(s.started) + "/" + strconv.Itoa(s.loops),
-			strconv.Itoa(int(util(s.busy, s.loops, c.elapsed)*100+0.5)) + "%", model.Count(s.maxQ), expect,
+			percent(util(s.busy, s.loops, c.elapsed)), model.Count(s.maxQ), expect,
 		}, st)
 	}
 	v.drawVerdict(scr, x, y+2+len(v.view), w, y+h)

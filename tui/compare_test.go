@@ -89,7 +89,7 @@ func (cf *compareFixture) run(i int) *fakeSession {
 func TestCompareScreen(t *testing.T) {
 	checkGoroutines(t)
 	cf := &compareFixture{t: t, endAtOnce: true}
-	hs := newHarness(t, 100, 30, func(o Options) error { return RunCompare(compare.Models, cf.newRun, o) })
+	hs := newHarness(t, 100, 30, func(o Options) error { return runCompare(AxisModel, compare.Models, cf.newRun, nil, o) })
 	waitFor(t, func() bool { return strings.Contains(hs.frame(), "all models done") }, "every model to finish")
 	golden(t, "compare_done", hs.frame())
 	if err := hs.quit(); err != nil {
@@ -100,7 +100,7 @@ func TestCompareScreen(t *testing.T) {
 func TestCompareSkipAndQuit(t *testing.T) {
 	checkGoroutines(t)
 	cf := &compareFixture{t: t}
-	hs := newHarness(t, 100, 30, func(o Options) error { return RunCompare(nil, cf.newRun, o) })
+	hs := newHarness(t, 100, 30, func(o Options) error { return runCompare(AxisModel, nil, cf.newRun, nil, o) })
 	waitFor(t, func() bool { return strings.Contains(hs.frame(), "running single") }, "single to run")
 	if got := hs.frame(); !strings.Contains(got, "▶ running 00:03.0/00:03.0") || !strings.Contains(got, "waiting") {
 		t.Errorf("single running, the others waiting:\n%s", got)
@@ -149,7 +149,7 @@ func TestCompareSkipDoesNotCarryOver(t *testing.T) {
 			leftover <- len(runner.Load().skipCh)
 		}
 	}
-	hs := newHarness(t, 100, 30, func(o Options) error { return RunCompare(nil, cf.newRun, o) })
+	hs := newHarness(t, 100, 30, func(o Options) error { return runCompare(AxisModel, nil, cf.newRun, nil, o) })
 	runner.Store(hs.sh.v.(*compareView).run)
 	waitFor(t, func() bool { return strings.Contains(hs.frame(), "running single") }, "single to run")
 	hs.press(runeEv('s'))
@@ -224,7 +224,7 @@ func TestCompareVerdict(t *testing.T) {
 func TestCompareLockstep(t *testing.T) {
 	checkGoroutines(t)
 	cf := &compareFixture{t: t, endAtOnce: true}
-	hs := newHarness(t, 100, 30, func(o Options) error { return RunCompare(compare.Models, cf.newRun, o) })
+	hs := newHarness(t, 100, 30, func(o Options) error { return runCompare(AxisModel, compare.Models, cf.newRun, nil, o) })
 	waitFor(t, func() bool { return strings.Contains(hs.frame(), "all models done") }, "every model to finish")
 	hs.press(runeEv('p'))
 	got := hs.frame()

@@ -82,7 +82,7 @@ func TestConceptElementsAt80x24(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer rc.Close()
-			hs := newHarness(t, 80, 24, func(o Options) error { return RunReplayFrom(rc, s.rec, "recording", o) })
+			hs := newHarness(t, 80, 24, func(o Options) error { return replayFrom(rc, s.rec, "recording", o) })
 			hs.press(keysOf(s.keys)...)
 			scr := hs.frame()
 			got := region(scr, small.from, small.rows)
@@ -108,7 +108,7 @@ func TestConceptElements(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer rc.Close()
-			hs := newHarness(t, s.w, s.h, func(o Options) error { return RunReplayFrom(rc, s.rec, "recording", o) })
+			hs := newHarness(t, s.w, s.h, func(o Options) error { return replayFrom(rc, s.rec, "recording", o) })
 			hs.press(keysOf(s.keys)...)
 			got := region(hs.frame(), s.from, s.rows)
 			if err := hs.quit(); err != nil {

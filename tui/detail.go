@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"cmp"
 	"strconv"
 
 	"github.com/gdamore/tcell/v2"
@@ -92,13 +93,9 @@ func (d *detailPane) draw(scr tcell.Screen, x, y, w, h int) {
 		}
 		return
 	}
-	tid := "no thread"
-	if l.TID != 0 {
-		tid = "tid " + strconv.FormatInt(l.TID, 10)
-	}
 	title := []widgets.Seg{
 		widgets.S(l.Name, th.Title),
-		widgets.S(" · "+tid+" · "+l.State.String(), th.Base),
+		widgets.S(" · "+threadText(l.TID)+" · "+l.State.String(), th.Base),
 	}
 	if in.wheelFocusable {
 		// The wheel is a thread of its own, not part of any loop.
@@ -109,9 +106,7 @@ func (d *detailPane) draw(scr tcell.Screen, x, y, w, h int) {
 	if h <= 0 {
 		return
 	}
-	// The counters take what the queue and heap columns leave: from
-	// 86 columns that is room for their full labels.
-	colW := min(max((w-60)/2, 14), 24)
+	colW := detailColW(w)
 	infoW := w - 2*(colW+1)
 	d.drawInfo(scr, x, y, infoW, h)
 	cx := x + infoW + 1
@@ -120,16 +115,25 @@ func (d *detailPane) draw(scr tcell.Screen, x, y, w, h int) {
 	d.drawHeap(scr, cx, y, colW, h)
 }
 
+// detailColW is the width of the queue and heap columns in a pane w
+// wide. The counters take what they leave: from 86 columns that is room
+// for their full labels.
+func detailColW(w int) int { return min(max((w-60)/2, 14), 24) }
+
+// threadText is a thread id as the pane's title gives it.
+func threadText(tid int64) string {
+	if tid == 0 {
+		return "no thread"
+	}
+	return "tid " + strconv.FormatInt(tid, 10)
+}
+
 // drawWheelThread is the detail pane of the HashedWheelTimer's thread: its
 // ring, its numbers and the latest expiries.
 func (d *detailPane) drawWheelThread(scr tcell.Screen, x, y, w, h int) {
 	th, in := d.th, d.info
 	wi := in.wheelInfo
-	tid := "no thread"
-	if wi.TID != 0 {
-		tid = "tid " + strconv.FormatInt(wi.TID, 10)
-	}
-	head := " · HashedWheelTimer · " + tid
+	head := " · HashedWheelTimer · " + threadText(wi.TID)
 	if wi.State != 0 {
 		head += " · " + wi.State.String()
 	}
@@ -145,12 +149,9 @@ func (d *detailPane) drawWheelThread(scr tcell.Screen, x, y, w, h int) {
 	cx, cw := x+ringW+2, w-ringW-2
 	about := widgets.Wrap("A thread of its own, apart from every event loop: a timeout lands in slot "+
 		"(deadline / tick) & mask and waits remainingRounds laps; each tick expires the due ones of one slot (C17).", cw)
-	line := 0
-	for _, l := range about {
-		if line < h {
-			widgets.Put(scr, cx, y+line, cw, l, th.Dim)
-			line++
-		}
+	line := min(len(about), h)
+	for i, l := range about[:line] {
+		widgets.Put(scr, cx, y+i, cw, l, th.Dim)
 	}
 	for i := len(wi.Recent) - 1; i >= 0 && line < h; i-- {
 		e := wi.Recent[i]
@@ -173,10 +174,7 @@ func (d *detailPane) drawInfo(scr tcell.Screen, x, y, w, h int) {
 	d.ring.Draw(scr)
 	lines := infoLines(in, w, th)
 	if in.paused {
-		note := "⏸ before " + in.gatePhase.String()
-		if in.atEnd {
-			note = "⏸ end of iteration"
-		}
+		note := gateNote(in)
 		if in.reason != "" {
 			note += " · " + in.reason
 		}
@@ -188,6 +186,15 @@ func (d *detailPane) drawInfo(scr tcell.Screen, x, y, w, h int) {
 		}
 		widgets.PutSegs(scr, x, y+ringH+i, w, line)
 	}
+}
+
+// gateNote is where a paused loop waits: before a phase, or at the end
+// of its iteration.
+func gateNote(in detailInfo) string {
+	if in.atEnd {
+		return "⏸ end of iteration"
+	}
+	return "⏸ before " + in.gatePhase.String()
 }
 
 // infoLines are the focused loop's counters, the most telling first, in
@@ -234,7 +241,7 @@ func (d *detailPane) shownLabels(w, h int) map[string]bool {
 	if !in.ok || in.wheelThread || h <= 1 {
 		return nil
 	}
-	colW := min(max((w-60)/2, 14), 24)
+	colW := detailColW(w)
 	ringH := min(2, h-1)
 	rows := h - 1 - ringH
 	if in.paused {
@@ -258,11 +265,7 @@ type counter struct{ label, value string }
 // infoGroups are the counters a line each, with long labels or short.
 func infoGroups(in detailInfo, long bool) [][]counter {
 	l := in.loop
-	c := model.Count
-	sel := c(l.SelectCnt)
-	if in.threshold > 0 {
-		sel += "/" + strconv.Itoa(in.threshold)
-	}
+	sel := selectCnt(in)
 	ratio := "?"
 	switch {
 	case in.netty == "4.2":
@@ -272,13 +275,7 @@ func infoGroups(in detailInfo, long bool) [][]counter {
 	case in.ioRatio > 0:
 		ratio = strconv.Itoa(in.ioRatio)
 	}
-	budget := "-"
-	switch {
-	case l.Budget < 0:
-		budget = "unlimited"
-	case l.Budget > 0:
-		budget = model.Duration(l.Budget)
-	}
+	budget := budgetText(l.Budget)
 	var groups [][]counter
 	if sd := l.Shutdown; sd.Start != 0 && sd.End == 0 {
 		// A graceful shutdown waits on these two (C23): shown first while
@@ -353,11 +350,7 @@ func (d *detailPane) drawQueue(scr tcell.Screen, x, y, w, h int) {
 		if t.Timer {
 			mark, st = "⏲", th.Accent
 		}
-		name := t.Name
-		if name == "" {
-			name = "task"
-		}
-		line := mark + strconv.FormatInt(t.ID, 10) + " " + name
+		line := mark + strconv.FormatInt(t.ID, 10) + " " + cmp.Or(t.Name, "task")
 		if t.From != "" && t.From != "heap" {
 			line += " ←" + t.From
 		}
@@ -398,14 +391,6 @@ func (d *detailPane) drawHeap(scr tcell.Screen, x, y, w, h int) {
 		if 1+i >= h {
 			break
 		}
-		when := "due"
-		if dt := t.Deadline - d.info.now; dt > 0 {
-			when = model.Duration(dt)
-		}
-		name := t.Name
-		if name == "" {
-			name = "timer"
-		}
 		period := ""
 		if t.Period != 0 {
 			period = "↻"
@@ -417,12 +402,20 @@ func (d *detailPane) drawHeap(scr tcell.Screen, x, y, w, h int) {
 			st = st.Underline(true) // what the caption's action scheduled here
 		}
 		line := []widgets.Seg{
-			widgets.S(widgets.PadLeft(when, 6)+" ", th.Accent),
+			widgets.S(widgets.PadLeft(dueText(t.Deadline, d.info.now), 6)+" ", th.Accent),
 			widgets.S("#"+strconv.FormatInt(t.ID, 10)+" ", th.Dim),
-			widgets.S(period+name, st),
+			widgets.S(period+cmp.Or(t.Name, "timer"), st),
 		}
 		widgets.PutSegs(scr, x, y+1+i, w, line)
 	}
+}
+
+// dueText is the time left to a deadline; "due" once it has passed.
+func dueText(deadline, now int64) string {
+	if dt := deadline - now; dt > 0 {
+		return model.Duration(dt)
+	}
+	return "due"
 }
 
 // drawHeads draws the focused loop's queue and heap heads on one row at
@@ -440,23 +433,11 @@ func (d *detailPane) drawHeads(scr tcell.Screen, x, y, w int) {
 	var q, hp []string
 	var qPut, hPut []bool
 	for _, t := range l.QueueHead {
-		name := t.Name
-		if name == "" {
-			name = "task"
-		}
-		q = append(q, "#"+strconv.FormatInt(t.ID, 10)+" "+name)
+		q = append(q, "#"+strconv.FormatInt(t.ID, 10)+" "+cmp.Or(t.Name, "task"))
 		qPut = append(qPut, in.putQueue != nil && in.putQueue(t.Name))
 	}
 	for _, t := range l.TimerHead {
-		when := "due"
-		if dt := t.Deadline - in.now; dt > 0 {
-			when = model.Duration(dt)
-		}
-		name := t.Name
-		if name == "" {
-			name = "timer"
-		}
-		hp = append(hp, when+" #"+strconv.FormatInt(t.ID, 10)+" "+name)
+		hp = append(hp, dueText(t.Deadline, in.now)+" #"+strconv.FormatInt(t.ID, 10)+" "+cmp.Or(t.Name, "timer"))
 		hPut = append(hPut, in.putHeap != nil && in.putHeap(t.Name))
 	}
 	widgets.PutSegs(scr, x, y, half-1, headSegs(" task queue ", l.QueueDepth, q, qPut, half-1, th))

@@ -12,17 +12,15 @@ func followHead(cur model.FollowQuery, f *model.Frame, focus int, say func(strin
 	if cur.Field != "" {
 		return model.FollowQuery{}
 	}
-	for _, l := range f.Snapshot.Loops {
-		if l.Index != focus {
-			continue
-		}
-		if len(l.QueueHead) == 0 {
-			say("nothing to follow: " + l.Name + "'s task queue is empty")
-			return model.FollowQuery{}
-		}
+	l, ok := loopAt(f.Snapshot, focus)
+	switch {
+	case !ok:
+		say("nothing to follow: focus a loop first (tab)")
+	case len(l.QueueHead) == 0:
+		say("nothing to follow: " + l.Name + "'s task queue is empty")
+	default:
 		return model.FollowQuery{Field: "id", ID: l.QueueHead[0].ID}
 	}
-	say("nothing to follow: focus a loop first (tab)")
 	return model.FollowQuery{}
 }
 

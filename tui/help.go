@@ -112,40 +112,17 @@ func scenarioEntries(sc *scenarios.Scenario, r scenarios.Resolver, now time.Dura
 	return out
 }
 
-// scenarioView is a screen that shows one scenario, live or recorded.
-type scenarioView interface {
-	scenario() *scenarios.Scenario
-}
-
-// viewScenario returns the scenario a screen shows, or nil.
-// viewValues reads the figures of the frame a view shows, for the
-// captions in its help; nil for a view without one.
-func viewValues(v view) scenarios.Resolver {
+// viewShown reads the figures of the frame a view shows and the run time
+// of its caption, for the captions in its help; nil and 0 for a view
+// without them.
+func viewShown(v view) (scenarios.Resolver, time.Duration) {
 	switch v := v.(type) {
 	case *liveView:
-		return frameValues(v.frame)
+		return frameValues(v.frame), v.caption.at
 	case *replayView:
-		return frameValues(v.frame)
+		return frameValues(v.frame), v.caption.at
 	}
-	return nil
-}
-
-// viewNow is the run time of the caption a view shows.
-func viewNow(v view) time.Duration {
-	switch v := v.(type) {
-	case *liveView:
-		return v.caption.at
-	case *replayView:
-		return v.caption.at
-	}
-	return 0
-}
-
-func viewScenario(v view) *scenarios.Scenario {
-	if sv, ok := v.(scenarioView); ok {
-		return sv.scenario()
-	}
-	return nil
+	return nil, 0
 }
 
 // unwrap joins the lines of each paragraph of a scenario's text, which the

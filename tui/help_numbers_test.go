@@ -17,8 +17,8 @@ func TestHelpLeavesLaterNotesUnfilled(t *testing.T) {
 	var entries []string
 	hs.sh.app.QueueUpdate(func() {
 		v := hs.sh.v
-		sc := viewScenario(v)
-		for _, e := range scenarioEntries(sc, viewValues(v), viewNow(v)) {
+		r, now := viewShown(v)
+		for _, e := range scenarioEntries(v.scenario(), r, now) {
 			entries = append(entries, e.Term+": "+e.Text)
 		}
 	})

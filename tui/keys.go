@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"cmp"
 	"slices"
 
 	"github.com/gdamore/tcell/v2"
@@ -225,11 +226,7 @@ func footerHints(on screenKind) []widgets.Hint {
 	slices.SortStableFunc(bs, func(a, b binding) int { return a.footer - b.footer })
 	hints := make([]widgets.Hint, 0, len(bs))
 	for _, b := range bs {
-		label := b.label
-		if b.footKey != "" {
-			label = b.footKey
-		}
-		hints = append(hints, widgets.Hint{Key: label, Desc: b.hint})
+		hints = append(hints, widgets.Hint{Key: cmp.Or(b.footKey, b.label), Desc: b.hint})
 	}
 	return hints
 }

@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/reactorviz/reactorviz/learn"
-	"github.com/reactorviz/reactorviz/scenarios"
 	"github.com/reactorviz/reactorviz/tracefile/jsonl"
 	"github.com/reactorviz/reactorviz/tui/model"
 )
@@ -182,14 +181,10 @@ func (lv *learnView) next() {
 
 func (lv *learnView) title() string { return "learn · " + lv.lesson.Name }
 
-func (lv *learnView) needsRedraw() bool { return lv.replayView.needsRedraw() }
-
 // act lets the learner look around the replay, but not past the moment
 // before answering: space brings the prompt back instead of playing.
 func (lv *learnView) act(a action) {
 	switch a {
-	case actQuit:
-		lv.replayView.act(a)
 	case actPlay:
 		if !lv.sh.promptOn {
 			lv.prompt()
@@ -216,19 +211,11 @@ func (lv *learnView) refresh() {
 	}
 	lv.caption.action = ""
 	lv.caption.watch = lv.words()
-	lv.caption.points, lv.caption.talks = nil, nil
+	lv.caption.points = nil
 	if lv.stage == stageVerdict {
 		// Point at the answer: the rows of the loops its figures read,
 		// and the log lines of the events that count them.
-		q := lv.q()
-		var names []string
-		for _, r := range lv.frame.Rows {
-			names = append(names, r.Name)
-		}
-		lv.caption.points = q.Points(names)
-		for _, p := range lv.caption.points {
-			lv.caption.talks = append(lv.caption.talks, p.Loop)
-		}
+		lv.caption.points = lv.q().Points(frameResolver{lv.frame}.Loops())
 		markWatched(lv.frame, lv.caption)
 		lv.body.show(lv.frame, lv.focus, lv.filter, emptyReplayLog(lv.filter))
 		lv.body.point(lv.caption)
@@ -255,16 +242,13 @@ func (lv *learnView) words() string {
 		}
 		return verdict + " At " + learn.Seconds(q.At) + " the run shows " + q.FigureText() + ". " + q.Why
 	}
-	var b strings.Builder
-	b.WriteString("The path is done. ")
+	const done = "The path is done. "
 	if lv.cfg.Progress == nil {
-		return b.String()
+		return done
 	}
+	var results []string
 	for _, c := range lv.cfg.Progress.Summary() {
-		b.WriteString(c.Concept + " " + c.Result + " · ")
+		results = append(results, c.Concept+" "+c.Result)
 	}
-	return strings.TrimSuffix(b.String(), " · ")
+	return done + strings.Join(results, " · ")
 }
-
-// learnScenario is the scenario of the lesson on screen, for the help.
-func (lv *learnView) scenario() *scenarios.Scenario { return lv.replayView.scenario() }

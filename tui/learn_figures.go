@@ -39,15 +39,14 @@ func (r *Recorded) At(t time.Duration) scenarios.Resolver {
 	if r.sc != nil && t >= r.sc.Duration {
 		t = r.End()
 	}
-	return frameValues(r.frameAt(t, 0))
+	return frameValues(r.frameAt(t, 0, model.Filter{}))
 }
 
-func (r *Recorded) frameAt(t time.Duration, logs int, f ...model.Filter) *model.Frame {
+// frameAt is the frame at run time t, with the latest logs log lines
+// that match filter.
+func (r *Recorded) frameAt(t time.Duration, logs int, filter model.Filter) *model.Frame {
 	r.rep.Seek(r.rep.PosAtTime(int64(t))) // moments come in any order
-	q := model.Query{Focus: -1, Log: logs}
-	if len(f) > 0 {
-		q.Filter = f[0]
-	}
+	q := model.Query{Focus: -1, Log: logs, Filter: filter}
 	m := moment{snapshot: r.rep.Snapshot, set: headerConfig(r.hdr.Config), sc: r.sc, now: t}
 	fr, _, _ := m.frame(q)
 	return fr

@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"slices"
 	"strconv"
 	"strings"
 
@@ -160,11 +161,7 @@ func lessonTitle(in detailInfo, ids []string, w int, th *widgets.Theme) []widget
 	}
 	segs := []widgets.Seg{widgets.S(name, th.Title), widgets.S(" · concepts ", th.Base), widgets.S(list, th.Accent)}
 	if in.ok && in.paused {
-		note := " · ⏸ before " + in.gatePhase.String()
-		if in.atEnd {
-			note = " · ⏸ end of iteration"
-		}
-		segs = append(segs, widgets.S(note, th.Warn))
+		segs = append(segs, widgets.S(" · "+gateNote(in), th.Warn))
 	}
 	return segs
 }
@@ -224,10 +221,8 @@ func (p *mainPanels) lessonHeadsRows() int {
 	if len(ids) == 0 {
 		return 0 // the detail pane shows them
 	}
-	for _, id := range ids {
-		if id == "C13" || id == "C14" {
-			return 0
-		}
+	if slices.Contains(ids, "C13") || slices.Contains(ids, "C14") {
+		return 0
 	}
 	return 1
 }
@@ -278,8 +273,7 @@ func (p *mainPanels) drawLesson(scr tcell.Screen, x, y, w, h int) {
 		need := 1 + len(conceptLines(p.lessonCtx(), ids, lessonRowLabels, w, rest-logMin, false, p.th))
 		words := rest-need >= logMin+1
 		if words {
-			withWords := 1 + len(conceptLines(p.lessonCtx(), ids, lessonRowLabels, w, rest-logMin-2, true, p.th))
-			need = withWords
+			need = 1 + len(conceptLines(p.lessonCtx(), ids, lessonRowLabels, w, rest-logMin-2, true, p.th))
 		}
 		bh := min(need, max(rest-(logMin-1), 0))
 		p.drawConcepts(scr, x, cy, w, bh, lessonRowLabels, words)
@@ -346,20 +340,13 @@ func (p *mainPanels) drawLessonLoops(scr tcell.Screen, x, y, w, h int) {
 			}
 		})
 	}
-	p.lessonIdx = p.lessonIdx[:0]
-	lrows := make([]widgets.LoopRow, 0, len(order))
+	lrows, idx, at := tableRows(f, order, p.focus)
+	p.lessonIdx = idx
 	lanes := make([]widgets.TimelineLane, 0, len(order))
-	at := -1
-	for i, li := range order {
+	for _, li := range order {
 		l := &f.Snapshot.Loops[li]
-		r := f.Rows[li]
-		lrows = append(lrows, r)
-		p.lessonIdx = append(p.lessonIdx, l.Index)
-		if l.Index == p.focus {
-			at = i
-		}
 		lanes = append(lanes, widgets.TimelineLane{Index: l.Index, Name: l.Name, Focus: l.Index == p.focus,
-			Watched: r.Watched, Lane: l.Lane, Follow: p.followed[l.Index]})
+			Watched: f.Rows[li].Watched, Lane: l.Lane, Follow: p.followed[l.Index]})
 	}
 	tw := min(widgets.CompactWidth(nameW), w/2)
 	title := []widgets.Seg{widgets.S("loops", p.th.Title), widgets.S(" · "+groupSizes(f), p.th.Base)}

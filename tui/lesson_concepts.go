@@ -305,10 +305,7 @@ func heapHead(in detailInfo) string {
 		return "-"
 	}
 	t := in.loop.TimerHead[0]
-	when := "due"
-	if dt := t.Deadline - in.now; dt > 0 {
-		when = model.Duration(dt)
-	}
+	when := dueText(t.Deadline, in.now)
 	if t.Name == "" {
 		return when
 	}

@@ -1,6 +1,8 @@
 package tui
 
 import (
+	"cmp"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -60,12 +62,8 @@ func producerParts(p model.Producers) []string {
 	if len(parts) == 0 {
 		return []string{"none yet"}
 	}
-	// Insertion sort, most submissions first: a handful of parts.
-	for i := 1; i < len(parts); i++ {
-		for j := i; j > 0 && parts[j].n > parts[j-1].n; j-- {
-			parts[j], parts[j-1] = parts[j-1], parts[j]
-		}
-	}
+	// Most submissions first; a tie keeps the order above.
+	slices.SortStableFunc(parts, func(a, b part) int { return cmp.Compare(b.n, a.n) })
 	out := make([]string, len(parts))
 	for i, x := range parts {
 		out[i] = x.name + " " + c(x.n)
@@ -96,13 +94,6 @@ func heapOrder(in detailInfo, n int) string {
 		parts = append(parts, "…")
 	}
 	return strings.Join(parts, " · ")
-}
-
-func dueText(deadline, now int64) string {
-	if dt := deadline - now; dt > 0 {
-		return model.Duration(dt)
-	}
-	return "due"
 }
 
 // keyText is one selected key: "ch7 read→reply", or a listening channel's

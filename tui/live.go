@@ -9,13 +9,11 @@ import (
 	"time"
 
 	"github.com/gdamore/tcell/v2"
-	"github.com/rivo/tview"
 
 	"github.com/reactorviz/reactorviz/reactor/trace"
 	"github.com/reactorviz/reactorviz/reactor/trace/counters"
 	"github.com/reactorviz/reactorviz/scenarios"
 	"github.com/reactorviz/reactorviz/tui/model"
-	"github.com/reactorviz/reactorviz/tui/widgets"
 )
 
 // RunLive shows one scenario run live until the user quits. newRun is
@@ -47,7 +45,6 @@ func RunLive(newRun NewRun, o Options) error {
 // the caption, the header. The keys that act on the run (pause,
 // step, speed, breakpoints, restart, quit) are the runner's verbs.
 type liveView struct {
-	sh       *shell
 	r        *runner
 	lastDraw atomic.Int64 // unix ns of the last refresh, for needsRedraw
 	// drawnEvents is how many events the model had folded at the last
@@ -55,25 +52,16 @@ type liveView struct {
 	drawnEvents atomic.Uint64
 
 	// The rest belongs to the UI goroutine.
-	focus   int
-	filter  model.Filter
-	frame   *model.Frame
-	header  *widgets.Bar
+	panelsScreen
 	head    headerParts
-	caption captionView
-	pager   captionPager // the page of a long caption
 	served  serveRate
 	logAt   logScroll
-	atBreak map[int]bool      // loops parked at a breakpoint in the last frame
-	follow  model.FollowQuery // the task or channel followed; Field "" for none
-	body    *mainPanels
+	atBreak map[int]bool // loops parked at a breakpoint in the last frame
 }
 
 func newLiveView(sh *shell, r *runner) *liveView {
-	v := &liveView{sh: sh, r: r, focus: -1,
-		header: widgets.NewBar(sh.th, sh.th.Header), body: newMainPanels(sh.th)}
+	v := &liveView{r: r, panelsScreen: newPanelsScreen(sh)}
 	v.body.onFocus = func(i int) { v.focus = i }
-	v.body.mouseCursor = true
 	return v
 }
 
@@ -144,31 +132,8 @@ func (v *liveView) refresh() {
 		v.frame, v.focus, v.caption = at.frame(v.timelineQuery(run))
 		v.followBreakpoint(run)
 	}
-	following := v.follow.Field != ""
-	v.body.markFollowed(v.frame.Snapshot.FollowLog, v.frame.Snapshot.Time)
-	inspect := v.body.tl.cursorOn && v.body.tl.end > 0 && !following
-	empty := emptyLog(v.filter, "no events yet")
-	switch {
-	case following:
-		// The path from its start: a task's submit, a channel's accept and
-		// register0 come first.
-		v.frame.Log = v.frame.Log[:min(len(v.frame.Log), max(v.body.logRows-1, 1))]
-		empty = "no event of the followed item in the log (f stops following)"
-	case inspect:
-		v.frame.Log = v.frame.Snapshot.SliceLog
-		empty = "no event of this loop in the slice under the cursor (←→ move it, c hides it)"
-	case !v.logAt.following():
-		v.frame.Log = v.logAt.lines()
-	}
-	v.body.sc = at.sc
-	v.body.show(v.frame, v.focus, v.filter, empty)
-	v.body.point(v.caption)
-	switch {
-	case following:
-		v.body.followTitle(v.follow, len(v.frame.Snapshot.FollowLog))
-	case inspect:
-		v.body.inspectTitle(v.frame, v.focus)
-	default:
+	if v.showFrame(at.sc, v.logAt.lines(), emptyLog(v.filter, "no events yet"),
+		"no event of the followed item in the log (f stops following)") {
 		v.body.logTitleMore(v.logAt.title(v.sh.th))
 	}
 	v.setHeader(run, at.sc, state, err)
@@ -187,30 +152,13 @@ func (v *liveView) anyRunning() bool {
 }
 
 // timelineQuery is the frame's query with the timeline's window ending
-// where the run stands.
+// where the run stands, on the run's clock.
 func (v *liveView) timelineQuery(run Session) model.Query {
-	q := v.query()
-	q.Timeline.End = v.timelineEnd(run)
-	q.Timeline = q.Timeline.Aligned()
-	tl := &v.body.tl
-	tl.end, tl.origin = q.Timeline.End, 0
+	var origin int64
 	if run != nil {
-		now := run.TraceNow()
-		tl.origin = now - int64(run.ClockMap()(now))
+		origin = runStart(run)
 	}
-	if from, to, ok := tl.cursorSlice(0); ok {
-		q.Slice = model.SliceQuery{Loop: v.focus, From: from, To: to, Max: max(v.body.logRows, minLogQuery)}
-	}
-	if v.follow.Field != "" {
-		q.Follow = v.follow
-		q.Follow.Max = model.LogCap
-	}
-	return q
-}
-
-func (v *liveView) query() model.Query {
-	return model.Query{Focus: v.focus, Head: detailHead, Log: max(v.body.logRows, minLogQuery), Filter: v.filter,
-		Timeline: v.body.tl.query()}
+	return v.body.query(v.focus, v.filter, v.follow, v.timelineEnd(run), origin)
 }
 
 // followBreakpoint moves the focus to a loop that has just stopped at a
@@ -251,10 +199,6 @@ func (v *liveView) ending() bool {
 	}
 	return false
 }
-
-// toggleFollow follows the item of the newest line in the event pane, or
-// stops following.
-func (v *liveView) toggleFollow() { v.follow = toggleFollow(v.follow, v.frame.Log, v.sh.say) }
 
 // goTo puts the timeline's cursor on a run clock time typed by the user,
 // with the window around it.
@@ -411,17 +355,7 @@ func (v *liveView) draw(scr tcell.Screen, x, y, w, h int) {
 	v.header.Set(v.head.segs(w, v.sh.th))
 	v.header.SetRect(x, y, w, 1)
 	v.header.Draw(scr)
-	cols, rows := scr.Size()
-	v.body.tl.small = lessonSmall(cols, rows)
-	wr := v.sh.drawWarnings(scr, x, y+1, w)
-	y, h = y+wr, h-wr
-	fit := fitCaption(v.caption, w, h, v.body.lessonSpare(w, h-1))
-	drawCaption(scr, v.sh.th, v.caption, fit, &v.pager, x, y+1, w)
-	v.body.draw(scr, x, y+1+fit.rows(), w, h-1-fit.rows())
-}
-
-func (v *liveView) mouse(action tview.MouseAction, ev *tcell.EventMouse, setFocus func(tview.Primitive)) bool {
-	return v.body.mouse(action, ev, setFocus)
+	v.drawBody(scr, x, y+1, w, h, 1)
 }
 
 func (v *liveView) act(a action) {
@@ -437,10 +371,6 @@ func (v *liveView) act(a action) {
 		v.sh.openBreakMenu("breakpoints (every loop)", b, v.r.setBreaks)
 	case actFaster, actSlower:
 		v.r.changeSpeed(a == actFaster)
-	case actNextLoop:
-		v.focus = focusStep(v.frame.Snapshot, v.focus, 1)
-	case actPrevLoop:
-		v.focus = focusStep(v.frame.Snapshot, v.focus, -1)
 	case actFilter:
 		v.sh.openPrompt("filter (loop, kind, words of the details): ", v.filter.String(), func(s string) {
 			v.filter = model.ParseFilter(s)
@@ -448,12 +378,6 @@ func (v *liveView) act(a action) {
 		})
 	case actLogOlder, actLogNewer, actLogOldest, actLogLatest:
 		v.scrollLog(a)
-	case actFollow:
-		v.toggleFollow()
-	case actTurnCaption:
-		v.pager.turn()
-	case actFollowHead:
-		v.follow = followHead(v.follow, v.frame, v.focus, v.sh.say)
 	case actSliceBack, actSliceFwd:
 		v.body.tl.moveBySlice(v.frame, v.focus, a == actSliceFwd)
 	case actGoto:
@@ -463,6 +387,6 @@ func (v *liveView) act(a action) {
 	case actQuit:
 		v.r.quit()
 	default:
-		v.body.tl.act(a)
+		v.actOnPanels(a)
 	}
 }

@@ -15,9 +15,6 @@ type logScroll struct {
 	back int             // lines scrolled back from the newest held line
 }
 
-// following reports whether the log follows the run.
-func (s *logScroll) following() bool { return s.held == nil }
-
 // scroll moves the log by delta lines (positive: older), holding it first
 // when it follows; hold takes the copy. Back past the newest line, it
 // follows again.
@@ -37,7 +34,8 @@ func (s *logScroll) scroll(delta, rows int, hold func() []model.LogLine) {
 // follow lets the log follow the run again.
 func (s *logScroll) follow() { s.held, s.back = nil, 0 }
 
-// lines returns the held lines up to where the log is scrolled.
+// lines returns the held lines up to where the log is scrolled; nil while
+// the log follows the run.
 func (s *logScroll) lines() []model.LogLine { return s.held[:len(s.held)-s.back] }
 
 // title adds to the log's title where a held log stands.

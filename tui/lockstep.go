@@ -130,17 +130,12 @@ func firstAccept(evs []trace.Event) int64 {
 // since its own start, so the learner watches single fall behind where
 // multi keeps up. Stepping, playing and zooming move every timeline.
 type lockstep struct {
-	names   []string
-	reps    []*model.Replay
-	cut     []bool
-	windows [][]sim.Window
-	events  [][]trace.Event    // each recording's, by time: the lanes' select counts
-	starts  []int64            // each run's start on its events' clock
-	worst   []*sim.WorstWindow // each run's clients' worst window, if any
-	caption string             // what to look at, where the replay opened
-	source  string             // whose runs these are, when not this machine's
-	t       int64              // the shared clock, ns since each run's start
-	end     int64              // the longest recording's end, on that clock
+	recs    []recording     // each run's; its events, by time, give the lanes' select counts
+	reps    []*model.Replay // each recording's replay
+	caption string          // what to look at, where the replay opened
+	source  string          // whose runs these are, when not this machine's
+	t       int64           // the shared clock, ns since each run's start
+	end     int64           // the longest recording's end, on that clock
 	tl      timelineView
 
 	playing  bool
@@ -149,19 +144,13 @@ type lockstep struct {
 }
 
 func newLockstep(recs []recording) *lockstep {
-	ls := &lockstep{tl: newTimelineView()}
+	ls := &lockstep{recs: recs, tl: newTimelineView()}
 	for _, r := range recs {
 		rep := model.NewReplay(r.loops, r.events, 0)
 		for _, ps := range r.samples {
 			rep.AddSample(ps.Events, ps.Sample)
 		}
-		ls.names = append(ls.names, r.model)
 		ls.reps = append(ls.reps, rep)
-		ls.cut = append(ls.cut, r.cut)
-		ls.windows = append(ls.windows, r.windows)
-		ls.events = append(ls.events, r.events)
-		ls.starts = append(ls.starts, r.start)
-		ls.worst = append(ls.worst, r.worst)
 		ls.end = max(ls.end, rep.EndTime()-r.start)
 	}
 	ls.t = min(ls.tl.span(), ls.end)
@@ -172,7 +161,7 @@ func newLockstep(recs []recording) *lockstep {
 func (ls *lockstep) seekAll() {
 	ls.t = min(max(ls.t, 0), ls.end)
 	for i, r := range ls.reps {
-		r.Seek(r.PosAtTime(ls.starts[i] + ls.t))
+		r.Seek(r.PosAtTime(ls.recs[i].start + ls.t))
 	}
 }
 
@@ -199,11 +188,9 @@ func (ls *lockstep) act(a action) bool {
 		}
 		ls.playWall, ls.playFrom = time.Now(), ls.t
 	case actFwd:
-		ls.playing = false
-		ls.t += step
+		ls.playing, ls.t = false, ls.t+step
 	case actBack:
-		ls.playing = false
-		ls.t -= step
+		ls.playing, ls.t = false, ls.t-step
 	case actStart:
 		ls.playing, ls.t = false, 0
 	case actEnd:
@@ -255,8 +242,8 @@ func (ls *lockstep) draw(scr tcell.Screen, th *widgets.Theme, x, y, w, h int) {
 		paneW = w - laneStatsW
 	}
 	for i, lv := range ls.views(widgets.TimelineCols(paneW), each-1) {
-		title := []widgets.Seg{widgets.S(ls.names[i], th.Title)}
-		if ls.cut[i] {
+		title := []widgets.Seg{widgets.S(ls.recs[i].model, th.Title)}
+		if ls.recs[i].cut {
 			title = append(title, widgets.S(" · recording cut at "+model.Count(compareRecordCap)+" events", th.Warn))
 		}
 		pane := widgets.NewTimeline(th)
@@ -290,20 +277,21 @@ type laneView struct {
 func (ls *lockstep) views(cols, n int) []laneView {
 	out := make([]laneView, len(ls.reps))
 	for i, r := range ls.reps {
-		end := ls.starts[i] + max(ls.t, 1)
+		rec := &ls.recs[i]
+		end := rec.start + max(ls.t, 1)
 		q := model.Query{Focus: -1, Timeline: model.TimelineQuery{Cols: cols, Span: ls.tl.span(), End: end}}
 		f := &model.Frame{Snapshot: r.Snapshot(q)}
 		lv := laneView{lanes: serverLanes(f, n)}
-		waits := selectsIn(ls.events[i], end-ls.tl.span(), end)
+		waits := selectsIn(rec.events, end-ls.tl.span(), end)
 		for _, l := range lv.lanes {
 			lv.waits = append(lv.waits, waits[l.Index])
 			lv.busy = append(lv.busy, busyShare(l.Lane, ls.tl.span()))
-			q, ring := queueOf(f, l.Index)
-			lv.queue, lv.ring = append(lv.queue, q), append(lv.ring, ring)
+			loop, _ := loopAt(f.Snapshot, l.Index)
+			lv.queue, lv.ring = append(lv.queue, loop.QueueDepth), append(lv.ring, loop.Ring)
 		}
-		lv.client, lv.hasWin = windowAt(ls.windows[i], ls.t)
-		lv.pastWindows = len(ls.windows[i]) > 0 && ls.t >= int64(len(ls.windows[i]))*int64(sim.WindowEvery)
-		lv.worst = ls.worst[i]
+		lv.client, lv.hasWin = windowAt(rec.windows, ls.t)
+		lv.pastWindows = len(rec.windows) > 0 && ls.t >= int64(len(rec.windows))*int64(sim.WindowEvery)
+		lv.worst = rec.worst
 		out[i] = lv
 	}
 	return out
@@ -396,16 +384,6 @@ func busyShare(l model.Lane, span int64) float64 {
 	return min(float64(busy)/float64(span), 1)
 }
 
-// queueOf is a loop's task queue and, on io_uring, its ring.
-func queueOf(f *model.Frame, index int) (int64, model.Ring) {
-	for _, l := range f.Loops {
-		if l.Index == index {
-			return l.QueueDepth, l.Ring
-		}
-	}
-	return 0, model.Ring{}
-}
-
 // windowAt is what the clients saw in the window holding t.
 func windowAt(ws []sim.Window, t int64) (sim.Window, bool) {
 	k := int(t / int64(sim.WindowEvery))
@@ -423,21 +401,12 @@ func serverLanes(f *model.Frame, n int) []widgets.TimelineLane {
 		if len(out) == n {
 			break
 		}
-		if g, ok := groupOf(f, l.Index); ok && g == "client" {
+		if loop, ok := loopAt(f.Snapshot, l.Index); ok && loop.Group == "client" {
 			continue
 		}
 		out = append(out, l)
 	}
 	return out
-}
-
-func groupOf(f *model.Frame, index int) (string, bool) {
-	for _, l := range f.Loops {
-		if l.Index == index {
-			return l.Group, true
-		}
-	}
-	return "", false
 }
 
 // toggleLockstep opens the lockstep replay once every model has run, or

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/reactorviz/reactorviz/reactor/trace"
+	"github.com/reactorviz/reactorviz/sim"
 	"github.com/reactorviz/reactorviz/sim/compare"
 	"github.com/reactorviz/reactorviz/tui/model"
 )
@@ -51,10 +52,12 @@ func (ls *lockstep) openAtDifference() {
 // loadEnd is where every run still had its load (compare.LoadEnd).
 func (ls *lockstep) loadEnd() int64 {
 	ends := []int64{ls.end}
+	var windows [][]sim.Window
 	for i, r := range ls.reps {
-		ends = append(ends, r.EndTime()-ls.starts[i])
+		ends = append(ends, r.EndTime()-ls.recs[i].start)
+		windows = append(windows, ls.recs[i].windows)
 	}
-	return compare.LoadEnd(ends, ls.windows)
+	return compare.LoadEnd(ends, windows)
 }
 
 // lookAt is every run's lanes in the window of span ending at t, as the
@@ -107,9 +110,9 @@ func (ls *lockstep) captionAt(vs []laneView) string {
 		if len(lanes) == 0 {
 			lanes = append(lanes, "every loop idle")
 		}
-		runs = append(runs, ls.names[i]+" "+strings.Join(lanes, ", "))
+		runs = append(runs, ls.recs[i].model+" "+strings.Join(lanes, ", "))
 		if lv.hasWin {
-			clients = append(clients, fmt.Sprintf("%s p99 %s", ls.names[i], usText(lv.client.P99US)))
+			clients = append(clients, fmt.Sprintf("%s p99 %s", ls.recs[i].model, usText(lv.client.P99US)))
 		}
 	}
 	out := fmt.Sprintf("Opened where the runs differ most: the %s window to %s. Busy in I/O and tasks: %s.",

@@ -35,17 +35,18 @@ func runWhat(name, mdl, mode, netty string) string {
 
 // headerMode reads the mode from a trace header's config words.
 func headerMode(cfg string) string {
-	var selector, trigger string
+	words := headerWords(cfg)
+	return modeText(words["selector"], words["trigger"])
+}
+
+// headerWords are a trace header's config words, key=value, by key.
+func headerWords(cfg string) map[string]string {
+	out := map[string]string{}
 	for _, w := range strings.Fields(cfg) {
 		k, v, _ := strings.Cut(w, "=")
-		switch k {
-		case "selector":
-			selector = v
-		case "trigger":
-			trigger = v
-		}
+		out[k] = v
 	}
-	return modeText(selector, trigger)
+	return out
 }
 
 // ioRatioSegs name each loop's ioRatio in a group's title when they

@@ -36,9 +36,6 @@ type mainPanels struct {
 	// followed marks, per trace loop index, the columns holding an event
 	// of the followed item.
 	followed map[int][]bool
-	// mouseCursor lets a click on a lane place the timeline's cursor (the
-	// live screen, which has the inspect panel).
-	mouseCursor bool
 	// sc is the scenario shown, whose concepts the concept block counts;
 	// nil for none.
 	sc *scenarios.Scenario
@@ -53,6 +50,98 @@ func newMainPanels(th *widgets.Theme) *mainPanels {
 		timeline: widgets.NewTimeline(th), tl: newTimelineView()}
 }
 
+// panelsScreen is what the live and the replay screens share: the header,
+// the panels, the focus, the log's filter, the item followed, and the
+// frame and caption on screen. UI goroutine.
+type panelsScreen struct {
+	sh      *shell
+	header  *widgets.Bar
+	body    *mainPanels
+	focus   int
+	filter  model.Filter
+	follow  model.FollowQuery // the task or channel followed; Field "" for none
+	frame   *model.Frame
+	caption captionView
+	pager   captionPager // the page of a long caption
+}
+
+func newPanelsScreen(sh *shell) panelsScreen {
+	return panelsScreen{sh: sh, focus: -1, header: widgets.NewBar(sh.th, sh.th.Header), body: newMainPanels(sh.th)}
+}
+
+// showFrame hands the frame to the panels, its log the followed item's
+// path from its start, or the events of the slice under the timeline's
+// cursor, else held (nil: the frame's own); empty is what a log with
+// nothing to show says, emptyFollowed a path with nothing. It reports
+// whether the log shows its own lines, whose title a screen may add to.
+func (p *panelsScreen) showFrame(sc *scenarios.Scenario, held []model.LogLine, empty, emptyFollowed string) bool {
+	f := p.frame
+	following := p.follow.Field != ""
+	p.body.markFollowed(f.Snapshot.FollowLog, f.Snapshot.Time)
+	inspect := p.body.tl.cursorOn && p.body.tl.end > 0 && !following
+	switch {
+	case following:
+		// A task's submit, a channel's accept and register0 come first.
+		f.Log = f.Log[:min(len(f.Log), max(p.body.logRows-1, 1))]
+		empty = emptyFollowed
+	case inspect:
+		f.Log = f.Snapshot.SliceLog
+		empty = "no event of this loop in the slice under the cursor (←→ move it, c hides it)"
+	case held != nil:
+		f.Log = held
+	}
+	p.body.sc = sc
+	p.body.show(f, p.focus, p.filter, empty)
+	p.body.point(p.caption)
+	switch {
+	case following:
+		p.body.followTitle(p.follow, len(f.Snapshot.FollowLog))
+	case inspect:
+		p.body.inspectTitle(f, p.focus)
+	default:
+		return true
+	}
+	return false
+}
+
+// actOnPanels handles the keys the live and the replay screens handle
+// alike; it reports false for a key that is not one.
+func (p *panelsScreen) actOnPanels(a action) bool {
+	switch a {
+	case actNextLoop, actPrevLoop:
+		dir := 1
+		if a == actPrevLoop {
+			dir = -1
+		}
+		p.focus = focusStep(p.frame.Snapshot, p.focus, dir)
+	case actFollow:
+		p.follow = toggleFollow(p.follow, p.frame.Log, p.sh.say)
+	case actFollowHead:
+		p.follow = followHead(p.follow, p.frame, p.focus, p.sh.say)
+	case actTurnCaption:
+		p.pager.turn()
+	default:
+		return p.body.tl.act(a)
+	}
+	return true
+}
+
+// drawBody draws, from y down, the warnings line, the caption and the
+// panels; bars are the rows above y the screen's own bars took of h.
+func (p *panelsScreen) drawBody(scr tcell.Screen, x, y, w, h, bars int) {
+	cols, rows := scr.Size()
+	p.body.tl.small = lessonSmall(cols, rows)
+	wr := p.sh.drawWarnings(scr, x, y, w)
+	y, h = y+wr, h-wr
+	fit := fitCaption(p.caption, w, h, p.body.lessonSpare(w, h-bars))
+	drawCaption(scr, p.sh.th, p.caption, fit, &p.pager, x, y, w)
+	p.body.draw(scr, x, y+fit.rows(), w, h-bars-fit.rows())
+}
+
+func (p *panelsScreen) mouse(action tview.MouseAction, ev *tcell.EventMouse, setFocus func(tview.Primitive)) bool {
+	return p.body.mouse(action, ev, setFocus)
+}
+
 // show hands one frame to the widgets: a table per group, the focused
 // loop's detail and the log. The live and replay screens draw only this.
 func (p *mainPanels) show(f *model.Frame, focus int, filter model.Filter, empty string) {
@@ -61,6 +150,26 @@ func (p *mainPanels) show(f *model.Frame, focus int, filter model.Filter, empty 
 	p.detail.set(detailOf(f, focus))
 	p.logTitle = logTitle(p.th, filter, f.Events, f.Dropped)
 	p.log.Set(p.logTitle, f.Log, empty)
+}
+
+// query is the frame's query of a screen that shows the panels: the
+// focused loop, the log, the timeline's window ending at end (trace time;
+// origin is the run clock's zero), the slice under the cursor, which the
+// live and replay inspect panels list alike, and the item followed.
+func (p *mainPanels) query(focus int, filter model.Filter, follow model.FollowQuery, end, origin int64) model.Query {
+	q := model.Query{Focus: focus, Head: detailHead, Log: max(p.logRows, minLogQuery), Filter: filter,
+		Timeline: p.tl.query()}
+	q.Timeline.End = end
+	q.Timeline = q.Timeline.Aligned()
+	p.tl.end, p.tl.origin = q.Timeline.End, origin
+	if from, to, ok := p.tl.cursorSlice(0); ok {
+		q.Slice = model.SliceQuery{Loop: focus, From: from, To: to, Max: max(p.logRows, minLogQuery)}
+	}
+	if follow.Field != "" {
+		q.Follow = follow
+		q.Follow.Max = model.LogCap
+	}
+	return q
 }
 
 // point shows what the caption talks about: the log's lines of the
@@ -83,11 +192,7 @@ func (p *mainPanels) inspectTitle(f *model.Frame, focus int) {
 	}
 	at := func(t int64) string { return model.Clock(t - p.tl.origin) }
 	segs := []widgets.Seg{widgets.S("slice ", p.th.Title), widgets.S(at(from)+"–"+at(to), p.th.Bold)}
-	for i := range f.Loops {
-		l := &f.Loops[i]
-		if l.Index != focus || p.tl.cursor >= len(l.Lane.Cells) {
-			continue
-		}
+	if l, ok := loopAt(f.Snapshot, focus); ok && p.tl.cursor < len(l.Lane.Cells) {
 		c := l.Lane.Cells[p.tl.cursor]
 		segs = append(segs, widgets.S(" · "+l.Name, p.th.Base))
 		if c.Width > 0 {
@@ -166,23 +271,27 @@ func (p *mainPanels) setLoops(f *model.Frame, focus int) {
 	p.tables = p.tables[:len(snap.Groups)]
 	p.groups = p.groups[:0]
 	for gi, g := range snap.Groups {
-		rows := make([]widgets.LoopRow, 0, len(g.Loops))
-		idx := make([]int, 0, len(g.Loops))
-		at := -1
-		for ri, li := range g.Loops {
-			l := snap.Loops[li]
-			rows = append(rows, f.Rows[li])
-			idx = append(idx, l.Index)
-			if l.Index == focus {
-				at = ri
-			}
-		}
+		rows, idx, at := tableRows(f, g.Loops, focus)
 		p.groups = append(p.groups, idx)
 		// The lesson layout shows the focused loop's table alone, with
 		// the column header.
 		header := gi == 0 || (at >= 0 && p.tl.current() == layoutLesson)
 		p.tables[gi].Set(append(groupTitle(g, p.th), ioRatioSegs(rows, p.th)...), rows, at, now, header)
 	}
+}
+
+// tableRows are the rows of a table of the frame's loops in order (indexes
+// into its loops), their trace indexes, and the row of focus; -1 for none.
+func tableRows(f *model.Frame, order []int, focus int) (rows []widgets.LoopRow, idx []int, at int) {
+	at = -1
+	for i, li := range order {
+		rows = append(rows, f.Rows[li])
+		idx = append(idx, f.Rows[li].Index)
+		if f.Rows[li].Index == focus {
+			at = i
+		}
+	}
+	return rows, idx, at
 }
 
 func groupTitle(g model.Group, th *widgets.Theme) []widgets.Seg {
@@ -344,7 +453,7 @@ func (p *mainPanels) mouse(action tview.MouseAction, ev *tcell.EventMouse, setFo
 		if action == tview.MouseLeftClick && p.onFocus != nil {
 			p.onFocus(i)
 			px, _ := ev.Position()
-			if c, ok := p.timeline.ColumnAt(px); ok && p.mouseCursor {
+			if c, ok := p.timeline.ColumnAt(px); ok {
 				p.tl.cursorOn, p.tl.cursor = true, c
 			}
 		}
@@ -409,14 +518,14 @@ func focusable(snap *model.Snapshot, focus int) bool {
 	if snap.Wheel.Present && focus == snap.Wheel.Index {
 		return true
 	}
-	_, ok := focusedLoop(snap, focus)
+	_, ok := loopAt(snap, focus)
 	return ok
 }
 
-// focusedLoop returns the snapshot row of the focused loop.
-func focusedLoop(snap *model.Snapshot, focus int) (model.Loop, bool) {
+// loopAt returns the snapshot row of trace loop index i.
+func loopAt(snap *model.Snapshot, i int) (model.Loop, bool) {
 	for _, l := range snap.Loops {
-		if l.Index == focus {
+		if l.Index == i {
 			return l, true
 		}
 	}
@@ -453,7 +562,6 @@ type headerParts struct {
 func (p headerParts) segs(w int, th *widgets.Theme) (left, right []widgets.Seg) {
 	hs := th.Header
 	brand := p.brand
-	right = nil
 	leftW := func() int {
 		n := widgets.Width(p.what) + 1 + widgets.Width(p.status) + 1
 		if brand != "" {

@@ -16,7 +16,7 @@ func TestRecordingBanner(t *testing.T) {
 	}
 	defer f.Close()
 	hs := newHarness(t, 140, 34, func(o Options) error {
-		return RunReplayFrom(f, "tour", "recording of tour (multi) made on the Linux engine", o)
+		return replayFrom(f, "tour", "recording of tour (multi) made on the Linux engine", o)
 	})
 	got := hs.frame()
 	if !strings.Contains(got, "RECORDING") || !strings.Contains(got, "recording of tour (multi) made on the Linux engine") ||

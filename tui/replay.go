@@ -1,8 +1,6 @@
 package tui
 
 import (
-	"io"
-	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -11,7 +9,6 @@ import (
 	"time"
 
 	"github.com/gdamore/tcell/v2"
-	"github.com/rivo/tview"
 
 	"github.com/reactorviz/reactorviz/reactor/trace/counters"
 	"github.com/reactorviz/reactorviz/scenarios"
@@ -30,55 +27,26 @@ const recordedPace = 2
 // replayPage is how far PgUp/PgDn move, in events.
 const replayPage = 1000
 
-// RunReplay opens a JSONL trace in the replay view, read as ReadReplay
-// reads it: a file cut short is shown up to its last complete event with
-// the reason in the footer; a bad line, or a trace past the replay's
-// limits, is an error.
-func RunReplay(path string, o Options) error {
-	f, err := os.Open(path)
-	if err != nil {
-		return err
-	}
-	defer f.Close()
-	return RunReplayFrom(f, path, "", o)
-}
-
-// RunReplayFrom is RunReplay of a trace read from r; name is used in
-// errors and the header. A non-empty banner marks a built-in recording
+// RunReplayTrace shows a trace already read (ReadReplay), for a caller
+// that reads it itself within limits (the command line refuses a bad or
+// oversized file before the screen opens, with the exit code the headless
+// replay gives); cut, if not nil, says where a trace cut short ends, and
+// the footer says why. A non-empty banner marks a built-in recording
 // (package recordings): the header says RECORDING rather than REPLAY and
 // shows the banner, since what the learner watches is not a run of this
 // machine.
-func RunReplayFrom(r io.Reader, name, banner string, o Options) error {
-	tr, cut, err := ReadReplay(r, name)
-	if err != nil {
-		return err
-	}
-	return runReplayView(filepath.Base(name), banner, tr, cut, o)
-}
-
-// RunReplayTrace shows a trace already read, for a caller that reads it
-// itself within limits (the command line refuses a bad or oversized file
-// before the screen opens, with the exit code the headless replay gives);
-// cut, if not nil, says where a trace cut short ends.
 func RunReplayTrace(tr *jsonl.Trace, cut error, name, banner string, o Options) error {
-	return runReplayView(filepath.Base(name), banner, tr, cut, o)
-}
-
-// runReplayView shows a trace already read; readErr, if any, is why the
-// trace ends early.
-func runReplayView(name, banner string, tr *jsonl.Trace, readErr error, o Options) error {
-	rep := newReplay(tr)
 	sh := newShell(o)
-	v := newReplayView(sh, name, tr.Header, rep)
+	v := newReplayView(sh, filepath.Base(name), tr.Header, newReplay(tr))
 	v.banner = banner
-	if readErr != nil {
-		sh.say(errText(readErr))
+	if cut != nil {
+		sh.say(errText(cut))
 	}
 	return sh.run(v)
 }
 
 type replayView struct {
-	sh     *shell
+	panelsScreen
 	name   string
 	banner string // set for a built-in recording: the header says so
 	hdr    jsonl.Header
@@ -90,33 +58,23 @@ type replayView struct {
 	playTrace int64       // the trace time at playWall
 	quitting  atomic.Bool
 
-	sc      *scenarios.Scenario // the built-in scenario the trace names, for captions
-	warns   []scenarios.Problem // its warnings as its file has them (recordedWarnings)
-	caption captionView
-	pager   captionPager // the page of a long caption
-	marks   []int        // positions of breakpoint events, for the progress bar
-	marksOf model.Breaks // the breakpoints marks was found for
-	marked  bool
+	sc    *scenarios.Scenario // the built-in scenario the trace names, for captions
+	warns []scenarios.Problem // its warnings as its file has them (recordedWarnings)
+	marks []int               // positions of breakpoint events, for the progress bar
+	// marksOf is the breakpoints marks was found for; none has no marks,
+	// so the zero value needs no search.
+	marksOf model.Breaks
 
-	focus  int
-	filter model.Filter
-	follow model.FollowQuery // the task or channel followed; Field "" for none
 	breaks model.Breaks
-	snap   *model.Snapshot
-	frame  *model.Frame
-	header *widgets.Bar
 	bar    *widgets.Bar
-	body   *mainPanels
 }
 
 func newReplayView(sh *shell, name string, hdr jsonl.Header, rep *model.Replay) *replayView {
-	v := &replayView{sh: sh, name: name, hdr: hdr, rep: rep, speed: recordedPace, focus: -1,
-		header: widgets.NewBar(sh.th, sh.th.Header), bar: widgets.NewBar(sh.th, sh.th.Base),
-		body:   newMainPanels(sh.th),
+	v := &replayView{panelsScreen: newPanelsScreen(sh), name: name, hdr: hdr, rep: rep, speed: recordedPace,
+		bar:    widgets.NewBar(sh.th, sh.th.Base),
 		breaks: model.Breaks{Rebuild: true, Premature: true, DeadlineHit: true, TaskPanic: true},
 		sc:     recordedScenario(hdr), warns: recordedWarnings(hdr)}
 	v.body.onFocus = func(i int) { v.focus = i }
-	v.body.mouseCursor = true
 	return v
 }
 
@@ -147,56 +105,16 @@ func (v *replayView) refresh() {
 			v.playing.Store(false)
 		}
 	}
-	q := v.query()
-	if v.follow.Field != "" {
-		q.Follow = v.follow
-		q.Follow.Max = model.LogCap
-	}
+	// The timeline's window ends at the current event, on the same grid
+	// as a live one.
+	q := v.body.query(v.focus, v.filter, v.follow, max(v.rep.Time(), 1), 0)
 	now := time.Duration(v.rep.Time())
 	at := moment{snapshot: v.rep.Snapshot, set: headerConfig(v.hdr.Config), sc: v.sc, now: now}
 	v.frame, v.focus, v.caption = at.frame(q)
 	v.frame.Now = v.rep.Time()
-	v.snap = v.frame.Snapshot
-	v.body.markFollowed(v.snap.FollowLog, v.snap.Time)
-	following := v.follow.Field != ""
-	inspect := v.body.tl.cursorOn && !following
-	empty := emptyReplayLog(v.filter)
-	switch {
-	case following:
-		fl := v.snap.FollowLog
-		v.frame.Log = fl[:min(len(fl), max(v.body.logRows-1, 1))]
-		empty = "no event of the followed item up to here (f stops following)"
-	case inspect:
-		v.frame.Log = v.snap.SliceLog
-		empty = "no event of this loop in the slice under the cursor (←→ move it, c hides it)"
-	}
-	v.body.sc = v.sc
-	v.body.show(v.frame, v.focus, v.filter, empty)
-	v.body.point(v.caption)
-	switch {
-	case following:
-		v.body.followTitle(v.follow, len(v.snap.FollowLog))
-	case inspect:
-		v.body.inspectTitle(v.frame, v.focus)
-	}
+	v.showFrame(v.sc, nil, emptyReplayLog(v.filter), "no event of the followed item up to here (f stops following)")
 	v.setBars()
 	v.pager.moving = v.playing.Load()
-}
-
-// query is the frame's query: the timeline's window ends at the current
-// event, on the same grid as a live one, and the cursor's slice is listed
-// as the live inspect panel lists it.
-func (v *replayView) query() model.Query {
-	q := model.Query{Focus: v.focus, Head: detailHead, Log: max(v.body.logRows, minLogQuery), Filter: v.filter,
-		Timeline: v.body.tl.query()}
-	q.Timeline.End = max(v.rep.Time(), 1)
-	q.Timeline = q.Timeline.Aligned()
-	tl := &v.body.tl
-	tl.end, tl.origin = q.Timeline.End, 0
-	if from, to, ok := tl.cursorSlice(0); ok {
-		q.Slice = model.SliceQuery{Loop: v.focus, From: from, To: to, Max: max(v.body.logRows, minLogQuery)}
-	}
-	return q
 }
 
 // replayWheel draws the wheel from its events: the cursor, and the slots
@@ -215,8 +133,8 @@ func (v *replayView) setBars() {
 	if v.banner != "" {
 		left = append(left, widgets.S("· "+v.banner+" ", hs))
 	}
-	if v.snap.Paused > 0 {
-		left = append(left, widgets.S("· "+strconv.Itoa(v.snap.Paused)+" paused in the recording ", hs))
+	if n := v.frame.Snapshot.Paused; n > 0 {
+		left = append(left, widgets.S("· "+strconv.Itoa(n)+" paused in the recording ", hs))
 	}
 	right := []widgets.Seg{widgets.S(v.name+" ", hs)}
 	v.header.Set(left, right)
@@ -271,13 +189,7 @@ func (v *replayView) draw(scr tcell.Screen, x, y, w, h int) {
 	v.bar.SetRect(x, y+1, w, 1)
 	v.bar.Draw(scr)
 	v.drawProgress(scr, x, y+2, w)
-	wr := v.sh.drawWarnings(scr, x, y+3, w)
-	y, h = y+wr, h-wr
-	cols, rows := scr.Size()
-	v.body.tl.small = lessonSmall(cols, rows)
-	fit := fitCaption(v.caption, w, h, v.body.lessonSpare(w, h-3))
-	drawCaption(scr, v.sh.th, v.caption, fit, &v.pager, x, y+3, w)
-	v.body.draw(scr, x, y+3+fit.rows(), w, h-3-fit.rows())
+	v.drawBody(scr, x, y+3, w, h, 3)
 }
 
 // maxMarks bounds the breakpoint events looked for: a premature-select
@@ -295,17 +207,13 @@ func (v *replayView) drawProgress(scr tcell.Screen, x, y, w int) {
 	done := int(int64(w) * int64(v.rep.Pos()) / int64(n))
 	widgets.Fill(scr, x, y, done, '━', v.sh.th.Accent)
 	widgets.Fill(scr, x+done, y, w-done, '─', v.sh.th.Dim)
-	if !v.marked || v.marksOf != v.breaks {
-		v.marks, v.marksOf, v.marked = v.rep.BreakPositions(v.breaks, maxMarks), v.breaks, true
+	if v.marksOf != v.breaks {
+		v.marks, v.marksOf = v.rep.BreakPositions(v.breaks, maxMarks), v.breaks
 	}
 	for _, pos := range v.marks {
 		col := min(int(int64(w)*int64(pos-1)/int64(n)), w-1)
 		scr.SetContent(x+col, y, '┃', nil, v.sh.th.Warn)
 	}
-}
-
-func (v *replayView) mouse(action tview.MouseAction, ev *tcell.EventMouse, setFocus func(tview.Primitive)) bool {
-	return v.body.mouse(action, ev, setFocus)
 }
 
 func (v *replayView) seek(n int) {
@@ -339,12 +247,6 @@ func (v *replayView) act(a action) {
 		v.seek(v.rep.Len())
 	case actNextBreak, actPrevBreak:
 		v.jumpBreak(a == actNextBreak)
-	case actFollow:
-		v.follow = toggleFollow(v.follow, v.frame.Log, v.sh.say)
-	case actTurnCaption:
-		v.pager.turn()
-	case actFollowHead:
-		v.follow = followHead(v.follow, v.frame, v.focus, v.sh.say)
 	case actGoto:
 		v.sh.openPrompt("go to event N or time (2.5s): ", "", func(s string) {
 			if n, ok := parseGoto(s, v.rep); ok {
@@ -359,10 +261,6 @@ func (v *replayView) act(a action) {
 		v.setSpeed(v.speed + 1)
 	case actSlower:
 		v.setSpeed(v.speed - 1)
-	case actNextLoop:
-		v.focus = focusStep(v.snap, v.focus, 1)
-	case actPrevLoop:
-		v.focus = focusStep(v.snap, v.focus, -1)
 	case actFilter:
 		v.sh.openPrompt("filter (loop, kind): ", v.filter.String(), func(s string) {
 			v.filter = model.ParseFilter(s)
@@ -373,7 +271,7 @@ func (v *replayView) act(a action) {
 			v.sh.stopLater()
 		}
 	default:
-		v.body.tl.act(a)
+		v.actOnPanels(a)
 	}
 }
 
@@ -432,11 +330,9 @@ func (v *replayView) jumpBreak(forward bool) {
 	v.seek(pos)
 	if e, ok := v.rep.Event(pos - 1); ok {
 		v.focus = int(e.Loop) // the loop that hit it, as a live breakpoint does
-		v.sh.say("event " + strconv.Itoa(pos) + ": " + v.snapLoopName(e.Loop) + " " + model.Describe(&e))
+		v.sh.say("event " + strconv.Itoa(pos) + ": " + v.rep.State().LoopName(e.Loop) + " " + model.Describe(&e))
 	}
 }
-
-func (v *replayView) snapLoopName(i uint16) string { return v.rep.State().LoopName(i) }
 
 // parseGoto reads "12345" (an event), "+100"/"-100" (relative), or a time
 // such as "2.5s" or "800ms".

@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"io"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -63,7 +64,23 @@ func writeTrace(t *testing.T, events []trace.Event) string {
 
 func startReplay(t *testing.T, path string, w, h int) *harness {
 	t.Helper()
-	return newHarness(t, w, h, func(o Options) error { return RunReplay(path, o) })
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { f.Close() })
+	return newHarness(t, w, h, func(o Options) error { return replayFrom(f, path, "", o) })
+}
+
+// replayFrom reads a trace as the command line and the page do
+// (ReadReplay) and shows it (RunReplayTrace); name names it in errors and
+// the header.
+func replayFrom(r io.Reader, name, banner string, o Options) error {
+	tr, cut, err := ReadReplay(r, name)
+	if err != nil {
+		return err
+	}
+	return RunReplayTrace(tr, cut, name, banner, o)
 }
 
 func TestReplayScreen(t *testing.T) {
@@ -169,16 +186,9 @@ func TestReplayPlays(t *testing.T) {
 
 func TestReplayBadFiles(t *testing.T) {
 	dir := t.TempDir()
-	empty := filepath.Join(dir, "empty.jsonl")
-	if err := os.WriteFile(empty, nil, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if err := RunReplay(empty, Options{Screen: tcell.NewSimulationScreen("UTF-8")}); err == nil ||
+	if _, _, err := ReadReplay(strings.NewReader(""), filepath.Join(dir, "empty.jsonl")); err == nil ||
 		!strings.Contains(err.Error(), "empty.jsonl:1") {
 		t.Errorf("empty file: %v", err)
-	}
-	if err := RunReplay(filepath.Join(dir, "missing.jsonl"), Options{}); err == nil {
-		t.Error("a missing file opened")
 	}
 
 	// A trace cut short opens up to the cut, with the reason in the footer.

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"strconv"
-	"strings"
 
 	"github.com/reactorviz/reactorviz/reactor/trace"
 	"github.com/reactorviz/reactorviz/tracefile/jsonl"
@@ -128,23 +127,13 @@ func ReadReplay(r io.Reader, name string) (tr *jsonl.Trace, cut error, err error
 // loop design from a trace header's config words; ioRatio -1, threshold 0
 // and no design when the trace does not say.
 func headerConfig(cfg string) model.Settings {
-	set := model.Settings{IORatio: -1}
-	for _, w := range strings.Fields(cfg) {
-		k, v, _ := strings.Cut(w, "=")
-		if k == "netty" {
-			set.Netty = v
-			continue
-		}
-		n, err := strconv.Atoi(v)
-		if err != nil {
-			continue
-		}
-		switch k {
-		case "io_ratio":
-			set.IORatio = n
-		case "rebuild_threshold":
-			set.Threshold = n
-		}
+	words := headerWords(cfg)
+	set := model.Settings{IORatio: -1, Netty: words["netty"]}
+	if n, err := strconv.Atoi(words["io_ratio"]); err == nil {
+		set.IORatio = n
+	}
+	if n, err := strconv.Atoi(words["rebuild_threshold"]); err == nil {
+		set.Threshold = n
 	}
 	return set
 }

@@ -109,6 +109,13 @@ func pauseAtStart(run Session) {
 	run.Sample()
 }
 
+// runStart is the zero of a run's clock on its events' clock: its start,
+// moved on by the time the run was held.
+func runStart(run Session) int64 {
+	now := run.TraceNow()
+	return now - int64(run.ClockMap()(now))
+}
+
 // stopSession ends a run gracefully and waits for it, up to timeout.
 func stopSession(run Session, timeout time.Duration) bool {
 	run.Stop()
@@ -493,10 +500,9 @@ func (c *compareRunner) runOne(i int) {
 		col.rec.windows, col.rec.worst = col.summary.Measured.Windows, col.summary.Clients.LatencyUS.WorstWindow
 	}
 	col.rec.events, col.rec.samples, col.rec.cut = rec.take()
-	// The run's start on its events' clock: the lockstep replay draws the
-	// same moment of every run's workload at once.
-	now := run.TraceNow()
-	col.rec.start = now - int64(run.ClockMap()(now))
+	// The lockstep replay draws the same moment of every run's workload
+	// at once.
+	col.rec.start = runStart(run)
 	c.mu.Unlock()
 }
 

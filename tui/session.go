@@ -349,15 +349,14 @@ func (m moment) frame(q model.Query) (*model.Frame, int, captionView) {
 		// reached; the scenario says it from the start.
 		s.Wheel.Size = sc.Wheel.Length()
 	}
+	if q.Follow.Field != "" {
+		// The log shows the followed item's path; FollowLog stays in
+		// trace time for the timeline's marks.
+		s.Log = append([]model.LogLine(nil), s.FollowLog...)
+	}
 	if m.clock != nil {
 		onRunClock(m.clock, s.Log)
 		onRunClock(m.clock, s.SliceLog)
-		if q.Follow.Field != "" {
-			// The log shows the followed item's path; FollowLog stays in
-			// trace time for the timeline's marks.
-			s.Log = append([]model.LogLine(nil), s.FollowLog...)
-			onRunClock(m.clock, s.Log)
-		}
 	}
 	f := model.NewFrame(s, m.set)
 	fired := firedOf(m.sc, s.Fired)

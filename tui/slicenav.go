@@ -10,12 +10,8 @@ import "github.com/reactorviz/reactorviz/tui/model"
 // slice of the focused loop's lane: a run of columns spent alike, or a
 // marked column.
 func (t *timelineView) moveBySlice(f *model.Frame, focus int, fwd bool) {
-	var cells []model.Cell
-	for i := range f.Loops {
-		if f.Loops[i].Index == focus {
-			cells = f.Loops[i].Lane.Cells
-		}
-	}
+	l, _ := loopAt(f.Snapshot, focus)
+	cells := l.Lane.Cells
 	if len(cells) == 0 {
 		return
 	}

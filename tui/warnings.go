@@ -19,7 +19,7 @@ const maxWarnRows = 3
 // action after the run's end), until x dismisses them: printed before the
 // screen opens, they would be read only after quitting.
 func (sh *shell) warnLines(w int) []string {
-	sc := viewScenario(sh.v)
+	sc := sh.v.scenario()
 	if sh.warnOff || sc == nil {
 		return nil
 	}
