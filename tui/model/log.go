@@ -89,7 +89,7 @@ func (r eventRange) from(i int) iter.Seq[*trace.Event] {
 // not say (explain), from the events around it; one an event was folded
 // into keeps its own.
 func (r eventRange) lines(limit, end int, keep func(*trace.Event) bool, more func(i int) bool, st *State) []LogLine {
-	var out []LogLine
+	out := make([]LogLine, 0, max(min(limit, end), 0))
 	for i := end - 1; i >= 0 && (more == nil || more(i)); i-- {
 		e := r.at(i)
 		if !keep(e) {
