@@ -42,21 +42,32 @@ func (g *eventLog) add(batch []trace.Event) {
 
 // events returns the events the log holds, oldest first.
 func (g *eventLog) events() eventRange {
-	return eventRange{at: func(i int) *trace.Event { return &g.buf[(g.next-g.n+i+len(g.buf))%len(g.buf)] }, n: g.n}
+	return eventRange{buf: g.buf, first: (g.next - g.n + len(g.buf)) % len(g.buf), n: g.n}
 }
 
 // eventRange is the events at hand, oldest first: at(i) for i in [0, n).
 // A replay's are its trace's up to the current event, the live model's
 // those its log still holds; both list and explain log lines by the same
-// walk.
+// walk. A value with no function in it: a frame reads the log every time,
+// and a closure here would cost it an allocation.
 type eventRange struct {
-	at func(i int) *trace.Event
-	n  int
+	buf   []trace.Event // the live log's ring, or a replay's trace
+	first int           // where in buf the oldest event is
+	n     int
 }
 
 // eventsUpTo is events[:n] as an eventRange.
 func eventsUpTo(events []trace.Event, n int) eventRange {
-	return eventRange{at: func(i int) *trace.Event { return &events[i] }, n: n}
+	return eventRange{buf: events, n: n}
+}
+
+// at returns event i, oldest first.
+func (r eventRange) at(i int) *trace.Event {
+	j := r.first + i
+	if j >= len(r.buf) {
+		j -= len(r.buf)
+	}
+	return &r.buf[j]
 }
 
 // before iterates the events before event i, newest first.

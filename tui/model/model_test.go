@@ -700,3 +700,23 @@ func TestEventLogBatchesAsOneByOne(t *testing.T) {
 		}
 	}
 }
+
+// Walking the log for lines allocates the lines alone, live and in a
+// replay: a frame reads the log every time.
+func TestLogWalkAllocatesOnlyItsLines(t *testing.T) {
+	events := genTrace(2000, 3)
+	m := New(testLoops)
+	m.Consume(events)
+	none := func(*trace.Event) bool { return false }
+	for name, walk := range map[string]func(){
+		"live": func() {
+			ev := m.log.events()
+			_ = ev.lines(10, ev.n, none, nil, m.st)
+		},
+		"replay": func() { _ = eventsUpTo(events, len(events)).lines(10, len(events), none, nil, m.st) },
+	} {
+		if allocs := testing.AllocsPerRun(50, walk); allocs > 1 {
+			t.Errorf("%s: %v allocations a walk, want the lines' one", name, allocs)
+		}
+	}
+}
