@@ -409,7 +409,9 @@ func (tl *timeline) fill(s *Snapshot, q TimelineQuery, at func(i int) standing) 
 			ln.Drops = slices.ContainsFunc(ln.Cells, func(c Cell) bool { return c.Marks&phases.MarkDrop != 0 })
 			s.Loops[i].Lane = ln
 		}
-		s.Loops[i].Split = splitOf(l.cells(&st, 1, SplitWindow, q.end(s.Time), 0)[0], SplitWindow)
+		if l != nil && l.seen { // else no split: the zero TimeSplit, and no cell to allocate
+			s.Loops[i].Split = splitOf(l.cells(&st, 1, SplitWindow, q.end(s.Time), 0)[0], SplitWindow)
+		}
 	}
 }
 

@@ -320,3 +320,17 @@ func TestTimelineParkedAndBusy(t *testing.T) {
 		t.Errorf("columns (parked µs, width µs, busy %%)\n got %v\nwant %v", got, want)
 	}
 }
+
+// A loop with no lane yet (nothing of it folded) has no split to draw,
+// and asking for the splits costs such a loop nothing.
+func TestSplitOfUnseenLoopsAllocatesNothing(t *testing.T) {
+	m := New(testLoops)
+	plain, split := Query{Focus: -1}, Query{Focus: -1, Timeline: TimelineQuery{Split: true}}
+	if s := m.Snapshot(split); len(s.Loops) == 0 || s.Loops[0].Split != (TimeSplit{}) {
+		t.Fatalf("loops %+v", s.Loops)
+	}
+	a, b := testing.AllocsPerRun(50, func() { m.Snapshot(plain) }), testing.AllocsPerRun(50, func() { m.Snapshot(split) })
+	if b != a {
+		t.Errorf("%v allocations a snapshot with the splits, %v without", b, a)
+	}
+}
