@@ -340,7 +340,7 @@ func (p *mainPanels) drawLessonLoops(scr tcell.Screen, x, y, w, h int) {
 			}
 		})
 	}
-	lrows, idx, at := tableRows(f, order, p.focus)
+	lrows, idx, at := tableRows(f, order, p.focus, p.lessonIdx)
 	p.lessonIdx = idx
 	lanes := make([]widgets.TimelineLane, 0, len(order))
 	for _, li := range order {

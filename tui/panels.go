@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"slices"
 	"strconv"
 	"strings"
 
@@ -271,7 +272,7 @@ func (p *mainPanels) setLoops(f *model.Frame, focus int) {
 	p.tables = p.tables[:len(snap.Groups)]
 	p.groups = p.groups[:0]
 	for gi, g := range snap.Groups {
-		rows, idx, at := tableRows(f, g.Loops, focus)
+		rows, idx, at := tableRows(f, g.Loops, focus, nil) // p.groups keeps each
 		p.groups = append(p.groups, idx)
 		// The lesson layout shows the focused loop's table alone, with
 		// the column header.
@@ -281,9 +282,10 @@ func (p *mainPanels) setLoops(f *model.Frame, focus int) {
 }
 
 // tableRows are the rows of a table of the frame's loops in order (indexes
-// into its loops), their trace indexes, and the row of focus; -1 for none.
-func tableRows(f *model.Frame, order []int, focus int) (rows []widgets.LoopRow, idx []int, at int) {
-	at = -1
+// into its loops), their trace indexes, put in idx's array when it has the
+// room, and the row of focus; -1 for none.
+func tableRows(f *model.Frame, order []int, focus int, idx []int) ([]widgets.LoopRow, []int, int) {
+	rows, idx, at := make([]widgets.LoopRow, 0, len(order)), slices.Grow(idx[:0], len(order)), -1
 	for i, li := range order {
 		rows = append(rows, f.Rows[li])
 		idx = append(idx, f.Rows[li].Index)

@@ -350,9 +350,12 @@ func (m moment) frame(q model.Query) (*model.Frame, int, captionView) {
 		s.Wheel.Size = sc.Wheel.Length()
 	}
 	if q.Follow.Field != "" {
-		// The log shows the followed item's path; FollowLog stays in
-		// trace time for the timeline's marks.
-		s.Log = append([]model.LogLine(nil), s.FollowLog...)
+		// The log shows the followed item's path; live, a copy, as
+		// FollowLog stays in trace time for the timeline's marks.
+		s.Log = s.FollowLog
+		if m.clock != nil {
+			s.Log = append([]model.LogLine(nil), s.FollowLog...)
+		}
 	}
 	if m.clock != nil {
 		onRunClock(m.clock, s.Log)
