@@ -335,6 +335,11 @@ type harness struct {
 	done chan error
 }
 
+// startWait bounds how long a screen may take to start: a replay reads
+// and folds its recording first, which under -race on a loaded 2-core
+// machine has taken over 10 s.
+const startWait = 60 * time.Second
+
 func newHarness(t testing.TB, w, h int, start func(o Options) error, adjust ...func(*Options)) *harness {
 	t.Helper()
 	scr := tcell.NewSimulationScreen("UTF-8")
@@ -350,7 +355,7 @@ func newHarness(t testing.TB, w, h int, start func(o Options) error, adjust ...f
 	case hs.sh = <-ready:
 	case err := <-hs.done:
 		t.Fatalf("screen ended before it ran: %v", err)
-	case <-time.After(10 * time.Second):
+	case <-time.After(startWait):
 		t.Fatal("screen did not start")
 	}
 	// SetScreen initialised the screen at its default size; resize now.

@@ -75,7 +75,7 @@ func TestFrameWritesOnlyChangedCells(t *testing.T) {
 	case sh = <-ready:
 	case err := <-done:
 		t.Fatalf("screen ended before it ran: %v", err)
-	case <-time.After(10 * time.Second):
+	case <-time.After(startWait):
 		t.Fatal("screen did not start")
 	}
 	draw := func() string {

@@ -34,7 +34,7 @@ func TestStressManyEvents(t *testing.T) {
 	case sh = <-ready:
 	case err := <-done:
 		t.Fatalf("the live screen ended before it ran: %v", err)
-	case <-time.After(10 * time.Second):
+	case <-time.After(startWait):
 		t.Fatal("the live screen did not start")
 	}
 	sh.app.QueueUpdate(func() { scr.SetSize(120, 40) })
