@@ -44,11 +44,16 @@ type Shares struct {
 func (t Shares) Busy() float64 { return t.IO + t.Tasks }
 
 // SharesOf is the shares of wall nanoseconds between two splits of one
-// loop, to 0.1 %.
+// loop, to 0.1 %. A sample reads its clock before its loops' splits, and
+// a select still open is counted up to the split's own reading, so on a
+// loaded machine a loop can account for a little more time than the
+// window's wall: the window is then taken to be what the loop accounted,
+// and the three shares never add up to more than the whole.
 func SharesOf(from, to Split, wall int64) Shares {
 	if wall <= 0 {
 		return Shares{}
 	}
+	wall = max(wall, (to.SelectNS-from.SelectNS)+(to.IONS-from.IONS)+(to.TaskNS-from.TaskNS))
 	pct := func(a, b int64) float64 {
 		return math.Round(min(100, max(0, 100*float64(b-a)/float64(wall)))*10) / 10
 	}
