@@ -1,6 +1,7 @@
 package trace
 
 import (
+	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -243,28 +244,39 @@ func TestCollectorStopDeliversBehindAReservation(t *testing.T) {
 func TestCollectorSettleWaitsForAnOpenReservation(t *testing.T) {
 	c := NewCollector(Options{})
 	loop := c.AddLoop("worker-0", "worker")
-	var mu sync.Mutex
-	var got []Event
-	c.AddSink(SinkFunc(func(b []Event) { mu.Lock(); got = append(got, b...); mu.Unlock() }))
+	delivered := collect(c)
 	p := c.Reserve()
 	loop.Put(Event{Kind: KindSelectEnd, Time: p.Time + 10})
 	c.Flush()
-	mu.Lock()
-	n := len(got)
-	mu.Unlock()
-	if n != 0 {
+	if n := len(delivered()); n != 0 {
 		t.Fatalf("Flush delivered %d events behind an open reservation", n)
 	}
+	publishSoon(c, p)
+	c.Settle()
+	if got := delivered(); len(got) != 2 || got[0].Kind != KindWakeup || got[1].Kind != KindSelectEnd {
+		t.Fatalf("after Settle: %+v", got)
+	}
+}
+
+// collect adds a sink to c and returns what it has delivered so far.
+func collect(c *Collector) (delivered func() []Event) {
+	var mu sync.Mutex
+	var got []Event
+	c.AddSink(SinkFunc(func(b []Event) { mu.Lock(); got = append(got, b...); mu.Unlock() }))
+	return func() []Event {
+		mu.Lock()
+		defer mu.Unlock()
+		return slices.Clone(got)
+	}
+}
+
+// publishSoon publishes a wakeup in p from another goroutine, 5 ms on:
+// a producer between its claim and its record.
+func publishSoon(c *Collector, p Pending) {
 	go func() {
 		time.Sleep(5 * time.Millisecond)
 		c.Publish(p, Event{Kind: KindWakeup, Flag: true})
 	}()
-	c.Settle()
-	mu.Lock()
-	defer mu.Unlock()
-	if len(got) != 2 || got[0].Kind != KindWakeup || got[1].Kind != KindSelectEnd {
-		t.Fatalf("after Settle: %+v", got)
-	}
 }
 
 // Settle waits for a claim made before it even when the claim holds
@@ -272,18 +284,10 @@ func TestCollectorSettleWaitsForAnOpenReservation(t *testing.T) {
 func TestCollectorSettleWaitsForAnOpenClaimsEvent(t *testing.T) {
 	c := NewCollector(Options{})
 	c.AddLoop("worker-0", "worker")
-	var mu sync.Mutex
-	var got []Event
-	c.AddSink(SinkFunc(func(b []Event) { mu.Lock(); got = append(got, b...); mu.Unlock() }))
-	p := c.Reserve()
-	go func() {
-		time.Sleep(5 * time.Millisecond)
-		c.Publish(p, Event{Kind: KindWakeup, Flag: true})
-	}()
+	delivered := collect(c)
+	publishSoon(c, c.Reserve())
 	c.Settle()
-	mu.Lock()
-	defer mu.Unlock()
-	if len(got) != 1 || got[0].Kind != KindWakeup {
+	if got := delivered(); len(got) != 1 || got[0].Kind != KindWakeup {
 		t.Fatalf("after Settle: %+v, want the claim's wakeup", got)
 	}
 }
